@@ -1,0 +1,208 @@
+# Day 37 workbook: GPU training and the __call__ method.
+# One non-recursive Makefile; `make help` lists the entry points.
+# Build products go to build/, the outputs of a run to out/.
+
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+.SECONDEXPANSION:
+.SECONDARY:
+
+# ---- configuration ------------------------------------------------------
+IMPL  ?= solutions          # which exercises to link: solutions or lessons
+PART  ?=                    # lesson37: run one part (1-5)
+ARGS  ?=                    # lesson37: extra options (after --part when PART is set)
+SAN   ?=                    # SAN=1: build with AddressSanitizer and UBSan
+ARCH  ?= native             # -march value for the C code
+override IMPL := $(strip $(IMPL))
+override PART := $(strip $(PART))
+override SAN  := $(strip $(SAN))
+override ARCH := $(strip $(ARCH))
+# V=1 shows the full compiler command lines.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+ifneq ($(filter-out solutions lessons,$(IMPL)),)
+$(error IMPL must be solutions or lessons, not "$(IMPL)")
+endif
+
+CC      ?= cc
+PYTHON  ?= $(shell for p in python3 /usr/bin/python3; do \
+             $$p -c 'import torch' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || \
+             { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+
+ifeq ($(SAN),1)
+BUILD   := build/san
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=all
+else
+BUILD   := build/rel
+# Reductions may be reassociated (vector sums), but NaN and inf stay
+# detectable: no -ffinite-math-only, so no plain -ffast-math.
+OPT     := -O3 -march=$(ARCH) -fno-math-errno -fno-trapping-math -fno-signed-zeros \
+           -fassociative-math -g
+# On x86-64 with AVX-512, use the full 16-float registers (GCC prefers 8 by default).
+ifeq ($(shell uname -m),x86_64)
+OPT     += -mprefer-vector-width=512
+endif
+endif
+
+# glibc's vector expf/logf (lib/vecmath.h) when the toolchain has them.
+LIBMVEC    := $(shell echo 'int main(void){return 0;}' | \
+                $(CC) -x c - -lmvec -o /dev/null 2>/dev/null && echo -lmvec)
+WARN       := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
+CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -I. -DWB_ROOT='"$(CURDIR)"' -MMD -MP \
+              $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
+CFLAGS_LIB := $(CFLAGS_ALL) -Werror
+# Student code: warnings are shown but do not stop the build.
+CFLAGS_EX  := $(CFLAGS_ALL)
+LDLIBS     := $(LIBMVEC) -lm
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+# ---- sources ------------------------------------------------------------
+LIB_SRC    := $(wildcard lib/*.c)
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_A      := $(BUILD)/libworkbook.a
+LESSONS    := 01_cpu_baseline
+EX_OBJ      = $(LESSONS:%=$(BUILD)/obj/$(1)/%/exercises.o)
+PART_OBJ   := $(LESSONS:%=$(BUILD)/obj/lessons/%/lesson.o)
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+
+LESSON37    = $(BUILD)/$(1)/lesson37
+UNIT_BIN   := $(BUILD)/tests/unit_tests
+BENCH_BIN  := $(BUILD)/solutions/bench_iris
+
+# ---- entry points -------------------------------------------------------
+.PHONY: help deps build lesson37 test bench docs fixtures clean gpu-status
+
+help:
+	@echo "Day 37 workbook: GPU training and the __call__ method"
+	@echo
+	@echo "  make lesson37            run the day's five parts (PART=N for one, ARGS=... for options)"
+	@echo "  make lesson37 IMPL=lessons   the same with your own exercises linked in"
+	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
+	@echo "  make bench               time our Iris training against PyTorch's on this machine"
+	@echo "  make docs                build the HTML docs in build/docs (warnings are errors)"
+	@echo "  make deps                install what a fresh Debian needs (as root) or print the command"
+	@echo "  make build               build everything without running it"
+	@echo "  make fixtures            regenerate tests/fixtures with PyTorch (needs python3-torch)"
+	@echo "  make clean               remove build/ and out/"
+	@echo
+	@echo "  Variables: IMPL=solutions|lessons  PART=1..5  ARGS='--epochs 5000'  SAN=1  ARCH=native"
+
+# Debian packages the workbook uses; the check is quick, so every run does it.
+DEB_PKGS := check pkg-config gnuplot-nox doxygen libopenblas-dev
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
+	pkg-config --exists check 2>/dev/null || missing="$$missing check"; \
+	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
+	command -v doxygen >/dev/null 2>&1 || missing="$$missing doxygen"; \
+	pkg-config --exists openblas 2>/dev/null || missing="$$missing libopenblas-dev"; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "make deps: installing$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q $$missing >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null; } || \
+	    { echo "make deps: apt-get could not install$$missing"; exit 1; }; \
+	else \
+	  echo "make deps: missing$$missing; install them with:"; \
+	  echo "  sudo apt-get install -y$$missing"; \
+	fi
+
+gpu-status:
+	@if [ -n "$(NVCC)" ]; then \
+	  echo "GPU parts: nvcc found ($(NVCC)); this release has no CUDA code yet"; \
+	else echo "GPU parts: off (nvcc not found; the CPU parts build and run)"; fi
+
+build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN)
+
+lesson37: deps gpu-status $(call LESSON37,$(IMPL))
+	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
+
+test: deps gpu-status
+	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \
+	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
+	@$(MAKE) --no-print-directory $(UNIT_BIN)
+	@cd $(CURDIR) && $(UNIT_BIN)
+
+bench: deps $(BENCH_BIN)
+	@$(BENCH_BIN) $(if $(PYTHON),--python $(PYTHON))
+
+docs: deps
+	@mkdir -p build/docs
+	@doxygen docs/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log; \
+	status=$$?; if [ -s build/docs/warnings.log ] || [ $$status -ne 0 ]; then \
+	  cat build/docs/warnings.log; echo "make docs: doxygen reported problems"; exit 1; fi
+	@echo "Docs: build/docs/html/index.html"
+
+fixtures:
+	@test -n "$(PYTHON)" || { echo "make fixtures needs PyTorch: sudo apt-get install -y python3-torch python3-sklearn"; exit 1; }
+	$(PYTHON) tests/gen_fixtures.py tests/fixtures
+
+clean:
+	rm -rf build out
+
+# ---- rules --------------------------------------------------------------
+$(BUILD)/obj/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJ)
+	@rm -f $@
+	@echo "  AR    $@"
+	$(Q)ar rcs $@ $^
+
+# The student's exercises: same flags, but warnings do not stop the build.
+$(BUILD)/obj/lessons/%/exercises.o: lessons/%/exercises.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_EX) -c $< -o $@
+
+$(BUILD)/obj/solutions/%/exercises.o: solutions/%/exercises.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+$(BUILD)/obj/lessons/%.o: lessons/%.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+$(BUILD)/obj/lessons/lesson37-%.o: lessons/lesson37.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -DWB_IMPL='"$*"' -c $< -o $@
+
+$(BUILD)/%/lesson37: $(BUILD)/obj/lessons/lesson37-%.o $(PART_OBJ) $$(call EX_OBJ,$$*) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+$(UNIT_BIN): $(UNIT_OBJ) $(call EX_OBJ,solutions) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+
+$(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call EX_OBJ,solutions) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(LDLIBS)
+
+ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(call EX_OBJ,solutions) $(call EX_OBJ,lessons) \
+           $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
+           $(BUILD)/obj/tests/bench/bench_iris.o
+-include $(ALL_OBJ:.o=.d)

@@ -1,0 +1,46 @@
+/*
+ * lesson.h: what the parts of `lesson37` share.
+ *
+ * lessons/lesson37.c is the narrated program; each lesson's lesson.c provides
+ * one part as a function with this signature. The driver parses the options
+ * every part understands (--quiet, --out, --no-plot) into a LessonContext and
+ * hands the rest of the command line to the part.
+ */
+#ifndef WB_LESSON_H
+#define WB_LESSON_H
+
+#include <stdbool.h>
+
+/* Where the repository is, so data and scripts are found from any directory. */
+#ifndef WB_ROOT
+#define WB_ROOT "."
+#endif
+
+typedef struct LessonContext {
+    const char *out_dir; /* plots and data files go here ("out") */
+    bool quiet;          /* only the summary lines */
+    bool plots;          /* run gnuplot */
+    bool tty;            /* standard output is a terminal */
+    const char *impl;    /* which exercises are linked: "solutions" or "lessons" */
+} LessonContext;
+
+/* Exit statuses of a part (and of lesson37). */
+enum { LESSON_OK = 0, LESSON_FAILED = 1, LESSON_BAD_INPUT = 2 };
+
+/* Part 1: lessons/01_cpu_baseline/lesson.c */
+int lesson01_run(const LessonContext *ctx, int argc, char **argv);
+
+/* Print a part's heading. */
+void lesson_heading(int part, const char *title, const char *readme);
+
+/* Print an error message as one line on stderr ("lesson37: part 1: ..."). */
+void lesson_error(int part, const char *message);
+
+/* A path inside the repository shown relative to it ("lessons/data/iris.csv"). */
+const char *lesson_path(const char *path);
+
+/* Parse a whole decimal integer or float option; false on junk or out of range. */
+bool lesson_parse_long(const char *s, long lo, long hi, long *out);
+bool lesson_parse_float(const char *s, float lo, float hi, float *out);
+
+#endif /* WB_LESSON_H */

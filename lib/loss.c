@@ -1,0 +1,98 @@
+/* loss.c: mean cross-entropy around the exercise kernels, and accuracy. */
+#include "loss.h"
+
+#include <stdlib.h>
+
+#include "err.h"
+
+Loss *loss_cross_entropy_new(void)
+{
+    Loss *loss = calloc(1, sizeof *loss);
+    int64_t empty[2] = {0, 0};
+    if (loss) {
+        loss->probs = tensor_new(DTYPE_F32, device_cpu(), 2, empty);
+        loss->grad = tensor_new(DTYPE_F32, device_cpu(), 2, empty);
+    }
+    if (!loss || !loss->probs || !loss->grad) {
+        loss_free(loss);
+        err_set(ERR_NOMEM, "cross_entropy: out of memory");
+        return NULL;
+    }
+    return loss;
+}
+
+void loss_free(Loss *loss)
+{
+    if (!loss) return;
+    tensor_free(loss->probs);
+    tensor_free(loss->grad);
+    free(loss);
+}
+
+static int check_targets(const Tensor *targets, int64_t n, int64_t c)
+{
+    if (!targets || targets->dtype != DTYPE_I32 || targets->ndim != 1 || targets->shape[0] != n) {
+        char s[64] = "NULL";
+        if (targets) tensor_shape_str(targets, s, sizeof s);
+        return err_set(ERR_SHAPE, "cross_entropy: targets have shape %s and dtype %s, expected "
+                                  "(%lld) int32 (one class index per row of the logits)",
+                       s, targets ? dtype_name(targets->dtype) : "none", (long long)n);
+    }
+    const int32_t *t = tensor_i32(targets);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) bad |= (t[i] < 0) | (t[i] >= c); /* no early exit: SIMD */
+    if (!bad) return ERR_OK;
+    for (int64_t i = 0; i < n; i++) /* find the first bad row for the message */
+        if (t[i] < 0 || t[i] >= c)
+            return err_set(ERR_ARG, "cross_entropy: target %d in row %lld is out of bounds "
+                                    "(the logits have %lld classes, so labels must be 0..%lld)",
+                           t[i], (long long)i, (long long)c, (long long)(c - 1));
+    return ERR_OK;
+}
+
+int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float *value)
+{
+    TRY(tensor_check_2d(logits, DTYPE_F32, 0, 0, "cross_entropy", "logits"));
+    int64_t n = logits->shape[0], c = logits->shape[1];
+    if (n < 1 || c < 1)
+        return err_set(ERR_SHAPE, "cross_entropy: logits of shape (%lld, %lld) are empty",
+                       (long long)n, (long long)c);
+    TRY(check_targets(targets, n, c));
+    TRY(tensor_resize(loss->probs, 2, logits->shape));
+    loss->ready = 0;
+    EXERCISE("01.6", cross_entropy_forward, tensor_f32(logits), tensor_i32(targets), tensor_f32(loss->probs),
+                              &loss->value, n, c);
+    loss->targets = targets;
+    loss->ready = 1;
+    *value = loss->value;
+    return ERR_OK;
+}
+
+int loss_backward(Loss *loss, const Tensor **dlogits)
+{
+    if (!loss->ready) return err_set(ERR_ARG, "cross_entropy: backward called before forward");
+    const Tensor *p = loss->probs;
+    TRY(tensor_resize(loss->grad, 2, p->shape));
+    EXERCISE("01.7", cross_entropy_backward, tensor_f32(p), tensor_i32(loss->targets), tensor_f32(loss->grad),
+                               p->shape[0], p->shape[1]);
+    *dlogits = loss->grad;
+    return ERR_OK;
+}
+
+int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy)
+{
+    TRY(tensor_check_2d(logits, DTYPE_F32, 0, 0, "accuracy", "logits"));
+    int64_t n = logits->shape[0], c = logits->shape[1];
+    TRY(check_targets(targets, n, c));
+    const float *z = tensor_f32(logits);
+    const int32_t *t = tensor_i32(targets);
+    int64_t right = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t best = 0;
+        for (int64_t j = 1; j < c; j++) /* z(i, j) is z[i + j * n] */
+            if (z[i + j * n] > z[i + best * n]) best = j;
+        right += best == t[i];
+    }
+    *accuracy = n ? (float)right / (float)n : 0.0f;
+    return ERR_OK;
+}

@@ -1,0 +1,221 @@
+/* module.c: the module protocol and the Sequential container. */
+#include "module.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+static void copy_name(char *dst, const char *src)
+{
+    snprintf(dst, MODULE_NAME_MAX, "%s", src ? src : "");
+}
+
+Module *module_alloc(const ModuleOps *ops, const char *name)
+{
+    Module *m = calloc(1, sizeof *m);
+    if (!m) {
+        err_set(ERR_NOMEM, "module %s: out of memory", name ? name : "");
+        return NULL;
+    }
+    m->ops = ops;
+    m->training = true;
+    copy_name(m->name, name);
+    int64_t empty[2] = {0, 0};
+    m->output = tensor_new(DTYPE_F32, device_cpu(), 2, empty);
+    m->grad_input = tensor_new(DTYPE_F32, device_cpu(), 2, empty);
+    if (!m->output || !m->grad_input) {
+        module_free(m);
+        err_set(ERR_NOMEM, "module %s: out of memory", m->name);
+        return NULL;
+    }
+    return m;
+}
+
+Param *module_add_param(Module *m, const char *name, int ndim, const int64_t *shape)
+{
+    if (m->n_params == MODULE_MAX_PARAMS) {
+        err_set(ERR_ARG, "module %s: more than %d parameters", m->name, MODULE_MAX_PARAMS);
+        return NULL;
+    }
+    Param *p = &m->params[m->n_params];
+    copy_name(p->name, name);
+    p->value = tensor_new(DTYPE_F32, device_cpu(), ndim, shape);
+    p->grad = tensor_new(DTYPE_F32, device_cpu(), ndim, shape);
+    if (!p->value || !p->grad) {
+        tensor_free(p->value);
+        tensor_free(p->grad);
+        p->value = p->grad = NULL;
+        return NULL;
+    }
+    m->n_params++;
+    return p;
+}
+
+void module_free(Module *m)
+{
+    if (!m) return;
+    if (m->ops && m->ops->destroy) m->ops->destroy(m);
+    for (int i = 0; i < m->n_children; i++) module_free(m->children[i]);
+    free(m->children);
+    for (int i = 0; i < m->n_params; i++) {
+        tensor_free(m->params[i].value);
+        tensor_free(m->params[i].grad);
+    }
+    tensor_free(m->output);
+    tensor_free(m->grad_input);
+    free(m);
+}
+
+int module_forward(Module *m, const Tensor *x, const Tensor **y)
+{
+    if (!m || !x || !y) return err_set(ERR_ARG, "module_forward: NULL argument");
+    int rc = m->ops->forward(m, x, y);
+    if (rc != ERR_OK && rc != ERR_TODO && m->n_children == 0)
+        return err_context("%s %s forward", m->ops->kind, m->name);
+    return rc;
+}
+
+int module_backward(Module *m, const Tensor *dy, const Tensor **dx)
+{
+    if (!m || !dy) return err_set(ERR_ARG, "module_backward: NULL argument");
+    if (!m->input)
+        return err_set(ERR_ARG, "%s %s: backward called before forward", m->ops->kind, m->name);
+    int rc = m->ops->backward(m, dy, dx);
+    if (rc != ERR_OK && rc != ERR_TODO && m->n_children == 0)
+        return err_context("%s %s backward", m->ops->kind, m->name);
+    return rc;
+}
+
+void module_zero_grad(Module *m)
+{
+    for (int i = 0; i < m->n_params; i++)
+        memset(m->params[i].grad->data, 0,
+               (size_t)m->params[i].grad->numel * dtype_size(m->params[i].grad->dtype));
+    for (int i = 0; i < m->n_children; i++) module_zero_grad(m->children[i]);
+}
+
+void module_train(Module *m, bool training)
+{
+    m->training = training;
+    for (int i = 0; i < m->n_children; i++) module_train(m->children[i], training);
+}
+
+static int collect(Module *m, const char *prefix, ParamRef *out, int cap, int count)
+{
+    for (int i = 0; i < m->n_params; i++, count++) {
+        if (count < cap) {
+            snprintf(out[count].name, sizeof out[count].name, "%s%s%s", prefix,
+                     *prefix ? "." : "", m->params[i].name);
+            out[count].param = &m->params[i];
+        }
+    }
+    for (int i = 0; i < m->n_children; i++) {
+        char sub[2 * MODULE_NAME_MAX + 1];
+        snprintf(sub, sizeof sub, "%s%s%s", prefix, *prefix ? "." : "", m->children[i]->name);
+        count = collect(m->children[i], sub, out, cap, count);
+    }
+    return count;
+}
+
+int module_parameters(Module *m, ParamRef *out, int cap)
+{
+    return collect(m, "", out, cap, 0);
+}
+
+Param *module_find_param(Module *m, const char *name)
+{
+    int n = module_parameters(m, NULL, 0);
+    ParamRef *refs = malloc((size_t)(n ? n : 1) * sizeof *refs);
+    if (!refs) return NULL;
+    module_parameters(m, refs, n);
+    Param *found = NULL;
+    for (int i = 0; i < n && !found; i++)
+        if (strcmp(refs[i].name, name) == 0) found = refs[i].param;
+    free(refs);
+    return found;
+}
+
+int64_t module_num_scalars(Module *m)
+{
+    int64_t total = 0;
+    for (int i = 0; i < m->n_params; i++) total += m->params[i].value->numel;
+    for (int i = 0; i < m->n_children; i++) total += module_num_scalars(m->children[i]);
+    return total;
+}
+
+static void print_tree(const Module *m, FILE *out, int depth)
+{
+    char extra[160] = "";
+    if (m->ops->extra_repr) m->ops->extra_repr(m, extra, sizeof extra);
+    if (m->n_children == 0) {
+        fprintf(out, "%s(%s)", m->ops->kind, extra);
+        return;
+    }
+    fprintf(out, "%s(\n", m->ops->kind);
+    for (int i = 0; i < m->n_children; i++) {
+        fprintf(out, "%*s(%s): ", 2 * (depth + 1), "", m->children[i]->name);
+        print_tree(m->children[i], out, depth + 1);
+        fputc('\n', out);
+    }
+    fprintf(out, "%*s)", 2 * depth, "");
+}
+
+void module_print(const Module *m, FILE *out)
+{
+    print_tree(m, out, 0);
+    fputc('\n', out);
+}
+
+/* ---- Sequential ------------------------------------------------------- */
+
+static int sequential_forward(Module *self, const Tensor *x, const Tensor **y)
+{
+    const Tensor *h = x;
+    for (int i = 0; i < self->n_children; i++) TRY(module_forward(self->children[i], h, &h));
+    self->input = x;
+    *y = h;
+    return ERR_OK;
+}
+
+static int sequential_backward(Module *self, const Tensor *dy, const Tensor **dx)
+{
+    const Tensor *g = dy;
+    for (int i = self->n_children - 1; i >= 0; i--) {
+        /* The first child's input gradient is only needed if our caller wants it. */
+        const Tensor **want = (i > 0 || dx) ? &g : NULL;
+        TRY(module_backward(self->children[i], g, want));
+    }
+    if (dx) *dx = g;
+    return ERR_OK;
+}
+
+static const ModuleOps sequential_ops = {
+    .kind = "Sequential",
+    .forward = sequential_forward,
+    .backward = sequential_backward,
+};
+
+Module *sequential_new(const char *name, int n, Module **children)
+{
+    Module *m = NULL;
+    for (int i = 0; i < n; i++)
+        if (!children[i]) {
+            err_context("Sequential %s: child %d could not be made", name ? name : "", i);
+            goto fail;
+        }
+    m = module_alloc(&sequential_ops, name);
+    if (!m) goto fail;
+    m->children = malloc((size_t)(n ? n : 1) * sizeof *m->children);
+    if (!m->children) {
+        err_set(ERR_NOMEM, "Sequential %s: out of memory", m->name);
+        goto fail;
+    }
+    memcpy(m->children, children, (size_t)n * sizeof *children);
+    m->n_children = n;
+    return m;
+fail:
+    module_free(m); /* has no children yet: they are freed below */
+    for (int i = 0; i < n; i++) module_free(children[i]);
+    return NULL;
+}

@@ -1,0 +1,146 @@
+/**
+ * @file module.h
+ * @brief The module protocol: layers with forward and backward, and containers.
+ *
+ * A ::Module is what `torch.nn.Module` is in PyTorch: state (parameters and
+ * their gradients, cached activations) plus functions (::ModuleOps). Every
+ * layer of the workbook is a module, a Sequential container is a module
+ * whose children run in order (sequential_new()), and the same calls drive them all:
+ * module_forward(), module_backward(), module_zero_grad(), module_parameters().
+ *
+ * Memory: a module owns its output and its input gradient. The tensor a
+ * forward or backward call hands back stays valid until the next call of the
+ * same kind on that module, so a training loop allocates nothing once it has
+ * seen its batch size (llm.c's "allocate activations once" idea). A module
+ * keeps a pointer to its last input for backward: keep the input alive until
+ * backward has run.
+ */
+#ifndef WB_MODULE_H
+#define WB_MODULE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "tensor.h"
+
+/** Most parameters one module (not counting its children) may own. */
+#define MODULE_MAX_PARAMS 4
+/** Longest module or parameter name, including the terminating zero. */
+#define MODULE_NAME_MAX 32
+
+/** A layer or a container of layers; see struct Module below. */
+typedef struct Module Module;
+
+/** A learnable tensor and its gradient (same shape), like `nn.Parameter`. */
+typedef struct Param {
+    char name[MODULE_NAME_MAX]; /**< local name: "weight", "bias" */
+    Tensor *value;              /**< the values the optimizer updates */
+    Tensor *grad;               /**< dLoss/dvalue, accumulated by backward */
+} Param;
+
+/** A parameter with its full dotted name, as in `model.named_parameters()`. */
+typedef struct ParamRef {
+    char name[2 * MODULE_NAME_MAX + 1]; /**< "fc1.weight" */
+    Param *param;                       /**< the parameter itself */
+} ParamRef;
+
+/** The functions that make a kind of module (its "class"). */
+typedef struct ModuleOps {
+    /** Class name as PyTorch prints it: "Linear", "ReLU", "Sequential". */
+    const char *kind;
+    /** Compute the output of @p x; set @p *y to the module's output tensor. */
+    int (*forward)(Module *self, const Tensor *x, const Tensor **y);
+    /**
+     * Given dLoss/dy, accumulate parameter gradients and, when @p dx is not
+     * NULL, set @p *dx to dLoss/dx (the module's grad_input tensor).
+     */
+    int (*backward)(Module *self, const Tensor *dy, const Tensor **dx);
+    /** Write the constructor arguments, "in_features=4, out_features=10, bias=True". */
+    void (*extra_repr)(const Module *self, char *buf, size_t size);
+    /** Free what @ref Module::impl holds (may be NULL). */
+    void (*destroy)(Module *self);
+} ModuleOps;
+
+/** A module: its class, its name, its parameters, its children and its caches. */
+struct Module {
+    const ModuleOps *ops;            /**< the module's class */
+    char name[MODULE_NAME_MAX];      /**< attribute name in its parent: "fc1" */
+    bool training;                   /**< train() or eval() mode */
+    Param params[MODULE_MAX_PARAMS]; /**< own parameters */
+    int n_params;                    /**< number of own parameters */
+    Module **children;               /**< sub-modules, in call order */
+    int n_children;                  /**< number of children */
+    const Tensor *input;             /**< last forward input (borrowed) */
+    Tensor *output;                  /**< last forward output (owned) */
+    Tensor *grad_input;              /**< last dLoss/dinput (owned) */
+    void *impl;                      /**< class-specific state */
+};
+
+/**
+ * @brief Allocate a module of class @p ops named @p name, with its caches.
+ *
+ * Used by layer constructors such as linear_new(). Returns NULL and sets the
+ * error on failure.
+ */
+Module *module_alloc(const ModuleOps *ops, const char *name);
+
+/**
+ * @brief Give @p m a parameter of shape @p shape (and a zero gradient).
+ *
+ * Returns the new ::Param, or NULL with the error set.
+ */
+Param *module_add_param(Module *m, const char *name, int ndim, const int64_t *shape);
+
+/** @brief Release a module, its parameters, caches and children; NULL is allowed. */
+void module_free(Module *m);
+
+/**
+ * @brief Run the forward pass of @p m on @p x; @p *y receives the output.
+ *
+ * This is `model.forward(x)` in PyTorch. The output belongs to @p m and stays
+ * valid until the next forward call on it. Errors carry the module's name.
+ */
+int module_forward(Module *m, const Tensor *x, const Tensor **y);
+
+/**
+ * @brief Back-propagate dLoss/dy through @p m, accumulating parameter gradients.
+ *
+ * Gradients add up across calls, as `loss.backward()` does in PyTorch; clear
+ * them with module_zero_grad(). Pass @p dx as NULL when dLoss/dinput is not
+ * needed (the first layer of a network): the module then skips computing it.
+ */
+int module_backward(Module *m, const Tensor *dy, const Tensor **dx);
+
+/** @brief Set every parameter gradient of @p m and its children to zero. */
+void module_zero_grad(Module *m);
+
+/** @brief Switch @p m and its children to training (true) or evaluation (false) mode. */
+void module_train(Module *m, bool training);
+
+/**
+ * @brief List the parameters of @p m and its children with dotted names.
+ *
+ * Writes at most @p cap entries to @p out (which may be NULL when @p cap is 0)
+ * and returns how many parameters there are in all, in the order
+ * `model.named_parameters()` gives.
+ */
+int module_parameters(Module *m, ParamRef *out, int cap);
+
+/** @brief The parameter called @p name ("fc1.weight"), or NULL. */
+Param *module_find_param(Module *m, const char *name);
+
+/** @brief The number of learnable scalars in @p m and its children. */
+int64_t module_num_scalars(Module *m);
+
+/** @brief Print @p m as PyTorch's `print(model)` does. */
+void module_print(const Module *m, FILE *out);
+
+/**
+ * @brief A container that calls its children in order (`nn.Sequential`).
+ *
+ * Takes ownership of the @p n modules in @p children, also when it fails (they
+ * are freed then). Backward runs the children in reverse.
+ */
+Module *sequential_new(const char *name, int n, Module **children);
+
+#endif /* WB_MODULE_H */

@@ -1,0 +1,30 @@
+/**
+ * @file plot.h
+ * @brief Drawing the lessons' charts with gnuplot.
+ *
+ * Each chart is a gnuplot script beside its lesson. A program writes a data
+ * file, then plot_draw() runs the script with four variables set:
+ * `datafile`, `outfile`, `title` and `dumb` (1 for a text plot on standard
+ * output, 0 for a PNG at `outfile`). A class over SSH sees the text plot; the
+ * PNG goes to `out/`. Without gnuplot the lesson says so in one line and
+ * keeps the data file.
+ */
+#ifndef WB_PLOT_H
+#define WB_PLOT_H
+
+#include <stdbool.h>
+
+/** @brief True when a `gnuplot` executable is on the PATH. */
+bool plot_available(void);
+
+/**
+ * @brief Run gnuplot on @p script for @p datafile.
+ *
+ * With @p outfile a PNG is written there; with @p outfile NULL a `dumb`
+ * (text) plot goes to standard output. Paths must not contain a single
+ * quote. Returns ::ERR_UNSUPPORTED when gnuplot is missing and ::ERR_IO when
+ * it fails.
+ */
+int plot_draw(const char *script, const char *datafile, const char *outfile, const char *title);
+
+#endif /* WB_PLOT_H */

@@ -1,0 +1,144 @@
+/**
+ * @file tensor.h
+ * @brief Tensors: a shape, a dtype, a device and a block of memory.
+ *
+ * Shapes are PyTorch's: a batch of 120 samples with 4 features is (120, 4),
+ * a Linear weight is (out_features, in_features). Memory order is
+ * **column-major** (the first index is the fastest, as in Fortran, BLAS and
+ * cuBLAS): element (i, j) of a (rows, cols) tensor is at `i + j * rows`. For
+ * a batch (N, C) that puts the N values of one feature side by side, so the
+ * inner loop of a layer runs over the batch, the long dimension, and the
+ * compiler turns it into SIMD instructions; with PyTorch's row-major order
+ * the inner loop would run over 4 or 10 features and stay scalar. (On a GPU
+ * the same order makes consecutive threads, one per sample, read consecutive
+ * addresses.) tensor_set_rows() and tensor_get_rows() convert from and to
+ * PyTorch's row-major order. Memory is 64-byte aligned. The dtype field
+ * already names f16 and bf16 (for mixed precision later); the arithmetic of
+ * Lesson 01 is f32, and class labels are i32.
+ */
+#ifndef WB_TENSOR_H
+#define WB_TENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "rng.h"
+
+/** Largest number of dimensions a tensor may have. */
+#define TENSOR_MAX_DIMS 4
+
+/** Element type of a tensor. */
+typedef enum DType {
+    DTYPE_F32 = 0, /**< IEEE binary32, `torch.float32` */
+    DTYPE_F16,     /**< IEEE binary16, `torch.float16` */
+    DTYPE_BF16,    /**< bfloat16, `torch.bfloat16` */
+    DTYPE_I32      /**< 32-bit signed integer (class labels) */
+} DType;
+
+/** A contiguous column-major array with a shape, a dtype and a device. */
+typedef struct Tensor {
+    DType dtype;                     /**< element type */
+    Device device;                   /**< where @ref data lives */
+    int ndim;                        /**< number of dimensions, 0..TENSOR_MAX_DIMS */
+    int64_t shape[TENSOR_MAX_DIMS];  /**< sizes; unused entries are 1 */
+    int64_t numel;                   /**< product of the sizes */
+    void *data;                      /**< the elements (NULL when numel is 0) */
+    size_t capacity;                 /**< bytes allocated at @ref data */
+} Tensor;
+
+/** @brief Bytes per element of @p dtype. */
+size_t dtype_size(DType dtype);
+
+/** @brief PyTorch's name of @p dtype ("float32", "float16", "bfloat16", "int32"). */
+const char *dtype_name(DType dtype);
+
+/**
+ * @brief Allocate a zero-filled tensor.
+ *
+ * Returns NULL and sets the error (::ERR_ARG for a bad shape, ::ERR_NOMEM when
+ * memory runs out, ::ERR_DEVICE for a device this build cannot use).
+ */
+Tensor *tensor_new(DType dtype, Device device, int ndim, const int64_t *shape);
+
+/** @brief tensor_new() for a one-dimensional f32 tensor on the CPU. */
+Tensor *tensor_new_1d(int64_t n);
+
+/** @brief tensor_new() for a (rows, cols) f32 tensor on the CPU. */
+Tensor *tensor_new_2d(int64_t rows, int64_t cols);
+
+/** @brief Release a tensor and its memory; NULL is allowed. */
+void tensor_free(Tensor *t);
+
+/**
+ * @brief Give @p t a new shape, keeping its memory when it is large enough.
+ *
+ * The contents are unspecified afterwards (zero when memory was reallocated).
+ * Modules use this for their cached outputs so that a training loop does not
+ * allocate once it has seen its batch size.
+ */
+int tensor_resize(Tensor *t, int ndim, const int64_t *shape);
+
+/** @brief The elements of an f32 tensor (NULL for another dtype). */
+float *tensor_f32(const Tensor *t);
+
+/** @brief The elements of an i32 tensor (NULL for another dtype). */
+int32_t *tensor_i32(const Tensor *t);
+
+/**
+ * @brief Copy the elements of @p src into @p dst.
+ *
+ * Both must have the same dtype and number of elements; ::ERR_SHAPE otherwise.
+ */
+int tensor_copy(Tensor *dst, const Tensor *src);
+
+/** @brief A new tensor with the same shape, dtype, device and values; NULL on error. */
+Tensor *tensor_clone(const Tensor *src);
+
+/** @brief Set every element of an f32 tensor to @p value. */
+int tensor_fill(Tensor *t, float value);
+
+/**
+ * @brief Fill an f32 tensor with uniform values in [lo, hi) drawn from @p rng.
+ *
+ * Values are drawn in PyTorch's (row-major) order of the elements, so a
+ * (out, in) weight gets the same value at (o, k) as a row-major fill would
+ * give it, whatever the memory order.
+ */
+int tensor_uniform(Tensor *t, Rng *rng, float lo, float hi);
+
+/**
+ * @brief Set an f32 tensor from @p src, given in row-major (PyTorch, NumPy) order.
+ *
+ * @p src holds numel values, the last index fastest. Used to load weights and
+ * reference values written by PyTorch.
+ */
+int tensor_set_rows(Tensor *t, const float *src);
+
+/** @brief Write an f32 tensor's values to @p dst in row-major (PyTorch) order. */
+int tensor_get_rows(const Tensor *t, float *dst);
+
+/**
+ * @brief The memory offset of the element at row-major position @p flat.
+ *
+ * Maps the position an element has in PyTorch's order to where it is in this
+ * tensor's column-major memory.
+ */
+int64_t tensor_offset_of_row_major(const Tensor *t, int64_t flat);
+
+/** @brief Write the shape as PyTorch prints it, "(120, 4)", into @p buf; returns @p buf. */
+const char *tensor_shape_str(const Tensor *t, char *buf, size_t size);
+
+/**
+ * @brief Check that @p t is an f32 (rows, cols) matrix; 0 means "any size".
+ *
+ * On a mismatch sets ::ERR_SHAPE with a message such as
+ * `"linear fc1: input has shape (120, 5), expected (N, 4)"`, where @p op and
+ * @p what name the caller and the argument (an empty @p op leaves out the
+ * "op: " prefix, for callers whose error context already names them).
+ */
+int tensor_check_2d(const Tensor *t, DType dtype, int64_t rows, int64_t cols,
+                    const char *op, const char *what);
+
+#endif /* WB_TENSOR_H */

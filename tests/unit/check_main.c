@@ -1,0 +1,23 @@
+/* check_main.c: runs every unit-test suite of lib (make test). */
+#include <check.h>
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(err_suite());
+    srunner_add_suite(sr, rng_suite());
+    srunner_add_suite(sr, tensor_suite());
+    srunner_add_suite(sr, data_suite());
+    srunner_add_suite(sr, layers_suite());
+    srunner_add_suite(sr, loss_suite());
+    srunner_add_suite(sr, optim_suite());
+    srunner_add_suite(sr, train_suite());
+    srunner_add_suite(sr, cpuinfo_suite());
+    srunner_add_suite(sr, misc_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

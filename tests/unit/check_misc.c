@@ -1,0 +1,146 @@
+/* check_misc.c: cpuinfo parsing, timer formatting and gnuplot plotting. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/cpuinfo.h"
+#include "lib/err.h"
+#include "lib/plot.h"
+#include "lib/timer.h"
+#include "suites.h"
+
+/* A hybrid laptop chip in miniature: core 0 has two threads, cores 8 and 9 one. */
+static const char hybrid[] =
+    "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Core(TM) i7-12800HX\n"
+    "physical id\t: 0\ncore id\t\t: 0\nflags\t\t: fpu sse2 sse4_2 avx avx2 fma f16c\n\n"
+    "processor\t: 1\nmodel name\t: Intel(R) Core(TM) i7-12800HX\nphysical id\t: 0\n"
+    "core id\t\t: 0\nflags\t\t: fpu sse2 sse4_2 avx avx2 fma f16c\n\n"
+    "processor\t: 2\nmodel name\t: Intel(R) Core(TM) i7-12800HX\nphysical id\t: 0\n"
+    "core id\t\t: 8\nflags\t\t: fpu sse2 sse4_2 avx avx2 fma f16c\n\n"
+    "processor\t: 3\nmodel name\t: Intel(R) Core(TM) i7-12800HX\nphysical id\t: 0\n"
+    "core id\t\t: 9\nflags\t\t: fpu sse2 sse4_2 avx avx2 fma f16c\n\n";
+
+static const char two_sockets[] =
+    "processor : 0\nmodel name : Xeon\nphysical id : 0\ncore id : 0\nflags : avx512f avx2\n"
+    "processor : 1\nmodel name : Xeon\nphysical id : 0\ncore id : 1\n"
+    "processor : 2\nmodel name : Xeon\nphysical id : 1\ncore id : 0\n"
+    "processor : 3\nmodel name : Xeon\nphysical id : 1\ncore id : 1\n";
+
+static const char arm[] = "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd evtstrm sve\n\n"
+                          "processor\t: 1\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd evtstrm sve\n";
+
+START_TEST(test_cpuinfo_hybrid)
+{
+    CpuInfo c;
+    ck_assert_int_eq(cpuinfo_parse(hybrid, &c), ERR_OK);
+    ck_assert_str_eq(c.model, "Intel(R) Core(TM) i7-12800HX");
+    ck_assert_int_eq(c.logical, 4);
+    ck_assert_int_eq(c.sockets, 1);
+    ck_assert_int_eq(c.cores, 3);
+    ck_assert_int_eq(c.threads_min, 1);
+    ck_assert_int_eq(c.threads_max, 2);
+    ck_assert_str_eq(c.simd, "SSE2 SSE4.2 AVX AVX2 FMA F16C");
+}
+END_TEST
+
+START_TEST(test_cpuinfo_two_sockets_and_arm)
+{
+    CpuInfo c;
+    ck_assert_int_eq(cpuinfo_parse(two_sockets, &c), ERR_OK);
+    ck_assert_int_eq(c.sockets, 2);
+    ck_assert_int_eq(c.cores, 4);
+    ck_assert_int_eq(c.threads_max, 1);
+    ck_assert_str_eq(c.simd, "AVX2 AVX-512F");
+    ck_assert_int_eq(cpuinfo_parse(arm, &c), ERR_OK);
+    ck_assert_int_eq(c.logical, 2);
+    ck_assert_int_eq(c.cores, 2);
+    ck_assert_int_eq(c.sockets, 1);
+    ck_assert_str_eq(c.simd, "NEON SVE");
+    ck_assert_str_eq(c.model, "");
+}
+END_TEST
+
+START_TEST(test_cpuinfo_this_machine)
+{
+    CpuInfo c;
+    ck_assert_int_eq(cpuinfo_read(&c), ERR_OK);
+    ck_assert_int_eq(c.logical, (int)sysconf(_SC_NPROCESSORS_CONF));
+    ck_assert_int_ge(c.cores, 1);
+    ck_assert_int_le(c.cores, c.logical);
+    ck_assert(c.mem_gib > 0.1);
+}
+END_TEST
+
+START_TEST(test_timer_format_and_clock)
+{
+    char b[32];
+    ck_assert_str_eq(timer_format(4.62, b, sizeof b), "4.62 s");
+    ck_assert_str_eq(timer_format(0.0618, b, sizeof b), "61.8 ms");
+    ck_assert_str_eq(timer_format(3.05e-6, b, sizeof b), "3.05 us");
+    ck_assert_str_eq(timer_format(250.0, b, sizeof b), "250 s");
+    ck_assert_str_eq(timer_format(0.0, b, sizeof b), "0.00 s");
+    double t0 = timer_now();
+    struct timespec nap = {0, 20000000};
+    nanosleep(&nap, NULL);
+    double dt = timer_now() - t0;
+    ck_assert(dt >= 0.019 && dt < 1.0);
+}
+END_TEST
+
+START_TEST(test_plot_png_or_clear_error)
+{
+    char dat[] = "/tmp/wb-plot-XXXXXX";
+    int fd = mkstemp(dat);
+    ck_assert_int_ge(fd, 0);
+    const char rows[] = "1 1.0\n2 0.5\n3 0.25\n";
+    ck_assert_int_eq(write(fd, rows, sizeof rows - 1), (ssize_t)(sizeof rows - 1));
+    close(fd);
+    char png[64];
+    snprintf(png, sizeof png, "%s.png", dat);
+    int rc = plot_draw(WB_ROOT "/lessons/01_cpu_baseline/loss_curve.gp", dat, png, "test");
+    if (plot_available()) {
+        ck_assert_msg(rc == ERR_OK, "gnuplot failed: %s", err_message());
+        FILE *f = fopen(png, "rb");
+        ck_assert_ptr_nonnull(f);
+        unsigned char sig[8] = {0};
+        ck_assert_int_eq(fread(sig, 1, 8, f), 8);
+        fclose(f);
+        ck_assert_mem_eq(sig, "\x89PNG\r\n\x1a\n", 8);
+        unlink(png);
+    } else {
+        ck_assert_int_eq(rc, ERR_UNSUPPORTED);
+        ck_assert_ptr_nonnull(strstr(err_message(), "gnuplot is not installed"));
+    }
+    /* Without gnuplot on the PATH the error is clear and names the data file. */
+    setenv("PATH", "/nonexistent", 1);
+    ck_assert(!plot_available());
+    ck_assert_int_eq(plot_draw("x.gp", dat, png, "t"), ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err_message(), dat));
+    unlink(dat);
+}
+END_TEST
+
+Suite *cpuinfo_suite(void)
+{
+    Suite *s = suite_create("cpuinfo");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, test_cpuinfo_hybrid);
+    tcase_add_test(tc, test_cpuinfo_two_sockets_and_arm);
+    tcase_add_test(tc, test_cpuinfo_this_machine);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *misc_suite(void)
+{
+    Suite *s = suite_create("misc");
+    TCase *tc = tcase_create("timer_plot");
+    tcase_add_test(tc, test_timer_format_and_clock);
+    tcase_add_test(tc, test_plot_png_or_clear_error);
+    suite_add_tcase(s, tc);
+    return s;
+}

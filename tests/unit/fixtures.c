@@ -1,0 +1,97 @@
+/* fixtures.c: read the text fixtures written by tests/gen_fixtures.py. */
+#include "fixtures.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef WB_ROOT
+#define WB_ROOT "."
+#endif
+
+#define MAX_FIXTURES 256
+
+static Fixture table[MAX_FIXTURES];
+static int n_table;
+static char loaded[8][64];
+static int n_loaded;
+
+static void load(const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/fixtures/%s", WB_ROOT, file);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open fixture file %s (run make fixtures)", path);
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        ck_assert_int_lt(n_table, MAX_FIXTURES);
+        Fixture *fx = &table[n_table++];
+        char *p = line;
+        int used = 0;
+        ck_assert(sscanf(p, "%63s %d%n", fx->name, &fx->ndim, &used) == 2);
+        p += used;
+        fx->n = 1;
+        for (int i = 0; i < fx->ndim; i++) {
+            long long s;
+            ck_assert(sscanf(p, "%lld%n", &s, &used) == 1);
+            p += used;
+            fx->shape[i] = s;
+            fx->n *= s;
+        }
+        fx->data = malloc((size_t)(fx->n ? fx->n : 1) * sizeof(float));
+        for (int64_t i = 0; i < fx->n; i++) {
+            double v;
+            ck_assert_msg(fscanf(f, "%lf", &v) == 1, "fixture %s is truncated", fx->name);
+            fx->data[i] = (float)v;
+        }
+        /* Column-major copy: (i, j) of a (rows, cols) fixture goes to i + j * rows. */
+        fx->cm = malloc((size_t)(fx->n ? fx->n : 1) * sizeof(float));
+        int64_t rows = fx->ndim == 2 ? fx->shape[0] : fx->n, cols = fx->ndim == 2 ? fx->shape[1] : 1;
+        ck_assert_msg(fx->ndim <= 2, "fixture %s: only 1-D and 2-D fixtures are supported", fx->name);
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t c = 0; c < cols; c++) fx->cm[r + c * rows] = fx->data[r * cols + c];
+    }
+    fclose(f);
+    snprintf(loaded[n_loaded++], sizeof loaded[0], "%s", file);
+}
+
+const Fixture *fixture(const char *file, const char *name)
+{
+    int have = 0;
+    for (int i = 0; i < n_loaded; i++) have |= strcmp(loaded[i], file) == 0;
+    if (!have) load(file);
+    for (int i = 0; i < n_table; i++)
+        if (strcmp(table[i].name, name) == 0) return &table[i];
+    ck_abort_msg("fixture %s not found in %s (run make fixtures)", name, file);
+    return NULL;
+}
+
+Tensor *fixture_tensor(const char *file, const char *name, DType dtype)
+{
+    const Fixture *fx = fixture(file, name);
+    Tensor *t = tensor_new(dtype, device_cpu(), fx->ndim, fx->shape);
+    ck_assert_ptr_nonnull(t);
+    for (int64_t i = 0; i < fx->n; i++) {
+        if (dtype == DTYPE_I32)
+            tensor_i32(t)[i] = (int32_t)lrintf(fx->data[i]);
+        else
+            tensor_f32(t)[i] = fx->cm[i];
+    }
+    return t;
+}
+
+void assert_close_at(const char *file, int line, const char *what, const float *got,
+                     const float *want, int64_t n, double atol, double rtol)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double tol = atol + rtol * fabs((double)want[i]);
+        double diff = fabs((double)got[i] - (double)want[i]);
+        ck_assert_msg(diff <= tol || (isnan(got[i]) && isnan(want[i])),
+                      "%s[%lld]: got %.9g, expected %.9g (difference %.3g > tolerance %.3g; "
+                      "checked at %s:%d)",
+                      what, (long long)i, (double)got[i], (double)want[i], diff, tol, file, line);
+    }
+}

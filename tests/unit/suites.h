@@ -1,0 +1,18 @@
+/* suites.h: one Check suite per lib module. */
+#ifndef WB_TEST_SUITES_H
+#define WB_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *err_suite(void);
+Suite *rng_suite(void);
+Suite *tensor_suite(void);
+Suite *data_suite(void);
+Suite *layers_suite(void);
+Suite *loss_suite(void);
+Suite *optim_suite(void);
+Suite *train_suite(void);
+Suite *cpuinfo_suite(void);
+Suite *misc_suite(void);
+
+#endif
