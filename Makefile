@@ -14,11 +14,23 @@ IMPL  ?= solutions          # which exercises to link: solutions or lessons
 PART  ?=                    # lesson37: run one part (1-5)
 ARGS  ?=                    # lesson37: extra options (after --part when PART is set)
 SAN   ?=                    # SAN=1: build with AddressSanitizer and UBSan
+LESSON ?=                   # make grade: grade one lesson (01)
+EX    ?=                    # make hint: the exercise (01.3)
+STUDENT_DIR ?= lessons      # where IMPL=lessons finds NN_name/exercises.c
+BUILD_ROOT  ?= build        # where everything is built
+GRADE_OUT   ?=              # make grade: where results go (default BUILD_ROOT/grade)
 ARCH  ?= native             # -march value for the C code
+# make grade grades the student's code unless IMPL is given.
+GRADE_IMPL := $(strip $(if $(filter command line environment,$(origin IMPL)),$(IMPL),lessons))
 override IMPL := $(strip $(IMPL))
 override PART := $(strip $(PART))
 override SAN  := $(strip $(SAN))
 override ARCH := $(strip $(ARCH))
+override LESSON := $(strip $(LESSON))
+override EX := $(strip $(EX))
+override STUDENT_DIR := $(strip $(STUDENT_DIR))
+override BUILD_ROOT := $(strip $(BUILD_ROOT))
+override GRADE_OUT := $(or $(strip $(GRADE_OUT)),$(BUILD_ROOT)/grade)
 # V=1 shows the full compiler command lines.
 ifeq ($(V),1)
 Q :=
@@ -37,11 +49,11 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || \
              { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 
 ifeq ($(SAN),1)
-BUILD   := build/san
+BUILD   := $(BUILD_ROOT)/san
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
            -fno-sanitize-recover=all
 else
-BUILD   := build/rel
+BUILD   := $(BUILD_ROOT)/rel
 # Reductions may be reassociated (vector sums), but NaN and inf stay
 # detectable: no -ffinite-math-only, so no plain -ffast-math.
 OPT     := -O3 -march=$(ARCH) -fno-math-errno -fno-trapping-math -fno-signed-zeros \
@@ -69,17 +81,33 @@ LIB_SRC    := $(wildcard lib/*.c)
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_A      := $(BUILD)/libworkbook.a
 LESSONS    := 01_cpu_baseline
-EX_OBJ      = $(LESSONS:%=$(BUILD)/obj/$(1)/%/exercises.o)
+# The exercises of lesson folder $(2) for IMPL $(1): the student's or the answers.
+# (Student objects are kept apart per STUDENT_DIR, so switching folders rebuilds.)
+STUDENT_KEY := $(subst /,_,$(subst .,_,$(STUDENT_DIR)))
+ex_obj      = $(BUILD)/obj/$(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)/$(2)/exercises.o
+EX_OBJ      = $(foreach d,$(LESSONS),$(call ex_obj,$(1),$(d)))
 PART_OBJ   := $(LESSONS:%=$(BUILD)/obj/lessons/%/lesson.o)
-UNIT_SRC   := $(wildcard tests/unit/*.c)
+UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+
+# Graded suites: tests/graded/gradeNN.c for lesson NN.
+GRADED     := $(patsubst tests/graded/grade%.c,%,$(wildcard tests/graded/grade[0-9][0-9].c))
+GRADE_LESSONS := $(or $(LESSON),$(GRADED))
+lesson_dir  = $(filter $(1)_%,$(LESSONS))
+GRADE_OBJ  := $(BUILD)/obj/tests/graded/grader.o $(BUILD)/obj/tests/graded/graded.o \
+              $(BUILD)/obj/tests/common/fixture.o
+# A lesson's grader links that lesson's exercises from IMPL and every other
+# lesson's from the answers, so one lesson's compile error costs only that lesson.
+grade_ex    = $(call ex_obj,$(2),$(call lesson_dir,$(1))) \
+              $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d)))
+GRADE_DRIVER := $(BUILD)/grade/driver
 
 LESSON37    = $(BUILD)/$(1)/lesson37
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 BENCH_BIN  := $(BUILD)/solutions/bench_iris
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps build lesson37 test bench docs fixtures clean gpu-status
+.PHONY: help deps build lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -87,6 +115,9 @@ help:
 	@echo "  make lesson37            run the day's five parts (PART=N for one, ARGS=... for options)"
 	@echo "  make lesson37 IMPL=lessons   the same with your own exercises linked in"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
+	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
+	@echo "  make hint EX=01.3        a longer hint for one exercise"
+	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
 	@echo "  make bench               time our Iris training against PyTorch's on this machine"
 	@echo "  make docs                build the HTML docs in build/docs (warnings are errors)"
 	@echo "  make deps                install what a fresh Debian needs (as root) or print the command"
@@ -95,6 +126,7 @@ help:
 	@echo "  make clean               remove build/ and out/"
 	@echo
 	@echo "  Variables: IMPL=solutions|lessons  PART=1..5  ARGS='--epochs 5000'  SAN=1  ARCH=native"
+	@echo "             STUDENT_DIR=lessons  BUILD_ROOT=build  GRADE_OUT=build/grade  V=1"
 
 # Debian packages the workbook uses; the check is quick, so every run does it.
 DEB_PKGS := check pkg-config gnuplot-nox doxygen libopenblas-dev
@@ -122,7 +154,8 @@ gpu-status:
 	  echo "GPU parts: nvcc found ($(NVCC)); this release has no CUDA code yet"; \
 	else echo "GPU parts: off (nvcc not found; the CPU parts build and run)"; fi
 
-build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN)
+build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) \
+       $(GRADE_DRIVER) $(foreach l,$(GRADED),$(BUILD)/grade/solutions/grade$(l))
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
 	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
@@ -132,6 +165,36 @@ test: deps gpu-status
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
 	@$(MAKE) --no-print-directory $(UNIT_BIN)
 	@cd $(CURDIR) && $(UNIT_BIN)
+
+grade: deps
+	@pkg-config --exists check || { echo "make grade needs Check, the C unit-test library:" \
+	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
+	@$(if $(filter-out $(GRADED),$(GRADE_LESSONS)),echo "make grade: no graded suite for lesson \
+	  $(filter-out $(GRADED),$(GRADE_LESSONS)) (graded: $(GRADED))"; exit 2)
+	@mkdir -p $(GRADE_OUT)
+	@$(MAKE) --no-print-directory $(GRADE_DRIVER) \
+	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/solutions/grade$(l)) >/dev/null
+	@for l in $(GRADE_LESSONS); do \
+	  rm -f $(BUILD)/grade/$(GRADE_IMPL)/grade$$l; \
+	  $(MAKE) --no-print-directory $(BUILD)/grade/$(GRADE_IMPL)/grade$$l \
+	    IMPL=$(GRADE_IMPL) > $(GRADE_OUT)/compile_$$l.log 2>&1; \
+	  echo $$? > $(GRADE_OUT)/compile_$$l.status; \
+	done
+	@$(GRADE_DRIVER) --impl $(GRADE_IMPL) --out $(GRADE_OUT) --bin $(BUILD)/grade \
+	  --lessons "$(GRADE_LESSONS)"
+
+grade-all: deps
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-all SUBMISSIONS=DIR"; exit 2; }
+	@bash tests/graded/grade_submissions.sh "$(SUBMISSIONS)"
+
+hint:
+	@test -n "$(EX)" || { echo "usage: make hint EX=01.3"; exit 2; }
+	@dir=$$(ls -d lessons/$(firstword $(subst ., ,$(EX)))_*/ 2>/dev/null | head -1); \
+	file=$${dir}hints.md; \
+	test -f "$$file" || { echo "make hint: no lesson $(firstword $(subst ., ,$(EX)))"; exit 2; }; \
+	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file" | grep . >/dev/null || \
+	  { echo "make hint: no exercise $(EX) in $$file"; exit 2; }; \
+	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file"
 
 bench: deps $(BENCH_BIN)
 	@$(BENCH_BIN) $(if $(PYTHON),--python $(PYTHON))
@@ -162,7 +225,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 
 # The student's exercises: same flags, but warnings do not stop the build.
-$(BUILD)/obj/lessons/%/exercises.o: lessons/%/exercises.c
+$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_DIR)/%/exercises.c
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_EX) -c $< -o $@
@@ -197,6 +260,23 @@ $(UNIT_BIN): $(UNIT_OBJ) $(call EX_OBJ,solutions) $(LIB_A)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
 
+$(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@
+
+$(BUILD)/grade/solutions/grade%: $(BUILD)/obj/tests/graded/grade%.o $(GRADE_OBJ) \
+                                 $$(call grade_ex,$$*,solutions) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/grade/lessons/grade%: $(BUILD)/obj/tests/graded/grade%.o $(GRADE_OBJ) \
+                               $$(call grade_ex,$$*,lessons) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+
 $(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call EX_OBJ,solutions) $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
@@ -204,5 +284,6 @@ $(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call EX_OBJ,solutions) $(L
 
 ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(call EX_OBJ,solutions) $(call EX_OBJ,lessons) \
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
-           $(BUILD)/obj/tests/bench/bench_iris.o
+           $(BUILD)/obj/tests/bench/bench_iris.o $(GRADE_OBJ) $(BUILD)/obj/tests/graded/driver.o \
+           $(GRADED:%=$(BUILD)/obj/tests/graded/grade%.o)
 -include $(ALL_OBJ:.o=.d)

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Regenerate tests/fixtures/lesson01.txt: reference values computed by PyTorch.
+"""Regenerate tests/fixtures/*.txt: reference values computed by PyTorch.
+
+lesson01.txt feeds the unit tests (make test), grade01.txt the graded suite
+of Lesson 01 (make grade).
 
 The unit tests compare the C code with these numbers, so the oracle is
 independent of the code under test. Run it with PyTorch and scikit-learn
@@ -169,6 +172,77 @@ def iris_cases(w):
     print("iris: loss at epoch 20000 %.4f, test accuracy %.3f" % (losses[-1], acc.item()))
 
 
+def linear_case(w, name, g, n, fan_in, fan_out):
+    """One Linear forward and backward; inputs scaled per column so no two
+    columns look alike."""
+    x = (torch.randn(n, fan_in, generator=g) * torch.linspace(0.3, 3.0, fan_in)
+         + torch.linspace(-1.0, 1.0, fan_in))
+    lin = nn.Linear(fan_in, fan_out)
+    with torch.no_grad():
+        lin.weight.copy_(torch.randn(fan_out, fan_in, generator=g))
+        lin.bias.copy_(torch.randn(fan_out, generator=g) * 2.0)
+    x.requires_grad_(True)
+    y = lin(x)
+    dy = torch.randn(n, fan_out, generator=g)
+    y.backward(dy)
+    for k, v in (("x", x), ("w", lin.weight), ("b", lin.bias), ("dy", dy), ("y", y),
+                 ("dx", x.grad), ("dw", lin.weight.grad), ("db", lin.bias.grad)):
+        w.put("%s.%s" % (name, k), v)
+
+
+def ce_case(w, name, g, n, c, scale, offset=0.0):
+    logits = torch.randn(n, c, generator=g) * scale + offset
+    targets = torch.randint(0, c, (n,), generator=g)
+    logits.requires_grad_(True)
+    loss = nn.CrossEntropyLoss()(logits, targets)
+    loss.backward()
+    for k, v in (("logits", logits), ("targets", targets), ("loss", loss),
+                 ("probs", torch.softmax(logits, dim=1)), ("dlogits", logits.grad)):
+        w.put("%s.%s" % (name, k), v)
+
+
+def graded_cases(w):
+    """Lesson 01's graded suite: the same operations on shapes chosen to catch
+    swapped loops, off-by-one bounds and vector remainders (1, 37, 130)."""
+    g = torch.Generator().manual_seed(2026)
+    for name, shape in (("lin_a", (7, 5, 6)), ("lin_b", (1, 3, 2)), ("lin_c", (37, 1, 17)),
+                        ("lin_d", (130, 10, 3))):
+        linear_case(w, name, g, *shape)
+
+    x = torch.randn(37, 5, generator=g) * torch.tensor([1.0, 10.0, 0.1, 3.0, 100.0])
+    x = x.double().numpy()
+    scaler = MinMaxScaler()
+    w.put("mm.x", x)
+    w.put("mm.y", scaler.fit_transform(x))
+    w.put("mm.min", scaler.data_min_)
+    w.put("mm.max", scaler.data_max_)
+
+    x = torch.randn(133, generator=g) * 3.0
+    x[::7] = 0.0
+    x[3] = -0.0
+    x.requires_grad_(True)
+    y = torch.relu(x)
+    dy = torch.randn(133, generator=g)
+    y.backward(dy)
+    for k, v in (("x", x), ("dy", dy), ("y", y), ("dx", x.grad)):
+        w.put("relu.%s" % k, v)
+
+    ce_case(w, "ce_a", g, 9, 4, 3.0)
+    ce_case(w, "ce_b", g, 37, 5, 2.0)
+    ce_case(w, "ce_c", g, 1, 3, 1.0)
+    ce_case(w, "ce_huge", g, 6, 3, 500.0, offset=2000.0)
+
+    for name, n, lr in (("sgd_a", 131, 0.05), ("sgd_b", 1, 0.5)):
+        p = torch.randn(n, generator=g).requires_grad_(True)
+        p0 = p.detach().clone()
+        p.grad = torch.randn(n, generator=g)
+        torch.optim.SGD([p], lr=lr).step()
+        w.put(name + ".p", p0)
+        w.put(name + ".grad", p.grad)
+        w.put(name + ".lr", lr)
+        w.put(name + ".p_new", p)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "fixtures")
     torch.set_num_threads(1)
@@ -176,7 +250,10 @@ def main():
     layer_cases(w)
     iris_cases(w)
     w.close()
-    print("wrote", os.path.join(out_dir, "lesson01.txt"))
+    w = Writer(os.path.join(out_dir, "grade01.txt"))
+    graded_cases(w)
+    w.close()
+    print("wrote lesson01.txt and grade01.txt in", out_dir)
 
 
 if __name__ == "__main__":

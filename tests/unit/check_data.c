@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fixtures.h"
+#include "tests/common/fixture.h"
 #include "lib/data.h"
 #include "lib/err.h"
 #include "suites.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixtures.h"
+#include "tests/common/fixture.h"
 #include "lib/err.h"
 #include "lib/layers.h"
 #include "lib/loss.h"

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fixtures.h"
+#include "tests/common/fixture.h"
 #include "lib/err.h"
 #include "lib/layers.h"
 #include "lib/optim.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fixtures.h"
+#include "tests/common/fixture.h"
 #include "lib/data.h"
 #include "lib/err.h"
 #include "lib/layers.h"

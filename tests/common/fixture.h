@@ -1,4 +1,4 @@
-/* fixtures.h: reference tensors from tests/fixtures and comparison helpers. */
+/* fixture.h: reference tensors from tests/fixtures and comparison helpers. */
 #ifndef WB_TEST_FIXTURES_H
 #define WB_TEST_FIXTURES_H
 

@@ -1,5 +1,5 @@
-/* fixtures.c: read the text fixtures written by tests/gen_fixtures.py. */
-#include "fixtures.h"
+/* fixture.c: read the text fixtures written by tests/gen_fixtures.py. */
+#include "fixture.h"
 
 #include <check.h>
 #include <math.h>

@@ -1,0 +1,358 @@
+/*
+ * driver.c: `make grade` after the graders are built.
+ *
+ *   driver --impl lessons|solutions --out DIR --bin DIR --lessons "01 02"
+ *
+ * For each lesson: if its student file did not compile (DIR/compile_NN.status
+ * is not 0), every case scores 0 and the compiler's message is shown;
+ * otherwise the lesson's grader runs (student output goes to DIR/run_NN.log)
+ * and writes DIR/lessonNN.tsv. Then the driver prints a table per lesson, the
+ * total and the next exercise to do, and writes DIR/results.json in
+ * Gradescope's autograder format. Its exit status is 0 whenever grading ran.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CASES 512
+#define MAX_LESSONS 8
+
+typedef struct Case {
+    char lesson[8];
+    char exercise[16];
+    char function[96];
+    char checks[256];
+    double points, score;
+    int passed;
+    char message[2048];
+    char file[256]; /* the student's file */
+} Case;
+
+static Case cases[MAX_CASES];
+static int n_cases;
+static int color;
+
+static const char *c_green(void) { return color ? "\033[32m" : ""; }
+static const char *c_red(void) { return color ? "\033[31m" : ""; }
+static const char *c_bold(void) { return color ? "\033[1m" : ""; }
+static const char *c_off(void) { return color ? "\033[0m" : ""; }
+
+/* Copy src into dst, cutting it short if it does not fit. */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size) n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) break;
+            buf = b;
+        }
+    }
+    fclose(f);
+    if (buf) buf[n] = '\0';
+    return buf;
+}
+
+/* Read a grader's TSV (or --list output); returns the number of cases read. */
+static int read_tsv(const char *lesson, const char *text)
+{
+    int before = n_cases;
+    const char *p = text;
+    while (p && *p && n_cases < MAX_CASES) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char line[4096];
+        if (len >= sizeof line) len = sizeof line - 1;
+        memcpy(line, p, len);
+        line[len] = '\0';
+        p = end ? end + 1 : NULL;
+        char *f[9];
+        int nf = 0;
+        for (char *q = line; nf < 9;) {
+            f[nf++] = q;
+            char *tab = strchr(q, '\t');
+            if (!tab) break;
+            *tab = '\0';
+            q = tab + 1;
+        }
+        if (nf < 7) continue;
+        Case *c = &cases[n_cases++];
+        memset(c, 0, sizeof *c);
+        snprintf(c->lesson, sizeof c->lesson, "%s", lesson);
+        snprintf(c->exercise, sizeof c->exercise, "%s", f[1]);
+        snprintf(c->function, sizeof c->function, "%s", f[2]);
+        snprintf(c->checks, sizeof c->checks, "%s", f[3]);
+        c->points = atof(f[4]);
+        c->score = atof(f[5]);
+        c->passed = strcmp(f[6], "passed") == 0;
+        snprintf(c->message, sizeof c->message, "%s", nf > 7 ? f[7] : "");
+        snprintf(c->file, sizeof c->file, "%s", nf > 8 ? f[8] : "");
+    }
+    return n_cases - before;
+}
+
+/* Run a command with stdout and stderr to a file; returns its exit status. */
+static int run_to(char *const argv[], const char *log)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        FILE *f = freopen(log, "w", stdout);
+        if (!f || dup2(fileno(stdout), 2) < 0) _exit(126);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", f);
+        else if (ch == '\t')
+            fputs("\\t", f);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* The compiler's own lines from a build log (not make's), at most 12. */
+static void first_errors(const char *log, char *out, size_t size)
+{
+    out[0] = '\0';
+    int lines = 0;
+    for (const char *p = log; p && *p && lines < 12;) {
+        const char *end = strchr(p, '\n');
+        int len = end ? (int)(end - p) : (int)strlen(p);
+        int noise = strncmp(p, "  CC ", 5) == 0 || strncmp(p, "  LINK ", 7) == 0 ||
+                    strncmp(p, "  AR ", 5) == 0 || strncmp(p, "make", 4) == 0 || len == 0;
+        if (!noise) {
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%.*s", used ? "\n" : "", len, p);
+            lines++;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    if (!out[0] && log) snprintf(out, size, "%.400s", log);
+}
+
+int main(int argc, char **argv)
+{
+    const char *impl = "lessons", *out = "build/grade", *bin = "build/rel/grade";
+    char lessons_arg[256] = "01";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--impl") == 0) impl = argv[i + 1];
+        else if (strcmp(argv[i], "--out") == 0) out = argv[i + 1];
+        else if (strcmp(argv[i], "--bin") == 0) bin = argv[i + 1];
+        else if (strcmp(argv[i], "--lessons") == 0)
+            snprintf(lessons_arg, sizeof lessons_arg, "%s", argv[i + 1]);
+    }
+    color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    double t0 = (double)time(NULL);
+
+    char *lessons[MAX_LESSONS];
+    int n_lessons = 0;
+    for (char *tok = strtok(lessons_arg, " ,"); tok && n_lessons < MAX_LESSONS;
+         tok = strtok(NULL, " ,"))
+        lessons[n_lessons++] = tok;
+
+    char compile_msg[MAX_LESSONS][4096];
+    int compiled[MAX_LESSONS], first_case[MAX_LESSONS], count[MAX_LESSONS];
+    char titles[MAX_LESSONS][128];
+    for (int l = 0; l < n_lessons; l++) {
+        const char *id = lessons[l];
+        char path[1024], log[1024], grader[1024];
+        snprintf(titles[l], sizeof titles[l], "Lesson %s", id);
+        snprintf(path, sizeof path, "%s/compile_%s.status", out, id);
+        char *st = read_text(path);
+        compiled[l] = st && atoi(st) == 0;
+        free(st);
+        compile_msg[l][0] = '\0';
+        first_case[l] = n_cases;
+        snprintf(grader, sizeof grader, "%s/%s/grade%s", bin, impl, id);
+        if (compiled[l]) {
+            char tsv[1024];
+            snprintf(log, sizeof log, "%s/run_%s.log", out, id);
+            snprintf(tsv, sizeof tsv, "%s/lesson%s.tsv", out, id);
+            unlink(tsv);
+            char *args[] = {grader, "--out", (char *)out, NULL};
+            int rc = run_to(args, log);
+            char *text = read_text(tsv);
+            if (rc != 0 || !text || read_tsv(id, text) == 0) {
+                compiled[l] = 0;
+                snprintf(compile_msg[l], sizeof compile_msg[l],
+                         "the grader of lesson %s stopped (status %d); see %s", id, rc, log);
+            }
+            free(text);
+        } else {
+            snprintf(log, sizeof log, "%s/compile_%s.log", out, id);
+            char *text = read_text(log);
+            first_errors(text, compile_msg[l], sizeof compile_msg[l]);
+            free(text);
+        }
+        if (!compiled[l]) {
+            /* List the cases from the reference build, all at 0. */
+            char list_log[1024], solutions[1024];
+            snprintf(solutions, sizeof solutions, "%s/solutions/grade%s", bin, id);
+            snprintf(list_log, sizeof list_log, "%s/list_%s.tsv", out, id);
+            char *args[] = {solutions, "--list", NULL};
+            run_to(args, list_log);
+            char *text = read_text(list_log);
+            int k = read_tsv(id, text);
+            free(text);
+            for (int i = n_cases - k; i < n_cases; i++)
+                copy_text(cases[i].message, sizeof cases[i].message,
+                          compile_msg[l][0] ? compile_msg[l] : "does not compile");
+        }
+        count[l] = n_cases - first_case[l];
+    }
+
+    /* Tables. */
+    double total = 0, max_total = 0;
+    const Case *next = NULL;
+    printf("\n%sGrading%s the exercises in %s/ (%s)\n", c_bold(), c_off(), impl,
+           strcmp(impl, "lessons") == 0 ? "your code" : "the reference answers");
+    for (int l = 0; l < n_lessons; l++) {
+        double score = 0, max = 0;
+        printf("\n%sLesson %s%s\n", c_bold(), lessons[l], c_off());
+        if (!compiled[l] && compile_msg[l][0]) {
+            printf("  %sdoes not compile%s, so every exercise of this lesson scores 0:\n", c_red(),
+                   c_off());
+            for (const char *p = compile_msg[l]; *p;) {
+                const char *end = strchr(p, '\n');
+                int len = end ? (int)(end - p) : (int)strlen(p);
+                printf("    %.*s\n", len, p);
+                p = end ? end + 1 : p + len;
+            }
+        }
+        printf("  %-5s %-24s %7s  %s\n", "ex", "function", "points", "result");
+        for (int i = first_case[l]; i < first_case[l] + count[l];) {
+            /* One row per exercise: the sum of its cases and its first failure. */
+            int j = i;
+            double s = 0, m = 0;
+            const Case *fail = NULL;
+            while (j < first_case[l] + count[l] && strcmp(cases[j].exercise, cases[i].exercise) == 0) {
+                s += cases[j].score;
+                m += cases[j].points;
+                if (!cases[j].passed && !fail) fail = &cases[j];
+                j++;
+            }
+            char pts[32];
+            snprintf(pts, sizeof pts, "%g/%g", s, m);
+            if (!fail)
+                printf("  %-5s %-24s %7s  %s%s%s\n", cases[i].exercise, cases[i].function, pts,
+                       c_green(), j - i == 1 ? "passes its check" : "passes all its checks",
+                       c_off());
+            else if (compiled[l] && strstr(fail->message, "not written yet"))
+                printf("  %-5s %-24s %7s  %snot written yet%s\n", cases[i].exercise,
+                       cases[i].function, pts, c_red(), c_off());
+            else if (compiled[l])
+                printf("  %-5s %-24s %7s  %sfails: %s%s\n%40s%.400s\n", cases[i].exercise,
+                       cases[i].function, pts, c_red(), fail->checks, c_off(), "",
+                       fail->message);
+            else
+                printf("  %-5s %-24s %7s  %s-%s\n", cases[i].exercise, cases[i].function, pts,
+                       c_red(), c_off());
+            if (fail && !next && strchr(cases[i].exercise, '.')) next = fail;
+            score += s;
+            max += m;
+            i = j;
+        }
+        printf("  %sLesson %s: %g/%g%s\n", c_bold(), lessons[l], score, max, c_off());
+        char log[1024];
+        struct stat sb;
+        snprintf(log, sizeof log, "%s/run_%s.log", out, lessons[l]);
+        if (compiled[l] && stat(log, &sb) == 0 && sb.st_size > 0)
+            printf("  (what your code printed while graded: %s)\n", log);
+        total += score;
+        max_total += max;
+    }
+    printf("\n%sTotal: %g/%g%s\n", c_bold(), total, max_total, c_off());
+    if (next)
+        printf("Next: exercise %s (%s) in %s; make hint EX=%s\n", next->exercise,
+               next->function, next->file, next->exercise);
+    else if (max_total > 0)
+        printf("Every exercise passes.\n");
+
+    /* results.json (Gradescope). */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/results.json", out);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return 0;
+    }
+    fprintf(f, "{\n  \"score\": %g,\n  \"execution_time\": %.0f,\n", total,
+            (double)time(NULL) - t0);
+    char summary[8192] = "";
+    for (int l = 0; l < n_lessons; l++) {
+        size_t used = strlen(summary);
+        if (!compiled[l] && compile_msg[l][0]) {
+            snprintf(summary + used, sizeof summary - used,
+                     "Lesson %s does not compile, so it scores 0:\n", lessons[l]);
+            used = strlen(summary);
+            copy_text(summary + used, sizeof summary - used, compile_msg[l]);
+            used = strlen(summary);
+            copy_text(summary + used, sizeof summary - used, "\n");
+        }
+    }
+    size_t used = strlen(summary);
+    snprintf(summary + used, sizeof summary - used, "Total: %g/%g", total, max_total);
+    fputs("  \"output\": ", f);
+    json_string(f, summary);
+    fputs(",\n  \"visibility\": \"visible\",\n  \"stdout_visibility\": \"visible\",\n"
+          "  \"tests\": [\n",
+          f);
+    for (int i = 0; i < n_cases; i++) {
+        const Case *c = &cases[i];
+        char name[512];
+        snprintf(name, sizeof name, "ex%s %s: %s", c->exercise, c->function, c->checks);
+        fprintf(f, "    {\"name\": ");
+        json_string(f, name);
+        fprintf(f, ", \"number\": ");
+        json_string(f, c->exercise);
+        fprintf(f, ", \"score\": %g, \"max_score\": %g, \"status\": \"%s\", \"output\": ", c->score,
+                c->points, c->passed ? "passed" : "failed");
+        json_string(f, c->passed ? "passed" : c->message);
+        fprintf(f, ", \"visibility\": \"visible\"}%s\n", i + 1 < n_cases ? "," : "");
+    }
+    fputs("  ]\n}\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/score.txt", out);
+    FILE *sf = fopen(path, "w");
+    if (sf) {
+        fprintf(sf, "%g %g\n", total, max_total);
+        fclose(sf);
+    }
+    printf("Wrote %s/results.json (Gradescope) and Check's XML logs beside it.\n", out);
+    return 0;
+}
