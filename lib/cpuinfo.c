@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "fileio.h"
 
 #define MAX_CPUS 4096
 
@@ -125,27 +126,13 @@ int cpuinfo_parse(const char *text, CpuInfo *info)
     return ERR_OK;
 }
 
+/* The contents of a small system file, or NULL when it cannot be read. */
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - 1 - n, f);
-        if (n < cap - 1) break;
-        char *bigger = realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    fclose(f);
-    if (buf) buf[n] = '\0';
-    return buf;
+    char *text = NULL;
+    size_t len = 0;
+    if (fileio_read(path, &text, &len) != ERR_OK) return NULL;
+    return text;
 }
 
 static void read_caches(char *out, size_t size)
@@ -186,10 +173,11 @@ int cpuinfo_read(CpuInfo *info)
     int rc = cpuinfo_parse(text, info);
     free(text);
     if (rc) return rc;
-    char *mem = slurp("/proc/meminfo");
-    if (mem) {
-        const char *v = strstr(mem, "MemTotal:");
-        if (v) info->mem_gib = atof(v + 9) / (1024.0 * 1024.0);
+    char *mem = NULL;
+    size_t len = 0;
+    if (fileio_read("/proc/meminfo", &mem, &len) == ERR_OK) {
+        const char *total = strstr(mem, "MemTotal:");
+        if (total) info->mem_gib = atof(total + 9) / (1024.0 * 1024.0);
         free(mem);
     }
     read_caches(info->caches, sizeof info->caches);

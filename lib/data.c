@@ -9,40 +9,7 @@
 #include <string.h>
 
 #include "err.h"
-
-/* ---- reading a file into lines -------------------------------------- */
-
-static int read_file(const char *path, char **text, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return err_set(ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) break;
-        char *bigger = realloc(buf, 2 * cap + 1);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (!buf) return err_set(ERR_NOMEM, "%s: out of memory reading the file", path);
-    if (failed) {
-        free(buf);
-        return err_set(ERR_IO, "%s: read error", path);
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return ERR_OK;
-}
+#include "fileio.h"
 
 /* Split a line in place at commas, trimming blanks; returns the field count. */
 static int split_fields(char *line, char **fields, int cap)
@@ -186,7 +153,7 @@ int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, 
         return err_set(ERR_ARG, "dataset_load_csv: the spec names no label column");
     char *text = NULL;
     size_t len = 0;
-    TRY(read_file(path, &text, &len));
+    TRY(fileio_read(path, &text, &len));
 
     /* Cut the text into lines (in place) and find the header. */
     size_t n_lines = 1;

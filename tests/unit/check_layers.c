@@ -133,6 +133,26 @@ static float loss_of(Module *m, Loss *loss, const Tensor *x, const Tensor *y)
     return v;
 }
 
+/* Compare each analytic gradient grad[i] of the n values v with a central
+ * difference of the loss (in f32, hence the loose-looking tolerance). */
+static void check_against_differences(const char *what, float *v, const float *grad, int64_t n,
+                                      Module *m, Loss *loss, const Tensor *x, const Tensor *y)
+{
+    const float eps = 1e-2f;
+    for (int64_t i = 0; i < n; i++) {
+        float keep = v[i];
+        v[i] = keep + eps;
+        double up = loss_of(m, loss, x, y);
+        v[i] = keep - eps;
+        double down = loss_of(m, loss, x, y);
+        v[i] = keep;
+        double numeric = (up - down) / (2.0 * eps);
+        ck_assert_msg(fabs(numeric - grad[i]) <= 2e-3 + 2e-2 * fabs(numeric),
+                      "%s[%lld]: backward gives %.6g, finite differences %.6g", what, (long long)i,
+                      (double)grad[i], numeric);
+    }
+}
+
 /* Every parameter gradient of a small MLP + cross-entropy against central
  * differences (computed in f32, hence the loose-looking tolerance), and the
  * input gradient too. */
@@ -159,37 +179,11 @@ START_TEST(test_mlp_gradients_by_finite_differences)
     ParamRef refs[8];
     int np = module_parameters(m, refs, 8);
     ck_assert_int_eq(np, 4);
-    const float eps = 1e-2f;
-    for (int p = 0; p < np; p++) {
-        Param *prm = refs[p].param;
-        float *v = tensor_f32(prm->value);
-        for (int64_t i = 0; i < prm->value->numel; i++) {
-            float keep = v[i];
-            v[i] = keep + eps;
-            double up = loss_of(m, loss, x, y);
-            v[i] = keep - eps;
-            double down = loss_of(m, loss, x, y);
-            v[i] = keep;
-            double numeric = (up - down) / (2.0 * eps);
-            double analytic = tensor_f32(prm->grad)[i];
-            ck_assert_msg(fabs(numeric - analytic) <= 2e-3 + 2e-2 * fabs(numeric),
-                          "%s[%lld]: backward gives %.6g, finite differences %.6g", refs[p].name,
-                          (long long)i, analytic, numeric);
-        }
-    }
-    float *xv = tensor_f32(x);
-    for (int64_t i = 0; i < x->numel; i++) {
-        float keep = xv[i];
-        xv[i] = keep + eps;
-        double up = loss_of(m, loss, x, y);
-        xv[i] = keep - eps;
-        double down = loss_of(m, loss, x, y);
-        xv[i] = keep;
-        double numeric = (up - down) / (2.0 * eps);
-        ck_assert_msg(fabs(numeric - tensor_f32(dx_copy)[i]) <= 2e-3 + 2e-2 * fabs(numeric),
-                      "dx[%lld]: backward gives %.6g, finite differences %.6g", (long long)i,
-                      (double)tensor_f32(dx_copy)[i], numeric);
-    }
+    for (int p = 0; p < np; p++)
+        check_against_differences(refs[p].name, tensor_f32(refs[p].param->value),
+                                  tensor_f32(refs[p].param->grad), refs[p].param->value->numel, m,
+                                  loss, x, y);
+    check_against_differences("dx", tensor_f32(x), tensor_f32(dx_copy), x->numel, m, loss, x, y);
     tensor_free(dx_copy);
     tensor_free(x);
     tensor_free(y);
