@@ -83,7 +83,8 @@ LIB_A      := $(BUILD)/libworkbook.a
 LESSONS    := 01_cpu_baseline
 # The exercises of lesson folder $(2) for IMPL $(1): the student's or the answers.
 # (Student objects are kept apart per STUDENT_DIR, so switching folders rebuilds.)
-STUDENT_KEY := $(subst /,_,$(subst .,_,$(STUDENT_DIR)))
+# (_ doubled first, so "a.b", "a_b" and "a/b" give different keys.)
+STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR))))
 ex_obj      = $(BUILD)/obj/$(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)/$(2)/exercises.o
 EX_OBJ      = $(foreach d,$(LESSONS),$(call ex_obj,$(1),$(d)))
 PART_OBJ   := $(LESSONS:%=$(BUILD)/obj/lessons/%/lesson.o)
@@ -107,7 +108,7 @@ UNIT_BIN   := $(BUILD)/tests/unit_tests
 BENCH_BIN  := $(BUILD)/solutions/bench_iris
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps build lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
+.PHONY: help deps deps-grade build lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -129,14 +130,20 @@ help:
 	@echo "             STUDENT_DIR=lessons  BUILD_ROOT=build  GRADE_OUT=build/grade  V=1"
 
 # Debian packages the workbook uses; the check is quick, so every run does it.
-DEB_PKGS := check pkg-config gnuplot-nox doxygen libopenblas-dev
-deps:
+# The Debian packages the workbook uses; the check is quick, so every run does it.
+# `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
+# grading image (Gradescope) need not install gnuplot or Doxygen.
+DEPS_ALL   := pkg-config check gnuplot-nox doxygen libopenblas-dev
+DEPS_GRADE := pkg-config check
+define deps_recipe
 	@missing=""; \
-	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
-	pkg-config --exists check 2>/dev/null || missing="$$missing check"; \
-	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
-	command -v doxygen >/dev/null 2>&1 || missing="$$missing doxygen"; \
-	pkg-config --exists openblas 2>/dev/null || missing="$$missing libopenblas-dev"; \
+	for p in $(1); do case $$p in \
+	  pkg-config) command -v pkg-config >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  check) pkg-config --exists check 2>/dev/null || missing="$$missing $$p" ;; \
+	  gnuplot-nox) command -v gnuplot >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  doxygen) command -v doxygen >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  libopenblas-dev) pkg-config --exists openblas 2>/dev/null || missing="$$missing $$p" ;; \
+	esac; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "make deps: installing$$missing"; \
@@ -148,6 +155,13 @@ deps:
 	  echo "make deps: missing$$missing; install them with:"; \
 	  echo "  sudo apt-get install -y$$missing"; \
 	fi
+endef
+
+deps:
+	$(call deps_recipe,$(DEPS_ALL))
+
+deps-grade:
+	$(call deps_recipe,$(DEPS_GRADE))
 
 gpu-status:
 	@if [ -n "$(NVCC)" ]; then \
@@ -166,12 +180,14 @@ test: deps gpu-status
 	@$(MAKE) --no-print-directory $(UNIT_BIN)
 	@cd $(CURDIR) && $(UNIT_BIN)
 
-grade: deps
+grade: deps-grade
 	@pkg-config --exists check || { echo "make grade needs Check, the C unit-test library:" \
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
 	@$(if $(filter-out $(GRADED),$(GRADE_LESSONS)),echo "make grade: no graded suite for lesson \
 	  $(filter-out $(GRADED),$(GRADE_LESSONS)) (graded: $(GRADED))"; exit 2)
 	@mkdir -p $(GRADE_OUT)
+	@# Always recompile the graded file: a submission may carry an old date.
+	@rm -f $(foreach l,$(GRADE_LESSONS),$(call ex_obj,$(GRADE_IMPL),$(call lesson_dir,$(l))))
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) \
 	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/solutions/grade$(l)) >/dev/null
 	@for l in $(GRADE_LESSONS); do \
@@ -181,9 +197,9 @@ grade: deps
 	  echo $$? > $(GRADE_OUT)/compile_$$l.status; \
 	done
 	@$(GRADE_DRIVER) --impl $(GRADE_IMPL) --out $(GRADE_OUT) --bin $(BUILD)/grade \
-	  --lessons "$(GRADE_LESSONS)"
+	  --lessons "$(GRADE_LESSONS)" --files "$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions)"
 
-grade-all: deps
+grade-all: deps-grade
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-all SUBMISSIONS=DIR"; exit 2; }
 	@bash tests/graded/grade_submissions.sh "$(SUBMISSIONS)"
 

@@ -106,6 +106,7 @@ int main(int argc, char **argv)
             if (i + 1 >= argc) {
                 fprintf(stderr, "lesson37: %s needs a value\n\n", a);
                 usage(stderr);
+                free(rest);
                 return LESSON_BAD_INPUT;
             }
             if (a[2] == 'o') {
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
             } else if (!lesson_parse_long(argv[++i], 1, N_PARTS, &only)) {
                 fprintf(stderr, "lesson37: --part takes a number from 1 to %d, not \"%s\"\n",
                         N_PARTS, argv[i]);
+                free(rest);
                 return LESSON_BAD_INPUT;
             }
         } else {
@@ -120,18 +122,21 @@ int main(int argc, char **argv)
         }
     }
     if (!only && n_rest > 1) {
-        if (strcmp(rest[1], "--help") == 0 || strcmp(rest[1], "-h") == 0) {
+        int help = strcmp(rest[1], "--help") == 0 || strcmp(rest[1], "-h") == 0;
+        if (help)
             usage(stdout);
-            return LESSON_OK;
+        else {
+            fprintf(stderr, "lesson37: \"%s\" is not an option of lesson37 (the options of one "
+                            "part need --part N)\n\n", rest[1]);
+            usage(stderr);
         }
-        fprintf(stderr, "lesson37: \"%s\" is not an option of lesson37 (the options of one "
-                        "part need --part N)\n\n", rest[1]);
-        usage(stderr);
-        return LESSON_BAD_INPUT;
+        free(rest);
+        return help ? LESSON_OK : LESSON_BAD_INPUT;
     }
     if (mkdir(ctx.out_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "lesson37: cannot create the output folder %s: %s\n", ctx.out_dir,
                 strerror(errno));
+        free(rest);
         return LESSON_BAD_INPUT;
     }
     printf("Day 37: GPU training and the __call__ method (exercises from %s/)\n", ctx.impl);

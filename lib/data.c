@@ -91,6 +91,9 @@ static int parse_header(const char *path, char *line, const DatasetSpec *spec, C
         else if (spec->split_column && strcmp(f[i], spec->split_column) == 0)
             lay->split_col = i;
         else {
+            if (lay->n_features == DATA_MAX_COLUMNS)
+                return err_set(ERR_FORMAT, "%s:1: more than %d feature columns are not supported",
+                               path, DATA_MAX_COLUMNS);
             snprintf(meta->feature_names[lay->n_features], DATA_NAME_MAX, "%s", f[i]);
             lay->feat_col[lay->n_features++] = i;
         }
@@ -170,6 +173,10 @@ int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, 
     int header_seen = 0;
     if (!lines || !numbers || !part) {
         rc = err_set(ERR_NOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    if (memchr(text, '\0', len)) {
+        rc = err_set(ERR_FORMAT, "%s: the file contains NUL bytes; is it a text CSV file?", path);
         goto done;
     }
     char *p = text;

@@ -33,8 +33,9 @@ int fileio_read(const char *path, char **text, size_t *len)
     fclose(f);
     if (!buf) return err_set(ERR_NOMEM, "%s: out of memory reading the file", path);
     if (failed) {
+        int e = errno;
         free(buf);
-        return err_set(ERR_IO, "%s: read error", path);
+        return err_set(ERR_IO, "%s: cannot read: %s", path, strerror(e));
     }
     buf[n] = '\0';
     *text = buf;

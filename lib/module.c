@@ -26,7 +26,7 @@ Module *module_alloc(const ModuleOps *ops, const char *name)
     m->grad_input = tensor_new(DTYPE_F32, device_cpu(), 2, empty);
     if (!m->output || !m->grad_input) {
         module_free(m);
-        err_set(ERR_NOMEM, "module %s: out of memory", m->name);
+        err_set(ERR_NOMEM, "module %s: out of memory", name ? name : "");
         return NULL;
     }
     return m;

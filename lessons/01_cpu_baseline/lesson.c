@@ -7,6 +7,7 @@
  * every epoch and printed every 100, the wall time, and the loss curve.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +49,13 @@ static void usage(FILE *out)
             "  and lesson37's own: --quiet, --out DIR, --no-plot\n");
 }
 
+static int bad_usage(void)
+{
+    fputc('\n', stderr);
+    usage(stderr);
+    return LESSON_BAD_INPUT;
+}
+
 static int parse_options(int argc, char **argv, Options *o)
 {
     static const struct option longopts[] = {
@@ -57,8 +65,12 @@ static int parse_options(int argc, char **argv, Options *o)
         {NULL, 0, NULL, 0},
     };
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    int c, index = -1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, &index)) != -1) {
+        /* The option's own name, whichever way it was written (--lr 1, --lr=1). */
+        const char *name = NULL;
+        for (int i = 0; longopts[i].name; i++)
+            if (longopts[i].val == c) name = longopts[i].name;
         bool ok = true;
         switch (c) {
         case 'e': ok = lesson_parse_long(optarg, 1, 100000000, &o->epochs); break;
@@ -68,25 +80,26 @@ static int parse_options(int argc, char **argv, Options *o)
         case 'd': o->data = optarg; break;
         case 'h': usage(stdout); return -1;
         case ':':
-            fprintf(stderr, "lesson37: part 1: %s needs a value\n\n", argv[optind - 1]);
-            usage(stderr);
-            return LESSON_BAD_INPUT;
+            fprintf(stderr, "lesson37: part 1: an option needs a value (%s)\n",
+                    argv[optind - 1]);
+            return bad_usage();
         default:
-            fprintf(stderr, "lesson37: part 1: unknown option \"%s\"\n\n", argv[optind - 1]);
-            usage(stderr);
-            return LESSON_BAD_INPUT;
+            if (optopt)
+                fprintf(stderr, "lesson37: part 1: unknown option \"-%c\"\n", optopt);
+            else
+                fprintf(stderr, "lesson37: part 1: unknown option \"%s\"\n", argv[optind - 1]);
+            return bad_usage();
         }
         if (!ok) {
-            fprintf(stderr, "lesson37: part 1: \"%s\" is not a valid value for %s\n\n", optarg,
-                    argv[optind - 2 >= 0 ? optind - 2 : 0]);
-            usage(stderr);
-            return LESSON_BAD_INPUT;
+            fprintf(stderr, "lesson37: part 1: \"%s\" is not a valid value for --%s\n", optarg,
+                    name);
+            return bad_usage();
         }
+        index = -1;
     }
     if (optind < argc) {
-        fprintf(stderr, "lesson37: part 1: unexpected argument \"%s\"\n\n", argv[optind]);
-        usage(stderr);
-        return LESSON_BAD_INPUT;
+        fprintf(stderr, "lesson37: part 1: unexpected argument \"%s\"\n", argv[optind]);
+        return bad_usage();
     }
     return LESSON_OK;
 }
@@ -115,10 +128,10 @@ static void show_cpu(void)
 static int write_losses(const char *path, const float *losses, long n)
 {
     FILE *f = fopen(path, "w");
-    if (!f) return err_set(ERR_IO, "cannot write %s", path);
+    if (!f) return err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
     fprintf(f, "# epoch training_loss\n");
     for (long i = 0; i < n; i++) fprintf(f, "%ld %.7g\n", i + 1, (double)losses[i]);
-    if (fclose(f) != 0) return err_set(ERR_IO, "cannot write %s (disk full?)", path);
+    if (fclose(f) != 0) return err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return ERR_OK;
 }
 
@@ -146,6 +159,18 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
 
     lesson_heading(PART, "The CPU baseline", README);
     if (!ctx->quiet) show_cpu();
+    /* Fail now, not after training, if the results cannot be written. */
+    char dat[1024];
+    snprintf(dat, sizeof dat, "%s/01_losses.dat", ctx->out_dir);
+    FILE *probe = fopen(dat, "a");
+    if (!probe) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "cannot write %s: %s (choose another --out folder)", dat,
+                 strerror(errno));
+        lesson_error(PART, msg);
+        return LESSON_BAD_INPUT;
+    }
+    fclose(probe);
 
     /* Data: the split of train_test_split(test_size=0.2, random_state=42). */
     static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
@@ -162,12 +187,16 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
         rc = fail();
         goto done;
     }
-    printf("Data: %s: %lld training and %lld test samples, %d features, %d classes\n",
-           lesson_path(o.data),
-           (long long)train.x->shape[0], (long long)test.x->shape[0], train.n_features,
-           train.n_classes);
-    if (test.x->shape[0] == 0) {
-        lesson_error(PART, "the data has no test rows (a \"split\" column with \"test\")");
+    if (!ctx->quiet)
+        printf("Data: %s: %lld training and %lld test samples, %d features, %d classes\n",
+               lesson_path(o.data), (long long)train.x->shape[0], (long long)test.x->shape[0],
+               train.n_features, train.n_classes);
+    if (train.x->shape[0] == 0 || test.x->shape[0] == 0) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s: no %s rows (its \"split\" column must mark some rows "
+                                  "train and some test)",
+                 o.data, train.x->shape[0] == 0 ? "training" : "test");
+        lesson_error(PART, msg);
         rc = LESSON_BAD_INPUT;
         goto done;
     }
@@ -178,7 +207,9 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
         rc = fail();
         goto done;
     }
-    printf("Scaling: MinMax fitted on the training part; the test part reuses its min and max\n");
+    if (!ctx->quiet)
+        printf("Scaling: MinMax fitted on the training part; the test part reuses its min and "
+               "max\n");
 
     /* model = MLP(): fc1 = Linear(4, 10), relu, fc2 = Linear(10, 3). */
     Rng rng;
@@ -194,11 +225,13 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
         rc = fail();
         goto done;
     }
-    printf("Model (%lld parameters, initialised with seed %ld):\n",
-           (long long)module_num_scalars(model), o.seed);
-    module_print(model, stdout);
-    printf("Training: %ld full-batch epochs, SGD lr %g, exercises from %s/\n\n", o.epochs,
-           (double)o.lr, ctx->impl);
+    if (!ctx->quiet) {
+        printf("Model (%lld parameters, initialised with seed %ld):\n",
+               (long long)module_num_scalars(model), o.seed);
+        module_print(model, stdout);
+        printf("Training: %ld full-batch epochs, SGD lr %g, exercises from %s/\n\n", o.epochs,
+               (double)o.lr, ctx->impl);
+    }
 
     /* The training loop, as in the source: forward, loss, zero_grad, backward, step. */
     double t0 = timer_now();
@@ -242,11 +275,10 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
            (double)losses[o.epochs - 1]);
     printf("Test accuracy: %.1f%% (%d of %lld)\n", 100.0 * (double)test_acc,
            (int)lroundf(test_acc * (float)test.x->shape[0]), (long long)test.x->shape[0]);
-    printf("For scale: the source lesson's PyTorch loop took 4.62 s on its i7-12800HX;\n"
-           "`make bench` times PyTorch and this program side by side on this machine.\n");
+    if (!ctx->quiet)
+        printf("For scale: the source lesson's PyTorch loop took 4.62 s on its i7-12800HX;\n"
+               "`make bench` times PyTorch and this program side by side on this machine.\n");
 
-    char dat[1024];
-    snprintf(dat, sizeof dat, "%s/01_losses.dat", ctx->out_dir);
     if (write_losses(dat, losses, o.epochs) != ERR_OK) {
         rc = fail();
         goto done;

@@ -126,21 +126,44 @@ static int run_to(char *const argv[], const char *log)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static void json_string(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
 {
+    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+          : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 2 && s[0] < 0xc2) return 0; /* overlong */
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    return n;
+}
+
+/* A JSON string. Bytes that are not valid UTF-8 (a Latin-1 file name, a
+ * character cut in half by truncation) become U+FFFD, so the file stays valid. */
+static void json_string(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch == '\n')
-            fputs("\\n", f);
-        else if (ch == '\t')
-            fputs("\\t", f);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
+    while (*s) {
+        int n = utf8_len(s);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            s++;
+        } else if (n > 1) {
+            fwrite(s, 1, (size_t)n, f);
+            s += n;
+        } else {
+            if (*s == '"' || *s == '\\')
+                fprintf(f, "\\%c", *s);
+            else if (*s == '\n')
+                fputs("\\n", f);
+            else if (*s == '\t')
+                fputs("\\t", f);
+            else if (*s < 0x20 || *s == 0x7f)
+                fprintf(f, "\\u%04x", *s);
+            else
+                fputc(*s, f);
+            s++;
+        }
     }
     fputc('"', f);
 }
@@ -168,11 +191,13 @@ static void first_errors(const char *log, char *out, size_t size)
 int main(int argc, char **argv)
 {
     const char *impl = "lessons", *out = "build/grade", *bin = "build/rel/grade";
+    const char *files = "lessons"; /* the folder the graded exercises.c files are in */
     char lessons_arg[256] = "01";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--impl") == 0) impl = argv[i + 1];
         else if (strcmp(argv[i], "--out") == 0) out = argv[i + 1];
         else if (strcmp(argv[i], "--bin") == 0) bin = argv[i + 1];
+        else if (strcmp(argv[i], "--files") == 0) files = argv[i + 1];
         else if (strcmp(argv[i], "--lessons") == 0)
             snprintf(lessons_arg, sizeof lessons_arg, "%s", argv[i + 1]);
     }
@@ -239,7 +264,14 @@ int main(int argc, char **argv)
     /* Tables. */
     double total = 0, max_total = 0;
     const Case *next = NULL;
-    printf("\n%sGrading%s the exercises in %s/ (%s)\n", c_bold(), c_off(), impl,
+    /* The graders name lessons/NN_name/exercises.c; say where the file really is. */
+    for (int i = 0; i < n_cases; i++)
+        if (strncmp(cases[i].file, "lessons/", 8) == 0) {
+            char where[256];
+            snprintf(where, sizeof where, "%s/%.200s", files, cases[i].file + 8);
+            copy_text(cases[i].file, sizeof cases[i].file, where);
+        }
+    printf("\n%sGrading%s the exercises in %s/ (%s)\n", c_bold(), c_off(), files,
            strcmp(impl, "lessons") == 0 ? "your code" : "the reference answers");
     for (int l = 0; l < n_lessons; l++) {
         double score = 0, max = 0;

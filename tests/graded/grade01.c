@@ -62,7 +62,8 @@ static void minmax_case(const float *x, int64_t n, int64_t d, const float *want_
 
 GRADED_TEST(minmax_iris)
 {
-    /* The Iris training part (120, 4), as scikit-learn's MinMaxScaler scales it. */
+    /* The Iris training part (120, 4), as scikit-learn's MinMaxScaler scales it;
+     * then the test part (30, 4) with the training part's min and max (not its own). */
     const Fixture *tr = fixture(L1, "minmax.x_train");
     static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
     DatasetSpec spec = {"species", species, "split"};
@@ -70,6 +71,15 @@ GRADED_TEST(minmax_iris)
     ck_assert_int_eq(dataset_load_csv(WB_ROOT "/lessons/data/iris.csv", &spec, &train, &test), 0);
     minmax_case(tensor_f32(train.x), 120, 4, fixture(L1, "minmax.data_min")->cm,
                 fixture(L1, "minmax.data_max")->cm, tr->cm, 1e-6);
+    float *y = guarded_new(30 * 4, NAN);
+    expect_ok(minmax_transform(tensor_f32(test.x), 30, 4, fixture(L1, "minmax.data_min")->cm,
+                               fixture(L1, "minmax.data_max")->cm, y),
+              "minmax_transform");
+    guarded_check(y, "y");
+    graded_note = "the test part is scaled with the min and max it is given (the training "
+                  "part's), so some values fall outside [0, 1]";
+    expect_close_2d("y", y, fixture(L1, "minmax.x_test")->cm, 30, 4, 1e-6, 1e-6);
+    guarded_free(y);
     dataset_free(&train);
     dataset_free(&test);
 }
@@ -81,9 +91,17 @@ GRADED_TEST(minmax_scales)
                 fx("mm", "y")->cm, 1e-6);
 }
 
-GRADED_TEST(minmax_constant)
+GRADED_TEST(minmax_by_hand)
 {
-    /* Worked by hand. x (3, 2) = [[5, 1], [5, 3], [5, 2]]: feature 0 is constant,
+    /* x (4, 2) = [[3, 5], [1, 6], [2, 7], [9, -4]]: the last sample holds the
+     * largest value of feature 0 and the smallest of feature 1. min = (1, -4),
+     * max = (9, 7); y = (x - min) / (max - min) = [[0.25, 9/11], [0, 10/11],
+     * [0.125, 1], [1, 0]]. Column-major: x = {3, 1, 2, 9, 5, 6, 7, -4}. */
+    const float x4[8] = {3, 1, 2, 9, 5, 6, 7, -4};
+    const float lo4[2] = {1, -4}, hi4[2] = {9, 7};
+    const float y4[8] = {0.25f, 0, 0.125f, 1, 9.0f / 11.0f, 10.0f / 11.0f, 1, 0};
+    minmax_case(x4, 4, 2, lo4, hi4, y4, 1e-6);
+    /* x (3, 2) = [[5, 1], [5, 3], [5, 2]]: feature 0 is constant,
      * so its range counts as 1 and it becomes 0; feature 1 spans 1..3.
      * Column-major: x = {5, 5, 5, 1, 3, 2}. */
     const float x[6] = {5, 5, 5, 1, 3, 2};
@@ -403,11 +421,12 @@ GRADED_TEST(iris_training)
 }
 
 static const GradedCase cases[] = {
-    {&minmax_iris, "01.1", "minmax_fit/transform", "scales Iris as scikit-learn does", 4, 5},
+    {&minmax_iris, "01.1", "minmax_fit/transform",
+     "scales Iris as scikit-learn does, the test part with the training part's range", 4, 5},
     {&minmax_scales, "01.1", "minmax_fit/transform", "37 samples, features scaled 0.1 to 100", 3,
      5},
-    {&minmax_constant, "01.1", "minmax_fit/transform",
-     "a constant feature becomes 0, not NaN (worked by hand)", 3, 5},
+    {&minmax_by_hand, "01.1", "minmax_fit/transform",
+     "extremes in the last sample; a constant feature becomes 0, not NaN (by hand)", 3, 5},
     {&linear_forward_pytorch, "01.2", "linear_forward", "matches PyTorch on a (7, 5) batch", 5, 5},
     {&linear_forward_shapes, "01.2", "linear_forward", "shapes (1, 3), (37, 1) and (130, 10)", 5,
      5},

@@ -9,7 +9,9 @@
 3. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
    message naming what happened, and nothing else:
-   a crash, an endless loop, an exit(0), a huge allocation, a compile error.
+   a crash, an endless loop, an exit(0), a huge allocation, a compile error
+   (with a Latin-1 byte in it, which results.json must still carry as UTF-8).
+4. A student file replaced by an older-dated one is recompiled, not reused.
 Every results.json written on the way is checked against Gradescope's format.
 """
 import json
@@ -85,7 +87,7 @@ def grade(name, impl, student_dir=None):
     if student_dir:
         args.append("STUDENT_DIR=" + student_dir)
     p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+                       text=True, errors="replace")
     if p.returncode != 0:
         fail("%s: make grade exited with %d (it must exit 0 whenever grading ran):\n%s"
              % (name, p.returncode, p.stdout[-3000:]))
@@ -103,7 +105,8 @@ def plant(name, function, code, lesson="01_cpu_baseline"):
     text = text[:m.end()] + "    " + code + "\n" + text[m.end():]
     folder = os.path.join("build", "selftest", "plants", name)
     os.makedirs(os.path.join(ROOT, folder, lesson), exist_ok=True)
-    with open(os.path.join(ROOT, folder, lesson, "exercises.c"), "w") as f:
+    # Latin-1, not UTF-8: a plant may carry a byte like a student's editor would.
+    with open(os.path.join(ROOT, folder, lesson, "exercises.c"), "w", encoding="latin-1") as f:
         f.write("#include <stdlib.h>\n#include <string.h>\n" + text)
     return folder
 
@@ -146,6 +149,21 @@ def main():
     if bad:
         fail("these cases pass on the untouched stubs: %s" % bad)
 
+    # A submission replaced by an older file (unzipped with its old date) is
+    # still recompiled: the stubs, dated 2000, must score 0 where the answers were.
+    reuse = os.path.join("build", "selftest", "plants", "reuse")
+    shutil.copytree(os.path.join(ROOT, "solutions", "01_cpu_baseline"),
+                    os.path.join(ROOT, reuse, "01_cpu_baseline"))
+    r, _ = grade("reuse-answers", "lessons", reuse)
+    if r["score"] != sum(t["max_score"] for t in r["tests"]):
+        fail("the answers, graded from a student folder, should get full marks")
+    stale = os.path.join(ROOT, reuse, "01_cpu_baseline", "exercises.c")
+    shutil.copy(os.path.join(ROOT, "lessons", "01_cpu_baseline", "exercises.c"), stale)
+    os.utime(stale, (946684800, 946684800))
+    r, _ = grade("reuse-stubs", "lessons", reuse)
+    if r["score"] != 0:
+        fail("an older-dated file in the same folder was not recompiled (score %s)" % r["score"])
+
     check_plant("crash", "linear_forward", "*(volatile int *)NULL = 1;", "01.2",
                 "crashed: SIGSEGV")
     check_plant("endless-loop", "relu_backward", "for (volatile int spin = 0;; spin++) {}",
@@ -158,7 +176,7 @@ def main():
                 "01.4", "crashed: SIGSEGV")
 
     r, out = grade("compile-error", "lessons",
-                   plant("compile-error", "sgd_step", "this is not C;"))
+                   plant("compile-error", "sgd_step", "this is not C; /* caf\u00e9 */"))
     if r["score"] != 0 or "does not compile" not in out or "error" not in r["output"]:
         fail("a compile error should score 0 and show the compiler's message:\n" + out[-2000:])
     print("selftest: the grader is honest")

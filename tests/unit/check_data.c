@@ -114,6 +114,38 @@ START_TEST(test_missing_file)
 }
 END_TEST
 
+START_TEST(test_nul_bytes_wide_headers_and_folders)
+{
+    Dataset train, test;
+    char path[64] = "/tmp/wb-test-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char nul[] = "a,b,species,split\n1,2\0,setosa,train\n";
+    ck_assert_int_eq(write(fd, nul, sizeof nul - 1), (ssize_t)(sizeof nul - 1));
+    close(fd);
+    ck_assert_int_eq(dataset_load_csv(path, &iris_spec, &train, &test), ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(err_message(), "NUL bytes"));
+    unlink(path);
+
+    /* 66 columns and no split column: 65 features, one more than supported. */
+    char header[1024] = "", row[1024] = "";
+    for (int i = 0; i < 65; i++) {
+        snprintf(header + strlen(header), sizeof header - strlen(header), "f%d,", i);
+        snprintf(row + strlen(row), sizeof row - strlen(row), "%d,", i);
+    }
+    char text[2200];
+    snprintf(text, sizeof text, "%sspecies\n%ssetosa\n", header, row);
+    const char *wide = tmp_csv(text);
+    DatasetSpec no_split = {"species", species, NULL};
+    ck_assert_int_eq(dataset_load_csv(wide, &no_split, &train, NULL), ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(err_message(), "more than 64 feature columns"));
+    unlink(wide);
+
+    ck_assert_int_eq(dataset_load_csv("/tmp", &iris_spec, &train, &test), ERR_IO);
+    ck_assert_str_eq(err_message(), "/tmp: cannot read: Is a directory");
+}
+END_TEST
+
 START_TEST(test_crlf_blanks_and_integer_labels)
 {
     const char *path = tmp_csv("x1, x2 ,y\r\n\r\n 1.5,-2,1\r\n3,4e-1,0\r\n\r\n7,8,2\r\n");
@@ -230,6 +262,7 @@ Suite *data_suite(void)
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_crlf_blanks_and_integer_labels);
+    tcase_add_test(tc, test_nul_bytes_wide_headers_and_folders);
     suite_add_tcase(s, tc);
     TCase *tc2 = tcase_create("split_scale");
     tcase_add_test(tc2, test_split_is_seeded_disjoint_and_complete);
