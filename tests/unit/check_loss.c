@@ -55,6 +55,28 @@ START_TEST(test_cross_entropy_bad_targets)
 }
 END_TEST
 
+/* The build lets reductions reassociate but keeps IEEE NaN and inf (no
+ * -ffinite-math-only): a NaN logit must give a NaN loss that isnan() sees,
+ * which is how a training loop notices that it diverged. */
+START_TEST(test_nan_stays_detectable)
+{
+    Tensor *logits = tensor_new_2d(3, 2);
+    int64_t n = 3;
+    Tensor *t = tensor_new(DTYPE_I32, device_cpu(), 1, &n);
+    volatile float zero = 0.0f;
+    tensor_f32(logits)[4] = zero / zero;
+    Loss *loss = loss_cross_entropy_new();
+    float v = 0.0f;
+    ck_assert_int_eq(loss_forward(loss, logits, t, &v), ERR_OK);
+    ck_assert_msg(isnan(v), "loss %g: NaN got lost (is -ffinite-math-only or -ffast-math on?)",
+                  (double)v);
+    ck_assert(!isfinite(v));
+    loss_free(loss);
+    tensor_free(logits);
+    tensor_free(t);
+}
+END_TEST
+
 START_TEST(test_accuracy_with_ties)
 {
     Tensor *z = tensor_new_2d(4, 3);
@@ -79,6 +101,7 @@ Suite *loss_suite(void)
     tcase_add_test(tc, test_cross_entropy_matches_pytorch);
     tcase_add_test(tc, test_cross_entropy_bad_targets);
     tcase_add_test(tc, test_accuracy_with_ties);
+    tcase_add_test(tc, test_nan_stays_detectable);
     suite_add_tcase(s, tc);
     return s;
 }

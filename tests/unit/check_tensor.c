@@ -116,6 +116,20 @@ START_TEST(test_check_2d_message)
 }
 END_TEST
 
+START_TEST(test_device_names_and_equality)
+{
+    char buf[16];
+    Device cpu = device_cpu(), g0 = {DEVICE_CUDA, 0}, g1 = {DEVICE_CUDA, 1};
+    ck_assert_str_eq(device_str(cpu, buf, sizeof buf), "cpu");
+    ck_assert_str_eq(device_str(g1, buf, sizeof buf), "cuda:1");
+    ck_assert(device_equal(cpu, device_cpu()));
+    ck_assert(!device_equal(cpu, g0));
+    ck_assert(!device_equal(g0, g1));
+    ck_assert(device_equal(g1, g1));
+    ck_assert(!device_cuda_built()); /* this build has no CUDA backend yet */
+}
+END_TEST
+
 START_TEST(test_dtype_table)
 {
     ck_assert_uint_eq(dtype_size(DTYPE_F32), 4);
@@ -141,6 +155,7 @@ Suite *tensor_suite(void)
     tcase_add_test(tc, test_column_major_order_and_row_conversion);
     tcase_add_test(tc, test_check_2d_message);
     tcase_add_test(tc, test_dtype_table);
+    tcase_add_test(tc, test_device_names_and_equality);
     suite_add_tcase(s, tc);
     return s;
 }
