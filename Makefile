@@ -43,6 +43,7 @@ $(error IMPL must be solutions or lessons, not "$(IMPL)")
 endif
 
 CC      ?= cc
+CXX     ?= g++
 PYTHON  ?= $(shell for p in python3 /usr/bin/python3; do \
              $$p -c 'import torch' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || \
@@ -75,6 +76,28 @@ CFLAGS_LIB := $(CFLAGS_ALL) -Werror
 CFLAGS_EX  := $(CFLAGS_ALL)
 LDLIBS     := $(LIBMVEC) -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
+BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
+
+# ---- the CUDA simulator: the same .cu sources, run on the CPU (docs/simulator.md)
+SIM_DIR    := lib/cudasim
+CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP
+# Translated kernels: CUDA's language from kernel.h, its runtime from include/.
+CXXFLAGS_KSIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -Wno-unknown-pragmas \
+                 -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
+                 -I$(SIM_DIR) -include $(SIM_DIR)/kernel.h -MMD -MP
+# C code that calls the CUDA runtime, built against the simulator's headers.
+CFLAGS_SIMC := $(CFLAGS_LIB) -I$(SIM_DIR)/include
+
+# ---- real CUDA (nvcc), when the toolkit is here; run when a GPU is here
+CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+GPU_ARCHS  ?= 75 80 86 89 90
+NVCC_ARCH  := $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+              -gencode arch=compute_$(lastword $(GPU_ARCHS)),code=compute_$(lastword $(GPU_ARCHS))
+NVCCFLAGS  := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-Werror
+CFLAGS_CUDAC := $(CFLAGS_LIB) -I$(CUDA_HOME)/include
+CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -ldl -lrt -lpthread
+HAVE_GPU   := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo 1)
 
 # ---- sources ------------------------------------------------------------
 LIB_SRC    := $(wildcard lib/*.c)
@@ -106,6 +129,17 @@ GRADE_DRIVER := $(BUILD)/grade/driver
 LESSON37    = $(BUILD)/$(1)/lesson37
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 BENCH_BIN  := $(BUILD)/solutions/bench_iris
+
+KERNEL_CU  := $(wildcard kernels/*.cu)
+SIM_A      := $(BUILD)/libcudasim.a
+SIM_OBJ    := $(BUILD)/obj/cudasim/sim.o $(BUILD)/obj/cudasim/cublas.o
+SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
+SIM_TEST_OBJ := $(BUILD)/obj/sim/tests/sim/sim_kernels.o \
+                $(BUILD)/obj/simc/tests/sim/check_sim.o $(BUILD)/obj/simc/tests/sim/check_sim_main.o \
+                $(BUILD)/obj/simc/tests/kernels/check_kernels.o
+SIM_TESTS  := $(BUILD)/tests/sim_tests
+CUDA_KOBJ  := $(KERNEL_CU:%.cu=$(BUILD)/obj/cuda/%.o)
+GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
 .PHONY: help deps deps-grade build lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
@@ -164,11 +198,14 @@ deps-grade:
 	$(call deps_recipe,$(DEPS_GRADE))
 
 gpu-status:
-	@if [ -n "$(NVCC)" ]; then \
-	  echo "GPU parts: nvcc found ($(NVCC)); this release has no CUDA code yet"; \
-	else echo "GPU parts: off (nvcc not found; the CPU parts build and run)"; fi
+	@if [ -z "$(NVCC)" ]; then echo "GPU parts: nvcc not found, so only the simulator" \
+	  "runs the kernels (the CPU parts build and run as usual)"; \
+	elif [ -z "$(HAVE_GPU)" ]; then echo "GPU parts: built with $(NVCC); no CUDA device" \
+	  "here, so the kernels are tested on the simulator"; \
+	else echo "GPU parts: built with $(NVCC); a CUDA device is here"; fi
 
 build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) \
+       $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS)) \
        $(GRADE_DRIVER) $(foreach l,$(GRADED),$(BUILD)/grade/solutions/grade$(l))
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
@@ -177,8 +214,13 @@ lesson37: deps gpu-status $(call LESSON37,$(IMPL))
 test: deps gpu-status
 	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
-	@$(MAKE) --no-print-directory $(UNIT_BIN)
-	@cd $(CURDIR) && $(UNIT_BIN)
+	@$(MAKE) --no-print-directory $(UNIT_BIN) $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
+	@echo "== unit tests of lib (CPU)"
+	@$(UNIT_BIN)
+	@echo "== kernels and the simulator, on the CUDA simulator (CPU)"
+	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
+	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; $(GPU_TESTS); \
+	else echo "== kernels on a GPU: skipped, no CUDA device here (they ran on the simulator)"; fi
 
 grade: deps-grade
 	@pkg-config --exists check || { echo "make grade needs Check, the C unit-test library:" \
@@ -293,6 +335,53 @@ $(BUILD)/grade/lessons/grade%: $(BUILD)/obj/tests/graded/grade%.o $(GRADE_OBJ) \
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
 
+# The simulator and the kernels translated for it.
+$(BUILD)/obj/cudasim/%.o: $(SIM_DIR)/%.cpp
+	@mkdir -p $(@D)
+	@echo "  CXX   $<"
+	$(Q)$(CXX) $(CXXFLAGS_SIM) -c $< -o $@
+
+$(SIM_A): $(SIM_OBJ)
+	@rm -f $@
+	@echo "  AR    $@"
+	$(Q)ar rcs $@ $^
+
+$(BUILD)/sim/%.cpp: %.cu $(SIM_DIR)/cu2sim.pl
+	@mkdir -p $(@D)
+	@echo "  CU2SIM $<"
+	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
+	@mkdir -p $(@D)
+	@echo "  CXX   $*.cu (simulator)"
+	$(Q)$(CXX) $(CXXFLAGS_KSIM) -iquote $(dir $*) -c $< -o $@
+
+$(BUILD)/obj/simc/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC    $< (simulator)"
+	$(Q)$(CC) $(CFLAGS_SIMC) -c $< -o $@
+
+$(SIM_TESTS): $(SIM_TEST_OBJ) $(SIM_KOBJ) $(SIM_A) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CXX) $(OPT) $^ -o $@ $(CHECK_LIBS) $(BLAS_LIBS) -lm
+
+# The same kernels for real GPUs.
+$(BUILD)/obj/cuda/%.o: %.cu
+	@mkdir -p $(@D)
+	@echo "  NVCC  $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(BUILD)/obj/cudac/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC    $< (CUDA)"
+	$(Q)$(CC) $(CFLAGS_CUDAC) -DKERNELS_TEST_MAIN -c $< -o $@
+
+$(GPU_TESTS): $(BUILD)/obj/cudac/tests/kernels/check_kernels.o $(CUDA_KOBJ)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CXX) $(OPT) $^ -o $@ $(CHECK_LIBS) $(CUDA_LIBS) -lm
+
 $(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call EX_OBJ,solutions) $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
@@ -301,5 +390,6 @@ $(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call EX_OBJ,solutions) $(L
 ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(call EX_OBJ,solutions) $(call EX_OBJ,lessons) \
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
            $(BUILD)/obj/tests/bench/bench_iris.o $(GRADE_OBJ) $(BUILD)/obj/tests/graded/driver.o \
-           $(GRADED:%=$(BUILD)/obj/tests/graded/grade%.o)
+           $(GRADED:%=$(BUILD)/obj/tests/graded/grade%.o) $(SIM_OBJ) $(SIM_KOBJ) $(SIM_TEST_OBJ) \
+           $(BUILD)/obj/cudac/tests/kernels/check_kernels.o
 -include $(ALL_OBJ:.o=.d)

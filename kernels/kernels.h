@@ -1,0 +1,157 @@
+/**
+ * @file kernels.h
+ * @brief The workbook's CUDA kernels, seen from C: one host launch wrapper each.
+ *
+ * Every wrapper checks its arguments first (a negative size, a NULL pointer
+ * where data is needed, or a size too big for the kernel's `int` indices
+ * returns `cudaErrorInvalidValue` without launching anything), then launches
+ * its kernel(s) on the stream @p s and returns `cudaGetLastError()`. The
+ * launch is asynchronous: a result is ready once the stream has been
+ * synchronised. A size of 0 launches nothing and returns `cudaSuccess`.
+ *
+ * Matrices are column-major, as everywhere in the workbook: element (i, j) of
+ * a (rows, cols) matrix is `p[i + j * rows]` (or `p[i + j * ld]` where a
+ * leading dimension is given). Shapes are PyTorch's: a batch is (n, features).
+ * All pointers are device pointers.
+ *
+ * The same sources build with nvcc for a real GPU and with the workbook's CUDA
+ * simulator (lib/cudasim), which runs every CUDA thread on the CPU.
+ */
+#ifndef WB_KERNELS_H
+#define WB_KERNELS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- elementwise.cu ------------------------------------------------------ */
+
+/**
+ * @brief ReLU forward: y[i] = x[i] > 0 ? x[i] : 0 for i in [0, n).
+ *
+ * x and y hold n floats (any shape, flattened); y may be x (in place). The
+ * kernel is a grid-stride loop with 256 threads a block.
+ */
+cudaError_t k_relu_forward(const float *x, float *y, int64_t n, cudaStream_t s);
+
+/**
+ * @brief ReLU backward: dx[i] = y[i] > 0 ? dy[i] : 0 for i in [0, n).
+ *
+ * y is the forward output, dy the gradient of the loss with respect to y,
+ * dx the gradient with respect to the input; all hold n floats, and dx may
+ * be dy (in place).
+ */
+cudaError_t k_relu_backward(const float *y, const float *dy, float *dx, int64_t n,
+                            cudaStream_t s);
+
+/**
+ * @brief Plain SGD update: p[i] -= lr * g[i] for i in [0, n).
+ *
+ * p is a parameter tensor and g its gradient, both n floats (any shape,
+ * flattened); lr is the learning rate.
+ */
+cudaError_t k_sgd_step(float *p, const float *g, int64_t n, float lr, cudaStream_t s);
+
+/**
+ * @brief Add a bias to every row: y[i + j * n] += b[j] for y of shape (n, cols).
+ *
+ * y is (n, cols) column-major (a batch of n rows of cols features) and b
+ * holds cols floats, one per column.
+ */
+cudaError_t k_add_bias(float *y, const float *b, int64_t n, int64_t cols, cudaStream_t s);
+
+/** @brief Set all n floats of p to @p value. */
+cudaError_t k_fill(float *p, int64_t n, float value, cudaStream_t s);
+
+/* ---- reduce.cu ----------------------------------------------------------- */
+
+/**
+ * @brief Column sums: out[j] = (accumulate ? out[j] : 0) + sum over i of x(i, j).
+ *
+ * x is (rows, cols) column-major and out holds cols floats (for a batch this
+ * is the bias gradient: the sum of dy over the n rows). One block of 256
+ * threads reduces each column: strided partial sums, a shared-memory tree
+ * down to 32 values, then a warp-shuffle tail. With rows == 0, out is set to
+ * 0 (or left as it is when accumulating); cols == 0 does nothing.
+ */
+cudaError_t k_sum_columns(const float *x, float *out, int64_t rows, int64_t cols,
+                          int accumulate, cudaStream_t s);
+
+/**
+ * @brief Sum of all elements: *out = x[0] + ... + x[n-1].
+ *
+ * x holds n floats; out points to one float on the device. The wrapper sets
+ * *out to 0 (cudaMemsetAsync), then each block reduces its grid-stride slice
+ * in shared memory and adds its partial sum to *out with atomicAdd, so the
+ * order of additions (and the last bits of the result) can vary from run to
+ * run. With n == 0, *out is set to 0 and no kernel is launched.
+ */
+cudaError_t k_sum(const float *x, int64_t n, float *out, cudaStream_t s);
+
+/* ---- softmax_ce.cu ------------------------------------------------------- */
+
+/**
+ * @brief Fused softmax and mean cross-entropy: probs = softmax(logits), *loss.
+ *
+ * logits and probs are (n, c) column-major, targets holds n labels in
+ * [0, c), loss points to one float. One thread per row i computes the row
+ * maximum m, e_j = exp(z(i, j) - m), their sum S, probs(i, j) = e_j / S and
+ * the row loss m + log(S) - z(i, targets[i]); the wrapper zeroes *loss and the
+ * threads atomicAdd rowloss / n, so *loss is the batch mean (PyTorch's
+ * `F.cross_entropy`). A label outside [0, c) makes *loss NaN (check labels on
+ * the host first, as lib does). With n == 0, *loss is set to NaN (the mean of
+ * nothing, as in PyTorch) and no kernel is launched; n > 0 needs c >= 1.
+ */
+cudaError_t k_softmax_ce_forward(const float *logits, const int32_t *targets, float *probs,
+                                 float *loss, int64_t n, int64_t c, cudaStream_t s);
+
+/**
+ * @brief Gradient of the mean cross-entropy with respect to the logits.
+ *
+ * probs is the (n, c) output of k_softmax_ce_forward(), targets its n labels,
+ * dlogits (n, c) column-major receives (probs(i, j) - [j == targets[i]]) / n.
+ * A row whose label is outside [0, c) is filled with NaN.
+ */
+cudaError_t k_softmax_ce_backward(const float *probs, const int32_t *targets, float *dlogits,
+                                  int64_t n, int64_t c, cudaStream_t s);
+
+/* ---- sgemm.cu ------------------------------------------------------------ */
+
+/** Number of SGEMM variants in the teaching series (valid variants: 0 .. K_SGEMM_VARIANTS-1). */
+#define K_SGEMM_VARIANTS 3
+
+/**
+ * @brief C = alpha * A * B + beta * C with one of the workbook's SGEMM kernels.
+ *
+ * A is (M, K) with leading dimension lda >= max(1, M), B is (K, N) with
+ * ldb >= max(1, K), C is (M, N) with ldc >= max(1, M), all column-major as in
+ * BLAS (`cublasSgemm` with no transposes). @p variant picks the kernel of the
+ * teaching series: 0 naive (one thread per element of C, 16x16 blocks),
+ * 1 tiled (32x32 tiles of A and B in shared memory), 2 register-blocked
+ * (64x64 tiles of C per block, a 4x4 micro-tile per thread). Any sizes work.
+ * As in BLAS, C is not read when beta == 0 (it may hold garbage or NaN), and
+ * M == 0 or N == 0 does nothing; with K == 0, C = beta * C (A and B may be NULL). Sizes whose indices do not fit in `int`
+ * (lda * K, ldb * N or ldc * N above INT_MAX) and an unknown variant are
+ * `cudaErrorInvalidValue`.
+ */
+cudaError_t k_sgemm(int variant, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                    int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                    cudaStream_t s);
+
+/**
+ * @brief The name of an SGEMM variant for tables and plots.
+ *
+ * Returns "naive", "tiled (shared memory)" or "register-blocked 4x4" for
+ * variants 0, 1 and 2, and "unknown" for any other number.
+ */
+const char *k_sgemm_name(int variant);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WB_KERNELS_H */

@@ -1,0 +1,53 @@
+/*
+ * cublas_v2.h for the CUDA simulator: the cuBLAS calls the workbook makes,
+ * computed on the CPU by OpenBLAS (lib/cudasim/cublas.cpp). Column-major, like
+ * cuBLAS; pointers must be (simulated) device memory.
+ */
+#ifndef CUDASIM_CUBLAS_V2_H
+#define CUDASIM_CUBLAS_V2_H
+
+#include "cuda_runtime_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUBLAS_VER_MAJOR 13
+#define CUBLAS_VER_MINOR 1
+#define CUBLAS_VER_PATCH 0
+
+typedef enum {
+    CUBLAS_STATUS_SUCCESS = 0,
+    CUBLAS_STATUS_NOT_INITIALIZED = 1,
+    CUBLAS_STATUS_ALLOC_FAILED = 3,
+    CUBLAS_STATUS_INVALID_VALUE = 7,
+    CUBLAS_STATUS_ARCH_MISMATCH = 8,
+    CUBLAS_STATUS_MAPPING_ERROR = 11,
+    CUBLAS_STATUS_EXECUTION_FAILED = 13,
+    CUBLAS_STATUS_INTERNAL_ERROR = 14,
+    CUBLAS_STATUS_NOT_SUPPORTED = 15
+} cublasStatus_t;
+
+typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 } cublasOperation_t;
+
+typedef enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_TF32_TENSOR_OP_MATH = 3 } cublasMath_t;
+
+typedef struct cublasContext *cublasHandle_t;
+
+cublasStatus_t cublasCreate(cublasHandle_t *handle);
+cublasStatus_t cublasDestroy(cublasHandle_t handle);
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
+cublasStatus_t cublasGetVersion(cublasHandle_t handle, int *version);
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
+const char *cublasGetStatusString(cublasStatus_t status);
+
+cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, int k, const float *alpha,
+                           const float *A, int lda, const float *B, int ldb, const float *beta,
+                           float *C, int ldc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUDASIM_CUBLAS_V2_H */

@@ -1,0 +1,41 @@
+/*
+ * kernel_api.h: what translated kernels and the simulator's runtime share: the
+ * launch configuration, the warp operations, and the entry points that
+ * kernel.h's macros call.
+ */
+#ifndef CUDASIM_KERNEL_API_H
+#define CUDASIM_KERNEL_API_H
+
+#include "include/cuda_runtime_api.h"
+
+namespace cudasim {
+
+/* The configuration of one launch, as the <<< >>> brackets gave it. */
+struct LaunchConfig {
+    const char *name;
+    const void *fn;
+    dim3 grid, block;
+    size_t shared_bytes;
+    cudaStream_t stream;
+};
+
+enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };
+
+} // namespace cudasim
+
+extern "C" {
+/* The simulated thread's coordinates, set before a thread runs or resumes. */
+extern thread_local uint3 cudasim_thread_idx, cudasim_block_idx;
+extern thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
+
+cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg, void (*thunk)(void *),
+                                  void *ctx);
+void cudasim_syncthreads(const char *file, int line);
+unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value, int arg,
+                                   int width, const char *file, int line);
+void *cudasim_dynamic_shared(void);
+void cudasim_shared_note(void *addr, size_t bytes, const char *file, int line);
+int cudasim_register_kernel(const char *name, int uses_barriers);
+}
+
+#endif /* CUDASIM_KERNEL_API_H */

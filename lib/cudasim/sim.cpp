@@ -1,0 +1,1352 @@
+/*
+ * sim.cpp: the CUDA simulator's runtime.
+ *
+ * Device memory is host memory, each buffer placed so that it ends against an
+ * inaccessible guard page: a kernel that reads or writes past the end faults
+ * at once, and the fault handler names the kernel, block and thread. Blocks
+ * run one after another. In a block, threads run one after another too: as
+ * plain calls when the kernel uses no barrier, otherwise each as a fiber
+ * (ucontext) that yields at __syncthreads and warp operations, so that the
+ * block advances in lock-step from barrier to barrier, as on a GPU. The
+ * scheduler checks that every thread reaches every barrier.
+ *
+ * Everything is synchronous: a launch has finished when it returns, streams
+ * and events only keep their API (and events the host time of their record).
+ * Errors follow real CUDA: a bad launch configuration is reported by
+ * cudaGetLastError; a fault inside a kernel is "sticky" and every later call
+ * returns it until cudaDeviceReset.
+ */
+#include <signal.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cudasim.h"
+#include "include/cuda_runtime_api.h"
+#include "kernel_api.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#define CUDASIM_ASAN 1
+#else
+#define CUDASIM_ASAN 0
+#endif
+
+/* ---- the coordinates kernels read ---------------------------------------- */
+
+thread_local uint3 cudasim_thread_idx, cudasim_block_idx;
+thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
+
+namespace {
+
+/* The limits of the device the simulator presents (a compute capability 8.0
+ * part, the oldest the workbook's build targets with all features). */
+const int kMaxThreadsPerBlock = 1024;
+const int kMaxBlockDim[3] = {1024, 1024, 64};
+const int kMaxGridDim[3] = {2147483647, 65535, 65535};
+const size_t kSharedPerBlock = 48 * 1024;
+const size_t kSharedPerBlockOptin = 163 * 1024;
+const size_t kTotalMemory = (size_t)16 << 30;
+const size_t kStackBytes = CUDASIM_ASAN ? (512 << 10) : (128 << 10);
+
+/* ---- errors and reports --------------------------------------------------- */
+
+cudaError_t g_last = cudaSuccess;   /* what cudaGetLastError returns next */
+cudaError_t g_sticky = cudaSuccess; /* a kernel fault: returned until reset */
+std::string g_report;
+FILE *g_report_stream = (FILE *)1; /* 1: stderr, resolved at first use */
+unsigned long long g_launches = 0;
+
+void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void report(const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    g_report = buf;
+    FILE *out = g_report_stream == (FILE *)1 ? stderr : g_report_stream;
+    if (out) {
+        fprintf(out, "cudasim: %s\n", buf);
+        fflush(out);
+    }
+}
+
+cudaError_t fail(cudaError_t e)
+{
+    g_last = e;
+    return e;
+}
+
+/* ---- device memory --------------------------------------------------------- */
+
+struct Alloc {
+    size_t size;      /* what the caller asked for */
+    char *map;        /* the mapping: [slack][data][guard page] */
+    size_t map_bytes;
+    bool device;      /* false: pinned host memory from cudaMallocHost */
+};
+std::map<uintptr_t, Alloc> g_allocs; /* by start address */
+size_t g_in_use = 0;
+size_t g_page = 4096;
+const unsigned char kCanary = 0xcd;
+
+/* The allocation that contains [p, p + n), or NULL. */
+const Alloc *find_alloc(const void *p, uintptr_t *start = nullptr)
+{
+    uintptr_t a = (uintptr_t)p;
+    auto it = g_allocs.upper_bound(a);
+    if (it == g_allocs.begin()) return nullptr;
+    --it;
+    if (a >= it->first && a < it->first + (it->second.size ? it->second.size : 1)) {
+        if (start) *start = it->first;
+        return &it->second;
+    }
+    return nullptr;
+}
+
+/* The allocation whose guard page (or slack) holds address a, for fault reports. */
+const Alloc *near_alloc(uintptr_t a, uintptr_t *start)
+{
+    for (auto &kv : g_allocs) {
+        uintptr_t lo = (uintptr_t)kv.second.map, hi = lo + kv.second.map_bytes;
+        if (a >= lo && a < hi) {
+            *start = kv.first;
+            return &kv.second;
+        }
+    }
+    return nullptr;
+}
+
+void *map_buffer(size_t size, bool device)
+{
+    /* Data 16-byte aligned, ending at most 15 bytes before a guard page; the
+     * bytes between its end and the page are canaries. */
+    size_t rounded = (size + 15) & ~(size_t)15;
+    size_t data_pages = (rounded + g_page - 1) / g_page;
+    size_t map_bytes = (data_pages + 1) * g_page;
+    char *map = (char *)mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) return nullptr;
+    char *guard = map + data_pages * g_page;
+    mprotect(guard, g_page, PROT_NONE);
+    char *data = guard - rounded;
+    memset(data + size, kCanary, rounded - size);
+    g_allocs[(uintptr_t)data] = Alloc{size, map, map_bytes, device};
+    if (device) g_in_use += size;
+    return data;
+}
+
+/* Check the canaries after the end of every device buffer; returns the first
+ * buffer written past its end, or NULL. */
+const Alloc *check_canaries(uintptr_t *start)
+{
+    for (auto &kv : g_allocs) {
+        const Alloc &a = kv.second;
+        size_t rounded = (a.size + 15) & ~(size_t)15;
+        const unsigned char *p = (const unsigned char *)kv.first;
+        for (size_t i = a.size; i < rounded; i++)
+            if (p[i] != kCanary) {
+                *start = kv.first;
+                return &a;
+            }
+    }
+    return nullptr;
+}
+
+/* ---- streams and events ---------------------------------------------------- */
+
+struct Event {
+    double ms = -1;
+};
+std::map<cudaStream_t, int> g_streams;
+std::map<cudaEvent_t, Event> g_events;
+
+double now_ms()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+bool stream_ok(cudaStream_t s) { return s == nullptr || g_streams.count(s); }
+
+/* ---- kernels and threads ---------------------------------------------------- */
+
+/* name -> uses barriers or warp operations; filled by static initializers of
+ * translated files, hence a function-local static (constructed on first use). */
+std::map<std::string, int> &kernels()
+{
+    static std::map<std::string, int> table;
+    return table;
+}
+std::map<const void *, int> g_dynamic_limit;
+
+enum State { READY, AT_BARRIER, AT_WARP, DONE };
+
+/* Fibers switch with a few instructions on x86-64 (saving the callee-saved
+ * registers and the FP control words, as a function call would) and with
+ * ucontext elsewhere (correct, but each switch makes a system call). */
+#if defined(__x86_64__)
+#define CUDASIM_FAST_SWITCH 1
+extern "C" void cudasim_switch(void **save_sp, void *new_sp);
+__asm__(".text\n"
+        ".globl cudasim_switch\n"
+        ".type cudasim_switch,@function\n"
+        "cudasim_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size cudasim_switch,.-cudasim_switch\n");
+#else
+#define CUDASIM_FAST_SWITCH 0
+#endif
+
+struct Thread {
+    ucontext_t ctx;
+    void *sp = nullptr;
+    char *stack = nullptr;
+    State state = READY;
+    bool started = false;
+    uint3 idx;
+    const char *file = nullptr;
+    int line = 0;
+    /* a pending warp operation */
+    int op = 0, arg = 0, width = 32;
+    unsigned mask = 0;
+    unsigned long long value = 0, result = 0;
+    void *asan_fake_stack = nullptr;
+};
+
+struct Run {
+    const cudasim::LaunchConfig *cfg = nullptr;
+    void (*thunk)(void *) = nullptr;
+    void *ctx = nullptr;
+    bool fibers = false;
+    int nthreads = 0;
+    std::vector<Thread> threads;
+    Thread *current = nullptr;
+    ucontext_t scheduler;
+    void *scheduler_sp = nullptr;
+    char *dynamic_shared = nullptr;
+    unsigned long long block_serial = 0;
+    std::map<void *, unsigned long long> shared_seen; /* address -> block serial */
+    size_t static_shared = 0;
+    sigjmp_buf abort_env;
+    bool in_kernel = false;
+    bool on_fiber = false; /* running on a fiber's stack (not the scheduler's) */
+} g_run;
+
+/* AddressSanitizer must be told about every switch between stacks. */
+#if CUDASIM_ASAN
+void *g_main_fake_stack = nullptr;
+const void *g_main_stack_bottom = nullptr;
+size_t g_main_stack_size = 0;
+#endif
+
+std::vector<char *> g_stack_pool;
+
+void describe_thread(char *buf, size_t n)
+{
+    const uint3 &b = cudasim_block_idx, &t = cudasim_thread_idx;
+    snprintf(buf, n, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u)", g_run.cfg->name, b.x, b.y,
+             b.z, t.x, t.y, t.z);
+}
+
+/* Leave the launch: from a fiber, a plain thread or the fault handler. */
+[[noreturn]] void abort_launch(cudaError_t e)
+{
+    if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure) g_sticky = e;
+    g_last = e;
+#if CUDASIM_ASAN
+    /* Leaving a fiber for good: tell ASan we are back on the main stack. */
+    if (g_run.on_fiber) __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
+#endif
+    siglongjmp(g_run.abort_env, 1);
+}
+
+/* ---- faults ------------------------------------------------------------------ */
+
+char g_altstack[64 * 1024];
+
+void on_fault(int sig, siginfo_t *info, void *)
+{
+    if (!g_run.in_kernel) {
+        signal(sig, SIG_DFL); /* not ours: crash as usual */
+        return;
+    }
+    char who[256], what[512];
+    describe_thread(who, sizeof who);
+    uintptr_t a = (uintptr_t)info->si_addr, start = 0;
+    const Alloc *al = sig == SIGSEGV || sig == SIGBUS ? near_alloc(a, &start) : nullptr;
+    if (sig == SIGFPE)
+        snprintf(what, sizeof what, "an integer division by zero");
+    else if (al)
+        snprintf(what, sizeof what,
+                 "an access %lld bytes past the end of a %zu-byte %s buffer (an index "
+                 "beyond its last element: check the bounds test)",
+                 (long long)(a - (start + al->size)), al->size,
+                 al->device ? "cudaMalloc" : "cudaMallocHost");
+    else
+        snprintf(what, sizeof what, "an invalid memory access at address %p", info->si_addr);
+    report("%s: %s (CUDA reports: an illegal memory access was encountered)", who, what);
+    abort_launch(sig == SIGFPE ? cudaErrorLaunchFailure : cudaErrorIllegalAddress);
+}
+
+#if CUDASIM_ASAN
+/* When AddressSanitizer stops the program inside a kernel, say which thread. */
+void on_asan_death()
+{
+    if (!g_run.in_kernel) return;
+    char who[256];
+    describe_thread(who, sizeof who);
+    fprintf(stderr, "cudasim: AddressSanitizer's report above is about %s\n", who);
+}
+#endif
+
+void install_fault_handler()
+{
+    static bool done = false;
+    if (done) return;
+    done = true;
+#if CUDASIM_ASAN
+    __sanitizer_set_death_callback(on_asan_death);
+#endif
+    g_page = (size_t)sysconf(_SC_PAGESIZE);
+    stack_t ss;
+    ss.ss_sp = g_altstack;
+    ss.ss_size = sizeof g_altstack;
+    ss.ss_flags = 0;
+    sigaltstack(&ss, nullptr);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+    sigaction(SIGFPE, &sa, nullptr);
+}
+
+/* ---- fibers -------------------------------------------------------------------- */
+
+/* From a fiber back to the scheduler, which runs on the main stack. */
+void yield()
+{
+    Thread *t = g_run.current;
+#if CUDASIM_ASAN
+    __sanitizer_start_switch_fiber(&t->asan_fake_stack, g_main_stack_bottom, g_main_stack_size);
+#endif
+    g_run.on_fiber = false;
+#if CUDASIM_FAST_SWITCH
+    cudasim_switch(&t->sp, g_run.scheduler_sp);
+#else
+    swapcontext(&t->ctx, &g_run.scheduler);
+#endif
+    g_run.on_fiber = true;
+#if CUDASIM_ASAN
+    __sanitizer_finish_switch_fiber(t->asan_fake_stack, nullptr, nullptr);
+#endif
+}
+
+void fiber_main()
+{
+#if CUDASIM_ASAN
+    __sanitizer_finish_switch_fiber(nullptr, &g_main_stack_bottom, &g_main_stack_size);
+#endif
+    g_run.on_fiber = true;
+    g_run.thunk(g_run.ctx);
+    g_run.current->state = DONE;
+    g_run.on_fiber = false;
+#if CUDASIM_ASAN
+    __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
+#endif
+#if CUDASIM_FAST_SWITCH
+    void *dead;
+    cudasim_switch(&dead, g_run.scheduler_sp); /* never comes back */
+#else
+    setcontext(&g_run.scheduler);
+#endif
+    __builtin_unreachable();
+}
+
+char *stack_for(int i)
+{
+    while ((int)g_stack_pool.size() <= i) {
+        char *s = (char *)mmap(nullptr, kStackBytes + g_page, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (s == MAP_FAILED) return nullptr;
+        mprotect(s, g_page, PROT_NONE); /* a stack overflow faults */
+        g_stack_pool.push_back(s + g_page);
+    }
+    return g_stack_pool[i];
+}
+
+void set_coordinates(const Thread &t) { cudasim_thread_idx = t.idx; }
+
+void run_fiber(Thread &t, int i)
+{
+    g_run.current = &t;
+    set_coordinates(t);
+    if (!t.started) {
+        t.started = true;
+        t.stack = stack_for(i);
+        if (!t.stack) {
+            report("kernel %s: out of memory for the simulator's thread stacks", g_run.cfg->name);
+            abort_launch(cudaErrorLaunchOutOfResources);
+        }
+#if CUDASIM_ASAN
+        /* A reused stack still carries the poison of its last fiber's frames. */
+        __asan_unpoison_memory_region(t.stack, kStackBytes);
+#endif
+#if CUDASIM_FAST_SWITCH
+        /* A frame that cudasim_switch "returns" into fiber_main from:
+         * [fp control words][r15 r14 r13 r12 rbx rbp][fiber_main][0] */
+        uint64_t *top = (uint64_t *)(t.stack + kStackBytes);
+        top -= 2;
+        top[1] = 0;                         /* fiber_main's return address: never used */
+        top[0] = (uint64_t)(uintptr_t)fiber_main;
+        top -= 6;
+        for (int r = 0; r < 6; r++) top[r] = 0;
+        top -= 1;
+        top[0] = 0x1f80 | ((uint64_t)0x037f << 32); /* default MXCSR and x87 control word */
+        t.sp = top;
+#else
+        getcontext(&t.ctx);
+        t.ctx.uc_stack.ss_sp = t.stack;
+        t.ctx.uc_stack.ss_size = kStackBytes;
+        t.ctx.uc_link = nullptr;
+        makecontext(&t.ctx, fiber_main, 0);
+#endif
+    }
+    t.state = READY;
+#if CUDASIM_ASAN
+    __sanitizer_start_switch_fiber(&g_main_fake_stack, t.stack, kStackBytes);
+#endif
+#if CUDASIM_FAST_SWITCH
+    cudasim_switch(&g_run.scheduler_sp, t.sp);
+#else
+    swapcontext(&g_run.scheduler, &t.ctx);
+#endif
+    g_run.on_fiber = false;
+#if CUDASIM_ASAN
+    __sanitizer_finish_switch_fiber(g_main_fake_stack, nullptr, nullptr);
+#endif
+}
+
+void range_text(const std::vector<int> &ids, char *buf, size_t n)
+{
+    /* "0-31, 64" */
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ids.size() && used < n;) {
+        size_t j = i;
+        while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) j++;
+        used += snprintf(buf + used, n - used, "%s%d", used ? ", " : "", ids[i]);
+        if (j > i && used < n) used += snprintf(buf + used, n - used, "-%d", ids[j]);
+        i = j + 1;
+        if (used > n - 40) {
+            snprintf(buf + used, n - used, ", ...");
+            break;
+        }
+    }
+}
+
+/* Settle the warp operations that every lane of their mask has reached. */
+bool resolve_warps()
+{
+    bool progress = false;
+    int n = g_run.nthreads;
+    for (int w = 0; w * 32 < n; w++) {
+        int base = w * 32, lanes = n - base < 32 ? n - base : 32;
+        int first = -1;
+        for (int l = 0; l < lanes; l++)
+            if (g_run.threads[base + l].state == AT_WARP) {
+                first = l;
+                break;
+            }
+        if (first < 0) continue;
+        Thread &lead = g_run.threads[base + first];
+        unsigned mask = lead.mask;
+        bool all_there = true;
+        for (int l = 0; l < lanes; l++) {
+            if (!(mask >> l & 1)) continue;
+            Thread &t = g_run.threads[base + l];
+            if (t.state == AT_WARP) {
+                if (t.op != lead.op || t.mask != mask) {
+                    report("kernel %s, block (%u,%u,%u): lanes %d and %d of warp %d are at "
+                           "different warp operations (%s:%d and %s:%d) with the same mask: "
+                           "every lane named in the mask must reach the same one",
+                           g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y,
+                           cudasim_block_idx.z, first, l, w, lead.file, lead.line, t.file,
+                           t.line);
+                    abort_launch(cudaErrorLaunchFailure);
+                }
+            } else {
+                all_there = false;
+                if (t.state == DONE || t.state == AT_BARRIER) {
+                    report("kernel %s, block (%u,%u,%u): lane %d of warp %d %s, but the warp "
+                           "operation at %s:%d waits for it (mask 0x%08x): a warp operation "
+                           "inside a branch that not every lane of its mask takes",
+                           g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y,
+                           cudasim_block_idx.z, l, w,
+                           t.state == DONE ? "returned" : "waits at __syncthreads", lead.file,
+                           lead.line, mask);
+                    abort_launch(cudaErrorLaunchFailure);
+                }
+            }
+        }
+        if (!all_there) continue;
+        unsigned long long vote = 0;
+        bool any = false, all = true;
+        for (int l = 0; l < lanes; l++)
+            if (mask >> l & 1) {
+                Thread &t = g_run.threads[base + l];
+                vote |= (unsigned long long)(t.value != 0) << l;
+                any = any || t.value != 0;
+                all = all && t.value != 0;
+            }
+        for (int l = 0; l < lanes; l++) {
+            if (!(mask >> l & 1)) continue;
+            Thread &t = g_run.threads[base + l];
+            int width = t.width, seg = l & ~(width - 1), src = l;
+            switch (t.op) {
+            case cudasim::SHFL_IDX: src = seg + (t.arg & (width - 1)); break;
+            case cudasim::SHFL_UP: src = l - t.arg >= seg ? l - t.arg : l; break;
+            case cudasim::SHFL_DOWN: src = l + t.arg < seg + width ? l + t.arg : l; break;
+            case cudasim::SHFL_XOR: src = (l ^ t.arg) < seg + width ? (l ^ t.arg) : l; break;
+            default: break;
+            }
+            if (src >= lanes) src = l;
+            switch (t.op) {
+            case cudasim::BALLOT: t.result = vote; break;
+            case cudasim::ANY: t.result = any; break;
+            case cudasim::ALL: t.result = all; break;
+            case cudasim::WARP_SYNC: t.result = 0; break;
+            default: t.result = g_run.threads[base + src].value; break;
+            }
+            t.state = READY;
+        }
+        progress = true;
+    }
+    return progress;
+}
+
+/* Release a barrier that every live thread of the block has reached; returns
+ * false when there is none, and reports a barrier that cannot be released
+ * (1 in *bad; the caller aborts, after the vectors here are gone). */
+bool resolve_barrier(int *bad)
+{
+    *bad = 0;
+    std::vector<int> waiting, done, elsewhere;
+    const Thread *first = nullptr;
+    for (int i = 0; i < g_run.nthreads; i++) {
+        Thread &t = g_run.threads[i];
+        if (t.state == AT_BARRIER) {
+            if (!first) first = &t;
+            if (t.line != first->line || strcmp(t.file, first->file) != 0)
+                elsewhere.push_back(i);
+            else
+                waiting.push_back(i);
+        } else if (t.state == DONE) {
+            done.push_back(i);
+        } else {
+            return false; /* someone is still at a warp operation */
+        }
+    }
+    if (!first) return false;
+    char a[200], b[200];
+    if (!done.empty()) {
+        range_text(waiting, a, sizeof a);
+        range_text(done, b, sizeof b);
+        report("kernel %s, block (%u,%u,%u): the __syncthreads at %s:%d was reached by threads "
+               "%s of %d, but threads %s returned without reaching it: every thread of a block "
+               "must reach every __syncthreads (do not put one inside a branch, or return "
+               "early, for some threads only)",
+               g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z,
+               first->file, first->line, a, g_run.nthreads, b);
+        *bad = 1;
+        return false;
+    }
+    if (!elsewhere.empty()) {
+        range_text(waiting, a, sizeof a);
+        range_text(elsewhere, b, sizeof b);
+        const Thread &o = g_run.threads[elsewhere[0]];
+        report("kernel %s, block (%u,%u,%u): threads %s wait at the __syncthreads at %s:%d, "
+               "threads %s at the one at %s:%d: a barrier inside a branch that threads take "
+               "differently",
+               g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z, a,
+               first->file, first->line, b, o.file, o.line);
+        *bad = 1;
+        return false;
+    }
+    for (int i : waiting) g_run.threads[i].state = READY;
+    return true;
+}
+
+void run_block_fibers()
+{
+    for (int i = 0; i < g_run.nthreads; i++) {
+        Thread &t = g_run.threads[i];
+        t.state = READY;
+        t.started = false;
+    }
+    for (;;) {
+        bool ran = false;
+        for (int i = 0; i < g_run.nthreads; i++)
+            if (g_run.threads[i].state == READY) {
+                run_fiber(g_run.threads[i], i);
+                ran = true;
+            }
+        bool all_done = true;
+        for (int i = 0; i < g_run.nthreads; i++) all_done &= g_run.threads[i].state == DONE;
+        if (all_done) return;
+        if (resolve_warps()) continue;
+        int bad;
+        if (resolve_barrier(&bad)) continue;
+        if (bad) abort_launch(cudaErrorLaunchFailure);
+        if (!ran) {
+            report("kernel %s, block (%u,%u,%u): the threads wait for one another and none can "
+                   "go on (a warp operation waiting for lanes that wait at a barrier?)",
+                   g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y,
+                   cudasim_block_idx.z);
+            abort_launch(cudaErrorLaunchFailure);
+        }
+    }
+}
+
+/* A kernel without barriers: its threads are plain calls, one after another. */
+void run_block_plain()
+{
+    const dim3 &b = g_run.cfg->block;
+    g_run.current = nullptr;
+    for (unsigned z = 0; z < b.z; z++)
+        for (unsigned y = 0; y < b.y; y++)
+            for (unsigned x = 0; x < b.x; x++) {
+                cudasim_thread_idx = uint3{x, y, z};
+                g_run.thunk(g_run.ctx);
+            }
+}
+
+bool kernel_uses_barriers(const char *name)
+{
+    std::string base(name);
+    size_t lt = base.find('<');
+    if (lt != std::string::npos) base.resize(lt);
+    size_t colon = base.rfind("::");
+    if (colon != std::string::npos) base = base.substr(colon + 2);
+    auto it = kernels().find(base);
+    return it == kernels().end() || it->second; /* unknown: the safe choice */
+}
+
+cudaError_t check_config(const cudasim::LaunchConfig *c)
+{
+    const dim3 &g = c->grid, &b = c->block;
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0) {
+        report("kernel %s: launched with an empty grid (%u,%u,%u) or block (%u,%u,%u) "
+               "(CUDA reports: invalid configuration argument)",
+               c->name, g.x, g.y, g.z, b.x, b.y, b.z);
+        return cudaErrorInvalidConfiguration;
+    }
+    if (threads > (unsigned long long)kMaxThreadsPerBlock || b.x > (unsigned)kMaxBlockDim[0] ||
+        b.y > (unsigned)kMaxBlockDim[1] || b.z > (unsigned)kMaxBlockDim[2]) {
+        report("kernel %s: a block of %llu threads (%u x %u x %u); a block may have at most "
+               "%d threads, and at most %d in z (CUDA reports: invalid configuration argument)",
+               c->name, threads, b.x, b.y, b.z, kMaxThreadsPerBlock, kMaxBlockDim[2]);
+        return cudaErrorInvalidConfiguration;
+    }
+    if (g.y > (unsigned)kMaxGridDim[1] || g.z > (unsigned)kMaxGridDim[2] ||
+        g.x > (unsigned)kMaxGridDim[0]) {
+        report("kernel %s: a grid of (%u,%u,%u) blocks; y and z may be at most %d (CUDA "
+               "reports: invalid configuration argument)",
+               c->name, g.x, g.y, g.z, kMaxGridDim[1]);
+        return cudaErrorInvalidConfiguration;
+    }
+    size_t limit = kSharedPerBlock;
+    auto it = g_dynamic_limit.find(c->fn);
+    if (it != g_dynamic_limit.end()) limit = (size_t)it->second;
+    if (c->shared_bytes > limit) {
+        report("kernel %s: asks for %zu bytes of dynamic shared memory; the limit is %zu "
+               "without cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize) and "
+               "%zu with it (CUDA reports: invalid argument)",
+               c->name, c->shared_bytes, limit, kSharedPerBlockOptin);
+        return cudaErrorInvalidValue;
+    }
+    if (!stream_ok(c->stream)) {
+        report("kernel %s: launched on a stream that does not exist (destroyed?) (CUDA reports: "
+               "invalid resource handle)",
+               c->name);
+        return cudaErrorInvalidResourceHandle;
+    }
+    return cudaSuccess;
+}
+
+} // namespace
+
+/* ---- the kernel-side entry points ----------------------------------------------- */
+
+extern "C" int cudasim_register_kernel(const char *name, int uses_barriers)
+{
+    int &v = kernels()[name];
+    v = v || uses_barriers;
+    return 0;
+}
+
+extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
+                                             void (*thunk)(void *), void *ctx)
+{
+    install_fault_handler();
+    g_launches++;
+    if (g_sticky) return fail(g_sticky);
+    cudaError_t e = check_config(cfg);
+    if (e) return fail(e);
+
+    g_run.cfg = cfg;
+    g_run.thunk = thunk;
+    g_run.ctx = ctx;
+    g_run.fibers = kernel_uses_barriers(cfg->name);
+    g_run.nthreads = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
+    if (g_run.fibers) {
+        if ((int)g_run.threads.size() < g_run.nthreads) g_run.threads.resize(g_run.nthreads);
+        for (int i = 0; i < g_run.nthreads; i++) {
+            Thread &t = g_run.threads[i];
+            t.idx.x = i % cfg->block.x;
+            t.idx.y = i / cfg->block.x % cfg->block.y;
+            t.idx.z = i / (cfg->block.x * cfg->block.y);
+        }
+    }
+    g_run.static_shared = 0;
+    g_run.shared_seen.clear();
+    g_run.dynamic_shared = nullptr;
+    if (cfg->shared_bytes) {
+        g_run.dynamic_shared = (char *)map_buffer(cfg->shared_bytes, true);
+        g_in_use -= cfg->shared_bytes; /* not device memory the program allocated */
+        if (!g_run.dynamic_shared) return fail(cudaErrorLaunchOutOfResources);
+    }
+    cudasim_grid_dim = cfg->grid;
+    cudasim_block_dim = cfg->block;
+
+    g_run.in_kernel = true;
+    g_run.on_fiber = false;
+    if (sigsetjmp(g_run.abort_env, 1) != 0) {
+#if CUDASIM_ASAN
+        if (g_run.on_fiber) __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+        g_run.on_fiber = false;
+    } else {
+        for (unsigned z = 0; z < cfg->grid.z; z++)
+            for (unsigned y = 0; y < cfg->grid.y; y++)
+                for (unsigned x = 0; x < cfg->grid.x; x++) {
+                    cudasim_block_idx = uint3{x, y, z};
+                    g_run.block_serial++;
+                    if (g_run.dynamic_shared) /* garbage, as on a GPU, but loud garbage */
+                        memset(g_run.dynamic_shared, 0xff, cfg->shared_bytes);
+                    if (g_run.fibers)
+                        run_block_fibers();
+                    else
+                        run_block_plain();
+                }
+        g_run.in_kernel = false;
+        uintptr_t start;
+        const Alloc *bad = check_canaries(&start);
+        if (bad) {
+            report("kernel %s wrote past the end of a %zu-byte %s buffer (within the %zu bytes "
+                   "after it; run the test under AddressSanitizer, make test SAN=1, to learn "
+                   "which thread) (CUDA reports: an illegal memory access was encountered)",
+                   cfg->name, bad->size, bad->device ? "cudaMalloc" : "cudaMallocHost",
+                   ((bad->size + 15) & ~(size_t)15) - bad->size);
+            g_sticky = g_last = cudaErrorIllegalAddress;
+        }
+    }
+    g_run.in_kernel = false;
+    if (g_run.dynamic_shared) {
+        uintptr_t start = (uintptr_t)g_run.dynamic_shared;
+        Alloc a = g_allocs[start];
+        g_allocs.erase(start);
+        munmap(a.map, a.map_bytes);
+        g_run.dynamic_shared = nullptr;
+    }
+    return g_last == cudaSuccess ? cudaSuccess : g_last;
+}
+
+extern "C" void cudasim_syncthreads(const char *file, int line)
+{
+    if (!g_run.fibers) {
+        report("kernel %s: __syncthreads at %s:%d, but the kernel was run without fibers "
+               "(the translator did not see it; call it from the kernel or a __device__ "
+               "function of the same file)",
+               g_run.cfg->name, file, line);
+        abort_launch(cudaErrorLaunchFailure);
+    }
+    Thread *t = g_run.current;
+    t->state = AT_BARRIER;
+    t->file = file;
+    t->line = line;
+    yield();
+    set_coordinates(*t);
+}
+
+extern "C" unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value,
+                                              int arg, int width, const char *file, int line)
+{
+    if (!g_run.fibers) {
+        report("kernel %s: a warp operation at %s:%d, but the kernel was run without fibers",
+               g_run.cfg->name, file, line);
+        abort_launch(cudaErrorLaunchFailure);
+    }
+    if (width <= 0 || width > 32 || (width & (width - 1))) {
+        char who[256];
+        describe_thread(who, sizeof who);
+        report("%s: a shuffle width of %d at %s:%d; it must be a power of 2 up to 32", who,
+               width, file, line);
+        abort_launch(cudaErrorLaunchFailure);
+    }
+    Thread *t = g_run.current;
+    int lane = (int)(t - g_run.threads.data()) % 32;
+    if (!(mask >> lane & 1)) {
+        char who[256];
+        describe_thread(who, sizeof who);
+        report("%s: lane %d calls the warp operation at %s:%d with mask 0x%08x, which does not "
+               "include it",
+               who, lane, file, line, mask);
+        abort_launch(cudaErrorLaunchFailure);
+    }
+    t->state = AT_WARP;
+    t->op = op;
+    t->mask = mask;
+    t->value = value;
+    t->arg = arg;
+    t->width = width;
+    t->file = file;
+    t->line = line;
+    yield();
+    set_coordinates(*t);
+    return t->result;
+}
+
+extern "C" void *cudasim_dynamic_shared(void) { return g_run.dynamic_shared; }
+
+extern "C" void cudasim_shared_note(void *addr, size_t bytes, const char *file, int line)
+{
+    unsigned long long &seen = g_run.shared_seen[addr];
+    if (seen == g_run.block_serial) return;
+    if (seen == 0) {
+        g_run.static_shared += bytes;
+        if (g_run.static_shared + g_run.cfg->shared_bytes > kSharedPerBlock) {
+            report("kernel %s: the __shared__ variable at %s:%d brings the block's shared "
+                   "memory to %zu bytes (%zu static + %zu dynamic); a block may use at most %zu "
+                   "(nvcc refuses too much static shared memory when it compiles) (CUDA "
+                   "reports: too many resources requested for launch)",
+                   g_run.cfg->name, file, line, g_run.static_shared + g_run.cfg->shared_bytes,
+                   g_run.static_shared, g_run.cfg->shared_bytes, kSharedPerBlock);
+            abort_launch(cudaErrorLaunchOutOfResources);
+        }
+    }
+    seen = g_run.block_serial;
+    memset(addr, 0xff, bytes); /* a new block finds garbage there, as on a GPU */
+}
+
+/* ---- the simulator's own API ---------------------------------------------------- */
+
+extern "C" const char *cudasim_last_report(void) { return g_report.c_str(); }
+extern "C" void cudasim_clear_report(void) { g_report.clear(); }
+extern "C" void cudasim_set_report_stream(FILE *stream) { g_report_stream = stream; }
+extern "C" unsigned long long cudasim_launch_count(void) { return g_launches; }
+
+/* ---- the runtime API ------------------------------------------------------------ */
+
+namespace {
+
+int device_count()
+{
+    const char *env = getenv("CUDASIM_DEVICES");
+    if (!env) return 1;
+    int n = atoi(env);
+    return n < 0 ? 0 : n > 8 ? 8 : n;
+}
+
+int g_device = 0;
+
+/* Entry of most API calls: a sticky error wins. */
+#define API_ENTER()                                                                            \
+    do {                                                                                       \
+        install_fault_handler();                                                               \
+        if (g_sticky) return fail(g_sticky);                                                   \
+    } while (0)
+
+/* dst/src kinds for cudaMemcpy: 'd' device, 'h' host. */
+char kind_of(const void *p) { return find_alloc(p) && find_alloc(p)->device ? 'd' : 'h'; }
+
+cudaError_t check_device_range(const char *call, const char *which, const void *p, size_t n)
+{
+    uintptr_t start;
+    const Alloc *a = find_alloc(p, &start);
+    if (!a || !a->device) {
+        report("%s: the %s pointer %p is not device memory (a host pointer, or freed; did you "
+               "swap dst and src?) (CUDA reports: invalid argument)",
+               call, which, p);
+        return cudaErrorInvalidValue;
+    }
+    size_t left = start + a->size - (uintptr_t)p;
+    if (n > left) {
+        report("%s: %zu bytes from the %s pointer, but the device buffer has only %zu bytes "
+               "from there (it holds %zu) (CUDA reports: invalid argument)",
+               call, n, which, left, a->size);
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+const char *kind_name(cudaMemcpyKind k)
+{
+    switch (k) {
+    case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
+    case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
+    case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
+    case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
+    case cudaMemcpyDefault: return "cudaMemcpyDefault";
+    }
+    return "an unknown kind";
+}
+
+cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+{
+    if (n == 0) return cudaSuccess;
+    if (!dst || !src) {
+        report("%s: a NULL pointer (CUDA reports: invalid argument)", call);
+        return fail(cudaErrorInvalidValue);
+    }
+    char want_dst, want_src;
+    switch (kind) {
+    case cudaMemcpyHostToHost: want_dst = 'h', want_src = 'h'; break;
+    case cudaMemcpyHostToDevice: want_dst = 'd', want_src = 'h'; break;
+    case cudaMemcpyDeviceToHost: want_dst = 'h', want_src = 'd'; break;
+    case cudaMemcpyDeviceToDevice: want_dst = 'd', want_src = 'd'; break;
+    case cudaMemcpyDefault: want_dst = kind_of(dst), want_src = kind_of(src); break;
+    default:
+        report("%s: copy kind %d does not exist (CUDA reports: invalid copy direction for "
+               "memcpy)",
+               call, (int)kind);
+        return fail(cudaErrorInvalidMemcpyDirection);
+    }
+    char got_dst = kind_of(dst), got_src = kind_of(src);
+    if (got_dst != want_dst || got_src != want_src) {
+        report("%s with %s: the destination is %s memory and the source is %s memory, but "
+               "this kind copies %s to %s (swapped arguments, or the wrong kind?) (CUDA "
+               "reports: invalid argument)",
+               call, kind_name(kind), got_dst == 'd' ? "device" : "host",
+               got_src == 'd' ? "device" : "host", want_src == 'd' ? "device" : "host",
+               want_dst == 'd' ? "device" : "host");
+        return fail(cudaErrorInvalidValue);
+    }
+    if (want_dst == 'd') {
+        cudaError_t e = check_device_range(call, "destination", dst, n);
+        if (e) return fail(e);
+    }
+    if (want_src == 'd') {
+        cudaError_t e = check_device_range(call, "source", src, n);
+        if (e) return fail(e);
+    }
+    memmove(dst, src, n);
+    return cudaSuccess;
+}
+
+cudaError_t do_memset(const char *call, void *p, int value, size_t n)
+{
+    if (n == 0) return cudaSuccess;
+    cudaError_t e = check_device_range(call, "destination", p, n);
+    if (e) return fail(e);
+    memset(p, value, n);
+    return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *cudaGetErrorString(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInitializationError: return "initialization error";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidHostPointer: return "invalid host pointer";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInsufficientDriver:
+        return "CUDA driver version is insufficient for CUDA runtime version";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorNotSupported: return "operation not supported";
+    case cudaErrorUnknown: return "unknown error";
+    }
+    return "unrecognized error code";
+}
+
+const char *cudaGetErrorName(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInitializationError: return "cudaErrorInitializationError";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidHostPointer: return "cudaErrorInvalidHostPointer";
+    case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+    case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
+    case cudaErrorUnknown: return "cudaErrorUnknown";
+    }
+    return "cudaErrorUnrecognized";
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = g_last;
+    g_last = g_sticky; /* a sticky error stays */
+    return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return g_last; }
+
+cudaError_t cudaDriverGetVersion(int *version)
+{
+    if (!version) return fail(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *version)
+{
+    if (!version) return fail(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    if (!count) return fail(cudaErrorInvalidValue);
+    *count = device_count();
+    if (*count == 0) return fail(cudaErrorNoDevice);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device)
+{
+    if (!device) return fail(cudaErrorInvalidValue);
+    if (device_count() == 0) return fail(cudaErrorNoDevice);
+    *device = g_device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+    API_ENTER();
+    int n = device_count();
+    if (n == 0) return fail(cudaErrorNoDevice);
+    if (device < 0 || device >= n) {
+        report("cudaSetDevice(%d): the simulator has %d device%s (CUDASIM_DEVICES) (CUDA "
+               "reports: invalid device ordinal)",
+               device, n, n == 1 ? "" : "s");
+        return fail(cudaErrorInvalidDevice);
+    }
+    g_device = device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
+{
+    if (!p) return fail(cudaErrorInvalidValue);
+    int n = device_count();
+    if (n == 0) return fail(cudaErrorNoDevice);
+    if (device < 0 || device >= n) return fail(cudaErrorInvalidDevice);
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "CUDA simulator (CPU)");
+    p->totalGlobalMem = kTotalMemory;
+    p->sharedMemPerBlock = kSharedPerBlock;
+    p->sharedMemPerBlockOptin = kSharedPerBlockOptin;
+    p->regsPerBlock = 65536;
+    p->warpSize = 32;
+    p->maxThreadsPerBlock = kMaxThreadsPerBlock;
+    for (int i = 0; i < 3; i++) {
+        p->maxThreadsDim[i] = kMaxBlockDim[i];
+        p->maxGridSize[i] = kMaxGridDim[i];
+    }
+    p->multiProcessorCount = 1;
+    p->maxThreadsPerMultiProcessor = 2048;
+    p->major = 8;
+    p->minor = 0;
+    p->pciBusID = device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    API_ENTER();
+    if (!free_bytes || !total_bytes) return fail(cudaErrorInvalidValue);
+    *total_bytes = kTotalMemory;
+    *free_bytes = kTotalMemory - g_in_use;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void)
+{
+    API_ENTER();
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceReset(void)
+{
+    for (auto &kv : g_allocs) munmap(kv.second.map, kv.second.map_bytes);
+    g_allocs.clear();
+    g_in_use = 0;
+    g_streams.clear();
+    g_events.clear();
+    g_dynamic_limit.clear();
+    g_sticky = g_last = cudaSuccess;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+    API_ENTER();
+    if (!ptr) return fail(cudaErrorInvalidValue);
+    *ptr = nullptr;
+    if (size == 0) return cudaSuccess;
+    if (size > kTotalMemory - g_in_use) {
+        report("cudaMalloc(%zu bytes): only %zu of the simulated %zu bytes are free (CUDA "
+               "reports: out of memory)",
+               size, kTotalMemory - g_in_use, kTotalMemory);
+        return fail(cudaErrorMemoryAllocation);
+    }
+    void *p = map_buffer(size, true);
+    if (!p) return fail(cudaErrorMemoryAllocation);
+    *ptr = p;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *ptr)
+{
+    API_ENTER();
+    if (!ptr) return cudaSuccess;
+    auto it = g_allocs.find((uintptr_t)ptr);
+    if (it == g_allocs.end() || !it->second.device) {
+        report("cudaFree(%p): not the start of a cudaMalloc buffer (freed twice, or a host "
+               "pointer?) (CUDA reports: invalid argument)",
+               ptr);
+        return fail(cudaErrorInvalidValue);
+    }
+    g_in_use -= it->second.size;
+    munmap(it->second.map, it->second.map_bytes);
+    g_allocs.erase(it);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    API_ENTER();
+    if (!ptr) return fail(cudaErrorInvalidValue);
+    *ptr = size ? map_buffer(size, false) : nullptr;
+    if (size && !*ptr) return fail(cudaErrorMemoryAllocation);
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+    (void)flags;
+    return cudaMallocHost(ptr, size);
+}
+
+cudaError_t cudaFreeHost(void *ptr)
+{
+    API_ENTER();
+    if (!ptr) return cudaSuccess;
+    auto it = g_allocs.find((uintptr_t)ptr);
+    if (it == g_allocs.end() || it->second.device) {
+        report("cudaFreeHost(%p): not a cudaMallocHost buffer (CUDA reports: invalid argument)",
+               ptr);
+        return fail(cudaErrorInvalidValue);
+    }
+    munmap(it->second.map, it->second.map_bytes);
+    g_allocs.erase(it);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
+{
+    API_ENTER();
+    return do_memcpy("cudaMemcpy", dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream)
+{
+    API_ENTER();
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    return do_memcpy("cudaMemcpyAsync", dst, src, count, kind);
+}
+
+cudaError_t cudaMemset(void *ptr, int value, size_t count)
+{
+    API_ENTER();
+    return do_memset("cudaMemset", ptr, value, count);
+}
+
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
+{
+    API_ENTER();
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    return do_memset("cudaMemsetAsync", ptr, value, count);
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWithFlags(stream, 0); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    API_ENTER();
+    (void)flags;
+    if (!stream) return fail(cudaErrorInvalidValue);
+    static uintptr_t next = 0x5000;
+    *stream = (cudaStream_t)(next += 16);
+    g_streams[*stream] = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    API_ENTER();
+    if (!g_streams.erase(stream)) return fail(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    API_ENTER();
+    return stream_ok(stream) ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+    API_ENTER();
+    return stream_ok(stream) ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    API_ENTER();
+    (void)flags;
+    if (!event) return fail(cudaErrorInvalidValue);
+    static uintptr_t next = 0xe000;
+    *event = (cudaEvent_t)(next += 16);
+    g_events[*event] = Event();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    API_ENTER();
+    if (!g_events.erase(event)) return fail(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    API_ENTER();
+    auto it = g_events.find(event);
+    if (it == g_events.end() || !stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    it->second.ms = now_ms();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    API_ENTER();
+    return g_events.count(event) ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+    API_ENTER();
+    return g_events.count(event) ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    API_ENTER();
+    auto a = g_events.find(start), b = g_events.find(end);
+    if (!ms || a == g_events.end() || b == g_events.end())
+        return fail(cudaErrorInvalidResourceHandle);
+    if (a->second.ms < 0 || b->second.ms < 0) {
+        report("cudaEventElapsedTime: an event that was never recorded (CUDA reports: invalid "
+               "resource handle)");
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    *ms = (float)(b->second.ms - a->second.ms);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    API_ENTER();
+    (void)flags;
+    if (!stream_ok(stream) || !g_events.count(event)) return fail(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value)
+{
+    API_ENTER();
+    if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 ||
+        (size_t)value > kSharedPerBlockOptin)
+        return fail(cudaErrorInvalidValue);
+    g_dynamic_limit[func] = value;
+    return cudaSuccess;
+}
+
+} // extern "C"
+
+/* For cublas.cpp: is [p, p + n) simulated device memory? */
+extern "C" int cudasim_is_device_range(const void *p, size_t n)
+{
+    uintptr_t start;
+    const Alloc *a = find_alloc(p, &start);
+    return a && a->device && (uintptr_t)p + n <= start + a->size;
+}
+
+extern "C" void cudasim_report(const char *message) { report("%s", message); }

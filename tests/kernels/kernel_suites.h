@@ -1,0 +1,13 @@
+/* kernel_suites.h: the Check suite of the CUDA kernels in kernels/.
+ *
+ * The suite needs a CUDA device, real or simulated (lib/cudasim); without one
+ * its tests fail (they never pass silently), so only run it where one exists. */
+#ifndef WB_KERNEL_SUITES_H
+#define WB_KERNEL_SUITES_H
+
+#include <check.h>
+
+/** @brief Every kernel of kernels/ against a CPU reference written in the test. */
+Suite *kernels_suite(void);
+
+#endif

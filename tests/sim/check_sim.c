@@ -1,0 +1,390 @@
+/*
+ * check_sim.c: the CUDA simulator against what CUDA specifies, and the bugs
+ * it must report (make test, simulator build only).
+ *
+ * Each planted bug must be caught by the test that plants it: a missing
+ * barrier (fed non-uniform data, so the result changes), a write one element
+ * past the end, a barrier some threads never reach; each report must name the
+ * kernel, the block and the thread (or threads).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "lib/cudasim/cudasim.h"
+#include "tests/sim/sim_kernels.h"
+#include "tests/sim/sim_suites.h"
+
+static void quiet(void)
+{
+    cudaDeviceReset();
+    cudasim_set_report_stream(NULL);
+    cudasim_clear_report();
+}
+
+static void *dev(size_t bytes)
+{
+    void *p = NULL;
+    ck_assert_int_eq(cudaMalloc(&p, bytes), cudaSuccess);
+    return p;
+}
+
+static void report_has(const char *what)
+{
+    ck_assert_msg(strstr(cudasim_last_report(), what) != NULL,
+                  "the simulator's report \"%s\" does not mention \"%s\"", cudasim_last_report(),
+                  what);
+}
+
+/* Non-uniform data: a missing barrier or a wrong index changes the sums. */
+static float *ramp(int n)
+{
+    float *h = malloc((size_t)n * sizeof *h);
+    for (int i = 0; i < n; i++) h[i] = (float)((i * 7919) % 1000) * 0.001f + (float)(i % 3);
+    return h;
+}
+
+START_TEST(test_device_properties)
+{
+    quiet();
+    int n = 0;
+    ck_assert_int_eq(cudaGetDeviceCount(&n), cudaSuccess);
+    ck_assert_int_ge(n, 1);
+    cudaDeviceProp p;
+    ck_assert_int_eq(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+    ck_assert_str_eq(p.name, "CUDA simulator (CPU)");
+    ck_assert_int_eq(p.warpSize, 32);
+    ck_assert_int_eq(p.maxThreadsPerBlock, 1024);
+    ck_assert_int_eq(cudaSetDevice(n), cudaErrorInvalidDevice);
+    ck_assert_str_eq(cudaGetErrorString(cudaErrorInvalidDevice), "invalid device ordinal");
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+    size_t free_b, total_b;
+    ck_assert_int_eq(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
+    void *p1 = dev(1 << 20);
+    size_t free_after;
+    ck_assert_int_eq(cudaMemGetInfo(&free_after, &total_b), cudaSuccess);
+    ck_assert_uint_eq(free_b - free_after, 1 << 20);
+    cudaFree(p1);
+}
+END_TEST
+
+/* Run a block-sum kernel on non-uniform data; returns how many of the blocks'
+ * sums are wrong. */
+static int wrong_block_sums(cudaError_t (*kernel)(const float *, float *, int), int blocks)
+{
+    const int n = blocks * 256;
+    float *h = ramp(n), *d = dev(n * sizeof(float)), *o = dev(blocks * sizeof(float));
+    float *got = malloc(blocks * sizeof(float));
+    cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    ck_assert_int_eq(kernel(d, o, blocks), cudaSuccess);
+    cudaMemcpy(got, o, blocks * sizeof(float), cudaMemcpyDeviceToHost);
+    int wrong = 0;
+    for (int b = 0; b < blocks; b++) {
+        double want = 0;
+        for (int i = 0; i < 256; i++) want += h[b * 256 + i];
+        wrong += !(fabs(got[b] - want) < 1e-3 * fabs(want));
+    }
+    free(h);
+    free(got);
+    return wrong;
+}
+
+START_TEST(test_block_sums_with_barriers_and_shuffles)
+{
+    quiet();
+    ck_assert_int_eq(wrong_block_sums(sim_block_sums, 5), 0);
+}
+END_TEST
+
+START_TEST(test_missing_barrier_changes_the_result)
+{
+    quiet();
+    /* Shared memory starts as garbage (NaN) in every block, and the thread that
+     * reads s[t + 128] runs before the one that writes it: every block is wrong. */
+    ck_assert_int_eq(wrong_block_sums(sim_block_sums_missing_barrier, 3), 3);
+}
+END_TEST
+
+START_TEST(test_off_by_one_write_is_reported)
+{
+    quiet();
+    const int n = 300; /* 3 blocks of 128; thread 44 of block 2 is index 300 */
+    float *h = ramp(n), *x = dev(n * sizeof(float)), *y = dev(n * sizeof(float));
+    cudaMemcpy(x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    sim_double_off_by_one(x, y, n);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    report_has("kernel double_off_by_one, block (2,0,0), thread (44,0,0)");
+    report_has("0 bytes past the end of a 1200-byte cudaMalloc buffer");
+    /* Like CUDA, the error is sticky until the device is reset. */
+    void *p;
+    ck_assert_int_eq(cudaMalloc(&p, 16), cudaErrorIllegalAddress);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc(&p, 16), cudaSuccess);
+    free(h);
+}
+END_TEST
+
+START_TEST(test_off_by_one_inside_a_fiber_is_reported)
+{
+    quiet();
+    const int blocks = 4;
+    float *h = ramp(blocks * 64), *x = dev(blocks * 64 * sizeof(float));
+    float *o = dev(blocks * sizeof(float));
+    cudaMemcpy(x, h, blocks * 64 * sizeof(float), cudaMemcpyHostToDevice);
+    ck_assert_int_eq(sim_fiber_overflow(x, o, blocks), cudaErrorIllegalAddress);
+    report_has("kernel fiber_overflow, block (3,0,0), thread (0,0,0)");
+    free(h);
+}
+END_TEST
+
+START_TEST(test_divergent_barrier_is_reported)
+{
+    quiet();
+    float *x = dev(64 * sizeof(float));
+    cudaMemset(x, 0, 64 * sizeof(float));
+    ck_assert_int_eq(sim_divergent_barrier(x, 64), cudaErrorLaunchFailure);
+    report_has("kernel divergent_barrier, block (0,0,0)");
+    report_has("reached by threads 0-31 of 64, but threads 32-63 returned");
+    report_has("tests/sim/sim_kernels.cu:");
+}
+END_TEST
+
+START_TEST(test_dynamic_shared_memory)
+{
+    quiet();
+    const int blocks = 3, n = blocks * 128;
+    float *h = ramp(n), *x = dev(n * sizeof(float)), *y = dev(n * sizeof(float));
+    float *got = malloc(n * sizeof(float));
+    cudaMemcpy(x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    ck_assert_int_eq(sim_reverse_blocks(x, y, blocks), cudaSuccess);
+    cudaMemcpy(got, y, n * sizeof(float), cudaMemcpyDeviceToHost);
+    for (int b = 0; b < blocks; b++)
+        for (int t = 0; t < 128; t++)
+            ck_assert_float_eq(got[b * 128 + t], h[b * 128 + 127 - t]);
+    free(h);
+    free(got);
+}
+END_TEST
+
+START_TEST(test_3d_coordinates)
+{
+    quiet();
+    dim3 grid = {3, 2, 2}, block = {4, 3, 2};
+    int threads = 3 * 2 * 2 * 4 * 3 * 2;
+    unsigned *d = dev(threads * 12 * sizeof(unsigned));
+    unsigned *h = malloc(threads * 12 * sizeof(unsigned));
+    ck_assert_int_eq(sim_coordinates(d, grid, block), cudaSuccess);
+    cudaMemcpy(h, d, threads * 12 * sizeof(unsigned), cudaMemcpyDeviceToHost);
+    int k = 0;
+    for (unsigned bz = 0; bz < 2; bz++)
+        for (unsigned by = 0; by < 2; by++)
+            for (unsigned bx = 0; bx < 3; bx++)
+                for (unsigned tz = 0; tz < 2; tz++)
+                    for (unsigned ty = 0; ty < 3; ty++)
+                        for (unsigned tx = 0; tx < 4; tx++, k++) {
+                            const unsigned want[12] = {tx, ty, tz, bx, by, bz, 4, 3, 2, 3, 2, 2};
+                            for (int c = 0; c < 12; c++)
+                                ck_assert_msg(h[12 * k + c] == want[c],
+                                              "thread %d field %d: %u, expected %u", k, c,
+                                              h[12 * k + c], want[c]);
+                        }
+    free(h);
+}
+END_TEST
+
+START_TEST(test_atomics)
+{
+    quiet();
+    int *count = dev(sizeof(int)), n = 1000, c;
+    float *sum = dev(sizeof(float)), s;
+    cudaMemset(count, 0, sizeof(int));
+    cudaMemset(sum, 0, sizeof(float));
+    ck_assert_int_eq(sim_atomics(count, sum, n), cudaSuccess);
+    cudaMemcpy(&c, count, sizeof c, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&s, sum, sizeof s, cudaMemcpyDeviceToHost);
+    ck_assert_int_eq(c, n);
+    ck_assert_float_eq_tol(s, 499500.0f, 1.0f);
+}
+END_TEST
+
+START_TEST(test_warp_operations)
+{
+    quiet();
+    int in[64], out[64 * 8];
+    for (int t = 0; t < 64; t++) in[t] = (t * 5 + 2) % 23; /* one of them is 7 */
+    int *din = dev(sizeof in), *dout = dev(sizeof out);
+    cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice);
+    ck_assert_int_eq(sim_warp_ops(din, dout), cudaSuccess);
+    cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);
+    for (int t = 0; t < 64; t++) {
+        int lane = t % 32, base = t - lane;
+        int up = lane >= 3 ? in[t - 3] : in[t];
+        int seg = lane & ~15, down = lane + 3 < seg + 16 ? in[t + 3] : in[t];
+        unsigned ballot = 0;
+        int any = 0, all = 1;
+        for (int l = 0; l < 32; l++) {
+            ballot |= (unsigned)(in[base + l] % 3 == 0) << l;
+            any |= in[base + l] == 7;
+            all &= in[base + l] >= 0;
+        }
+        const int want[8] = {in[base + 5], up, down, in[base + (lane ^ 1)], (int)ballot, any,
+                             all, 1};
+        for (int k = 0; k < 8; k++)
+            ck_assert_msg(out[8 * t + k] == want[k], "thread %d, operation %d: %d, expected %d", t,
+                          k, out[8 * t + k], want[k]);
+    }
+}
+END_TEST
+
+START_TEST(test_launch_limits)
+{
+    quiet();
+    float *x = dev(sizeof(float));
+    dim3 one = {1, 1, 1}, big = {1025, 1, 1}, deep = {1, 1, 65}, ok = {32, 32, 1};
+    ck_assert_int_eq(sim_launch_config(x, one, big, 0), cudaErrorInvalidConfiguration);
+    report_has("a block of 1025 threads");
+    ck_assert_str_eq(cudaGetErrorString(cudaErrorInvalidConfiguration),
+                     "invalid configuration argument");
+    /* The wrapper's cudaGetLastError took the error; like CUDA, it is not sticky. */
+    ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+    ck_assert_int_eq(sim_launch_config(x, one, deep, 0), cudaErrorInvalidConfiguration);
+    ck_assert_int_eq(sim_launch_config(x, one, ok, 0), cudaSuccess);
+    ck_assert_int_eq(sim_launch_config(x, one, one, 64 * 1024), cudaErrorInvalidValue);
+    report_has("65536 bytes of dynamic shared memory");
+    cudaGetLastError();
+    ck_assert_int_eq(sim_allow_shared(64 * 1024), cudaSuccess);
+    ck_assert_int_eq(sim_launch_config(x, one, one, 64 * 1024), cudaSuccess);
+    ck_assert_int_eq(sim_too_much_shared(x), cudaErrorLaunchOutOfResources);
+    report_has("kernel too_much_shared");
+    report_has("65536 bytes");
+}
+END_TEST
+
+START_TEST(test_copy_kinds_are_checked)
+{
+    quiet();
+    float host[16] = {0}, *d = dev(sizeof host);
+    ck_assert_int_eq(cudaMemcpy(host, d, sizeof host, cudaMemcpyHostToDevice),
+                     cudaErrorInvalidValue);
+    report_has("the destination is host memory and the source is device memory");
+    cudaGetLastError();
+    ck_assert_int_eq(cudaMemcpy(d, host, sizeof host + 4, cudaMemcpyHostToDevice),
+                     cudaErrorInvalidValue);
+    report_has("68 bytes from the destination pointer, but the device buffer has only 64");
+    cudaGetLastError();
+    ck_assert_int_eq(cudaMemcpy(d, host, sizeof host, cudaMemcpyDefault), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(host, 0, 4), cudaErrorInvalidValue);
+    cudaGetLastError();
+    ck_assert_int_eq(cudaFree(host), cudaErrorInvalidValue);
+    cudaGetLastError();
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaErrorInvalidValue);
+    report_has("freed twice");
+}
+END_TEST
+
+START_TEST(test_streams_and_events)
+{
+    quiet();
+    cudaStream_t s;
+    cudaEvent_t a, b;
+    float ms = -1, *x = dev(64);
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&a), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&b), cudaSuccess);
+    ck_assert_int_eq(cudaEventElapsedTime(&ms, a, b), cudaErrorInvalidResourceHandle);
+    cudaGetLastError();
+    ck_assert_int_eq(cudaEventRecord(a, s), cudaSuccess);
+    ck_assert_int_eq(cudaMemsetAsync(x, 0, 64, s), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(b, s), cudaSuccess);
+    ck_assert_int_eq(cudaEventSynchronize(b), cudaSuccess);
+    ck_assert_int_eq(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
+    ck_assert(ms >= 0.0f);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaErrorInvalidResourceHandle);
+    cudaGetLastError();
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+}
+END_TEST
+
+START_TEST(test_cublas_sgemm)
+{
+    quiet();
+    /* C (5, 4) = A^T B with A (3, 5), B (3, 4), column-major, lda = 4 (padded). */
+    const int m = 5, n = 4, k = 3, lda = 4;
+    float A[4 * 5], B[3 * 4], C[5 * 4], want[5 * 4];
+    for (int i = 0; i < 20; i++) A[i] = (float)(i % 7) - 2.5f;
+    for (int i = 0; i < 12; i++) B[i] = (float)(i * i % 5) * 0.5f;
+    for (int i = 0; i < 20; i++) C[i] = 1.0f;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double s = 0;
+            for (int p = 0; p < k; p++) s += A[p + i * lda] * B[p + j * k];
+            want[i + j * m] = (float)(2.0 * s + 0.5);
+        }
+    float *dA = dev(sizeof A), *dB = dev(sizeof B), *dC = dev(sizeof C);
+    cudaMemcpy(dA, A, sizeof A, cudaMemcpyHostToDevice);
+    cudaMemcpy(dB, B, sizeof B, cudaMemcpyHostToDevice);
+    cudaMemcpy(dC, C, sizeof C, cudaMemcpyHostToDevice);
+    cublasHandle_t h;
+    ck_assert_int_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+    const float alpha = 2.0f, beta = 0.5f;
+    ck_assert_int_eq(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, dA, lda, dB, k,
+                                 &beta, dC, m),
+                     CUBLAS_STATUS_SUCCESS);
+    cudaMemcpy(C, dC, sizeof C, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < 20; i++) ck_assert_float_eq_tol(C[i], want[i], 1e-4f);
+    /* Host pointers are refused, as cuBLAS cannot read them. */
+    ck_assert_int_eq(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, A, lda, dB, k,
+                                 &beta, dC, m),
+                     CUBLAS_STATUS_INVALID_VALUE);
+    report_has("A is not a device buffer");
+    cublasDestroy(h);
+}
+END_TEST
+
+START_TEST(test_no_device)
+{
+    quiet();
+    setenv("CUDASIM_DEVICES", "0", 1);
+    int n = -1;
+    ck_assert_int_eq(cudaGetDeviceCount(&n), cudaErrorNoDevice);
+    ck_assert_int_eq(n, 0);
+    ck_assert_str_eq(cudaGetErrorString(cudaErrorNoDevice), "no CUDA-capable device is detected");
+    unsetenv("CUDASIM_DEVICES");
+}
+END_TEST
+
+Suite *sim_suite(void)
+{
+    Suite *s = suite_create("cudasim");
+    TCase *tc = tcase_create("runtime");
+    tcase_add_test(tc, test_device_properties);
+    tcase_add_test(tc, test_copy_kinds_are_checked);
+    tcase_add_test(tc, test_streams_and_events);
+    tcase_add_test(tc, test_cublas_sgemm);
+    tcase_add_test(tc, test_no_device);
+    suite_add_tcase(s, tc);
+    TCase *k = tcase_create("kernels");
+    tcase_add_test(k, test_block_sums_with_barriers_and_shuffles);
+    tcase_add_test(k, test_dynamic_shared_memory);
+    tcase_add_test(k, test_3d_coordinates);
+    tcase_add_test(k, test_atomics);
+    tcase_add_test(k, test_warp_operations);
+    tcase_add_test(k, test_launch_limits);
+    suite_add_tcase(s, k);
+    TCase *b = tcase_create("planted_bugs");
+    tcase_add_test(b, test_missing_barrier_changes_the_result);
+    tcase_add_test(b, test_off_by_one_write_is_reported);
+    tcase_add_test(b, test_off_by_one_inside_a_fiber_is_reported);
+    tcase_add_test(b, test_divergent_barrier_is_reported);
+    suite_add_tcase(s, b);
+    return s;
+}

@@ -1,0 +1,42 @@
+/* sim_kernels.h: kernels that exercise the CUDA simulator, correct ones and
+ * ones with the bugs it must report (tests/sim/sim_kernels.cu). */
+#ifndef WB_SIM_KERNELS_H
+#define WB_SIM_KERNELS_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* out[b] = sum of x[b * 256 .. b * 256 + 255]: shared-memory tree, then a warp shuffle tail. */
+cudaError_t sim_block_sums(const float *x, float *out, int blocks);
+/* The same with the first __syncthreads missing (a planted bug). */
+cudaError_t sim_block_sums_missing_barrier(const float *x, float *out, int blocks);
+/* y[i] = 2 x[i] for i <= n: one element too far (a planted bug). */
+cudaError_t sim_double_off_by_one(const float *x, float *y, int n);
+/* Threads 0-31 of each block meet at a __syncthreads the others never reach (planted). */
+cudaError_t sim_divergent_barrier(float *x, int threads);
+/* Reverse each block of 128 values through dynamic shared memory. */
+cudaError_t sim_reverse_blocks(const float *x, float *y, int blocks);
+/* Every thread of a (gx, gy, gz) x (bx, by, bz) launch writes its 12 coordinates. */
+cudaError_t sim_coordinates(unsigned *out, dim3 grid, dim3 block);
+/* atomicAdd from every thread: count[0] += 1 (int), sum[0] += i (float). */
+cudaError_t sim_atomics(int *count, float *sum, int n);
+/* Warp operations of a 64-thread block: out[8 * t + k] for k = shfl idx, up, down, xor
+ * (width 16), ballot, any, all, syncwarp. */
+cudaError_t sim_warp_ops(const int *in, int *out);
+/* A kernel with 64 KiB of static __shared__ memory (more than a block may have). */
+cudaError_t sim_too_much_shared(float *x);
+/* A trivial kernel launched with the given configuration and dynamic shared memory. */
+cudaError_t sim_launch_config(float *x, dim3 grid, dim3 block, size_t shared_bytes);
+/* Let sim_launch_config's kernel use up to bytes of dynamic shared memory. */
+cudaError_t sim_allow_shared(int bytes);
+/* A block-sum kernel with barriers that writes one element past out's end. */
+cudaError_t sim_fiber_overflow(const float *x, float *out, int blocks);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
