@@ -142,7 +142,7 @@ CUDA_KOBJ  := $(KERNEL_CU:%.cu=$(BUILD)/obj/cuda/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
+.PHONY: help deps deps-grade build gpu-check lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -155,6 +155,7 @@ help:
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
 	@echo "  make bench               time our Iris training against PyTorch's on this machine"
 	@echo "  make docs                build the HTML docs in build/docs (warnings are errors)"
+	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
 	@echo "  make deps                install what a fresh Debian needs (as root) or print the command"
 	@echo "  make build               build everything without running it"
 	@echo "  make fixtures            regenerate tests/fixtures with PyTorch (needs python3-torch)"
@@ -253,6 +254,9 @@ hint:
 	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file" | grep . >/dev/null || \
 	  { echo "make hint: no exercise $(EX) in $$file"; exit 2; }; \
 	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file"
+
+gpu-check:
+	@bash tests/gpu_check.sh
 
 bench: deps $(BENCH_BIN)
 	@$(BENCH_BIN) $(if $(PYTHON),--python $(PYTHON))
