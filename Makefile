@@ -14,6 +14,7 @@ IMPL  ?= solutions          # which exercises to link: solutions or lessons
 PART  ?=                    # lesson37: run one part (1-5)
 ARGS  ?=                    # lesson37: extra options (after --part when PART is set)
 SAN   ?=                    # SAN=1: build with AddressSanitizer and UBSan
+SIM   ?=                    # SIM=1: lessons run their GPU parts on the CUDA simulator
 LESSON ?=                   # make grade: grade one lesson (01)
 EX    ?=                    # make hint: the exercise (01.3)
 STUDENT_DIR ?= lessons      # where IMPL=lessons finds NN_name/exercises.c
@@ -25,6 +26,7 @@ GRADE_IMPL := $(strip $(if $(filter command line environment,$(origin IMPL)),$(I
 override IMPL := $(strip $(IMPL))
 override PART := $(strip $(PART))
 override SAN  := $(strip $(SAN))
+override SIM  := $(strip $(SIM))
 override ARCH := $(strip $(ARCH))
 override LESSON := $(strip $(LESSON))
 override EX := $(strip $(EX))
@@ -50,11 +52,11 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || \
              { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 
 ifeq ($(SAN),1)
-BUILD   := $(BUILD_ROOT)/san
+BUILD   := $(BUILD_ROOT)/san$(if $(filter 1,$(SIM)),-sim)
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
            -fno-sanitize-recover=all
 else
-BUILD   := $(BUILD_ROOT)/rel
+BUILD   := $(BUILD_ROOT)/rel$(if $(filter 1,$(SIM)),-sim)
 # Reductions may be reassociated (vector sums), but NaN and inf stay
 # detectable: no -ffinite-math-only, so no plain -ffast-math.
 OPT     := -O3 -march=$(ARCH) -fno-math-errno -fno-trapping-math -fno-signed-zeros \
@@ -83,7 +85,7 @@ BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 SIM_DIR    := lib/cudasim
 CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
-CXXFLAGS_KSIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -Wno-unknown-pragmas \
+CXXFLAGS_KSIM := -std=c++17 $(OPT) -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
                  -I$(SIM_DIR) -include $(SIM_DIR)/kernel.h -MMD -MP
 # C code that calls the CUDA runtime, built against the simulator's headers.
@@ -94,24 +96,49 @@ CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 GPU_ARCHS  ?= 75 80 86 89 90
 NVCC_ARCH  := $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
               -gencode arch=compute_$(lastword $(GPU_ARCHS)),code=compute_$(lastword $(GPU_ARCHS))
-NVCCFLAGS  := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-Werror
+NVCCFLAGS_EX := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra
+NVCCFLAGS  := $(NVCCFLAGS_EX) -Xcompiler -Werror
 CFLAGS_CUDAC := $(CFLAGS_LIB) -I$(CUDA_HOME)/include
 CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -ldl -lrt -lpthread
 HAVE_GPU   := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo 1)
 
 # ---- sources ------------------------------------------------------------
-LIB_SRC    := $(wildcard lib/*.c)
+LIB_SRC    := $(filter-out lib/backend_%.c,$(wildcard lib/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_A      := $(BUILD)/libworkbook.a
-LESSONS    := 01_cpu_baseline
+LESSONS    := $(patsubst lessons/%/exercises.c,%,$(wildcard lessons/[0-9][0-9]_*/exercises.c))
+CU_LESSONS := $(patsubst lessons/%/exercises.cu,%,$(wildcard lessons/[0-9][0-9]_*/exercises.cu))
 # The exercises of lesson folder $(2) for IMPL $(1): the student's or the answers.
-# (Student objects are kept apart per STUDENT_DIR, so switching folders rebuilds.)
-# (_ doubled first, so "a.b", "a_b" and "a/b" give different keys.)
+# (Student objects are kept apart per STUDENT_DIR, so switching folders rebuilds;
+# _ is doubled first, so "a.b", "a_b" and "a/b" give different keys.)
 STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR))))
-ex_obj      = $(BUILD)/obj/$(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)/$(2)/exercises.o
+ex_dir      = $(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
+ex_obj      = $(BUILD)/obj/$(call ex_dir,$(1))/$(2)/exercises.o
 EX_OBJ      = $(foreach d,$(LESSONS),$(call ex_obj,$(1),$(d)))
+# A lesson's CUDA exercise (exercises.cu), built for flavour $(3): sim or cuda.
+excu_obj    = $(BUILD)/obj/$(3)/$(call ex_dir,$(1))/$(2)/exercises.o
+EXCU_OBJ    = $(foreach d,$(CU_LESSONS),$(call excu_obj,$(1),$(d),$(2)))
+
+# Programs come in three flavours, which differ only in the GPU backend:
+#   cpu   no CUDA at all: lib/backend_none.c says so to every GPU request
+#   sim   the CUDA simulator: backend_cuda.c against lib/cudasim/include,
+#         kernels translated by cu2sim.pl and run on the CPU
+#   cuda  real CUDA: backend_cuda.c and the kernels built by nvcc
+# flavor_objs IMPL FLAVOUR lists what a program links besides its own objects.
+BACKEND_cpu  = $(BUILD)/obj/lib/backend_none.o
+BACKEND_sim  = $(BUILD)/obj/simc/lib/backend_cuda.o
+BACKEND_cuda = $(BUILD)/obj/cudac/lib/backend_cuda.o
+flavor_objs = $(call EX_OBJ,$(1)) $(BACKEND_$(2)) \
+              $(if $(filter sim,$(2)),$(call EXCU_OBJ,$(1),sim) $(SIM_KOBJ)) \
+              $(if $(filter cuda,$(2)),$(call EXCU_OBJ,$(1),cuda) $(CUDA_KOBJ)) \
+              $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
+flavor_libs = $(if $(filter cuda,$(1)),$(CUDA_LIBS)) $(BLAS_LIBS) $(LDLIBS)
+flavor_link = $(if $(filter cpu,$(1)),$(CC),$(CXX))
+# The lessons and the bench: real CUDA when nvcc is here, else no GPU parts;
+# SIM=1 runs their GPU parts on the simulator (built apart, in BUILD-sim).
+APP_FLAVOR := $(if $(filter 1,$(SIM)),sim,$(if $(NVCC),cuda,cpu))
 PART_OBJ   := $(LESSONS:%=$(BUILD)/obj/lessons/%/lesson.o)
-UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c
+UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c tests/common/iris.c
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
 # Graded suites: tests/graded/gradeNN.c for lesson NN.
@@ -119,11 +146,20 @@ GRADED     := $(patsubst tests/graded/grade%.c,%,$(wildcard tests/graded/grade[0
 GRADE_LESSONS := $(or $(LESSON),$(GRADED))
 lesson_dir  = $(filter $(1)_%,$(LESSONS))
 GRADE_OBJ  := $(BUILD)/obj/tests/graded/grader.o $(BUILD)/obj/tests/graded/graded.o \
-              $(BUILD)/obj/tests/common/fixture.o
+              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/iris.o
 # A lesson's grader links that lesson's exercises from IMPL and every other
 # lesson's from the answers, so one lesson's compile error costs only that lesson.
+# Lessons with a CUDA exercise are graded on the GPU if there is one, else on
+# the simulator; the others need no GPU at all.
+grade_flavor = $(if $(filter $(1)_%,$(CU_LESSONS)),$(if $(HAVE_GPU),cuda,sim),cpu)
+# The suite itself, compiled against the flavour's CUDA headers (if any).
+grade_obj   = $(BUILD)/obj/$(if $(filter sim,$(2)),simc/,$(if $(filter cuda,$(2)),cudac/))tests/graded/grade$(1).o
 grade_ex    = $(call ex_obj,$(2),$(call lesson_dir,$(1))) \
-              $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d)))
+              $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d))) \
+              $(if $(filter sim cuda,$(3)),$(call excu_obj,$(2),$(call lesson_dir,$(1)),$(3)) \
+                $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,solutions,$(d),$(3)))) \
+              $(BACKEND_$(3)) $(if $(filter sim,$(3)),$(SIM_KOBJ)) $(if $(filter cuda,$(3)),$(CUDA_KOBJ)) \
+              $(LIB_A) $(if $(filter sim,$(3)),$(SIM_A))
 GRADE_DRIVER := $(BUILD)/grade/driver
 
 LESSON37    = $(BUILD)/$(1)/lesson37
@@ -134,11 +170,15 @@ KERNEL_CU  := $(wildcard kernels/*.cu)
 SIM_A      := $(BUILD)/libcudasim.a
 SIM_OBJ    := $(BUILD)/obj/cudasim/sim.o $(BUILD)/obj/cudasim/cublas.o
 SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
-SIM_TEST_OBJ := $(BUILD)/obj/sim/tests/sim/sim_kernels.o \
-                $(BUILD)/obj/simc/tests/sim/check_sim.o $(BUILD)/obj/simc/tests/sim/check_sim_main.o \
-                $(BUILD)/obj/simc/tests/kernels/check_kernels.o
+# Tests of the kernels and of lib's GPU paths, in the sim and cuda flavours;
+# the simulator's own tests only in the first.
+GPU_TEST_SRC := tests/kernels/check_kernels.c tests/gpu/check_gpu.c tests/gpu/check_gpu_main.c \
+                tests/common/fixture.c tests/common/iris.c
+SIM_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/simc/%.o) $(BUILD)/obj/simc/tests/sim/check_sim.o \
+                $(BUILD)/obj/sim/tests/sim/sim_kernels.o
 SIM_TESTS  := $(BUILD)/tests/sim_tests
 CUDA_KOBJ  := $(KERNEL_CU:%.cu=$(BUILD)/obj/cuda/%.o)
+GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
@@ -162,6 +202,7 @@ help:
 	@echo "  make clean               remove build/ and out/"
 	@echo
 	@echo "  Variables: IMPL=solutions|lessons  PART=1..5  ARGS='--epochs 5000'  SAN=1  ARCH=native"
+	@echo "             SIM=1 (lessons: GPU parts on the CUDA simulator, for machines without a GPU)"
 	@echo "             STUDENT_DIR=lessons  BUILD_ROOT=build  GRADE_OUT=build/grade  V=1"
 
 # Debian packages the workbook uses; the check is quick, so every run does it.
@@ -279,7 +320,7 @@ clean:
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_LIB) $(BLAS_CFLAGS) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
@@ -307,37 +348,40 @@ $(BUILD)/obj/lessons/lesson37-%.o: lessons/lesson37.c
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_LIB) -DWB_IMPL='"$*"' -c $< -o $@
 
-$(BUILD)/%/lesson37: $(BUILD)/obj/lessons/lesson37-%.o $(PART_OBJ) $$(call EX_OBJ,$$*) $(LIB_A)
+$(BUILD)/%/lesson37: $(BUILD)/obj/lessons/lesson37-%.o $(PART_OBJ) \
+                     $$(call flavor_objs,$$*,$(APP_FLAVOR))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(OPT) $^ -o $@ $(LDLIBS)
+	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
 
-$(UNIT_BIN): $(UNIT_OBJ) $(call EX_OBJ,solutions) $(LIB_A)
+$(UNIT_BIN): $(UNIT_OBJ) $(call flavor_objs,solutions,cpu)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(call flavor_libs,cpu)
 
 $(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@
 
-$(BUILD)/grade/solutions/grade%: $(BUILD)/obj/tests/graded/grade%.o $(GRADE_OBJ) \
-                                 $$(call grade_ex,$$*,solutions) $(LIB_A)
+$(BUILD)/grade/solutions/grade%: $$(call grade_obj,$$*,$$(call grade_flavor,$$*)) $(GRADE_OBJ) \
+                                 $$(call grade_ex,$$*,solutions,$$(call grade_flavor,$$*))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $^ -o $@ $(CHECK_LIBS) \
+	  $(call flavor_libs,$(call grade_flavor,$*))
 
-$(BUILD)/grade/lessons/grade%: $(BUILD)/obj/tests/graded/grade%.o $(GRADE_OBJ) \
-                               $$(call grade_ex,$$*,lessons) $(LIB_A)
+$(BUILD)/grade/lessons/grade%: $$(call grade_obj,$$*,$$(call grade_flavor,$$*)) $(GRADE_OBJ) \
+                               $$(call grade_ex,$$*,lessons,$$(call grade_flavor,$$*))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $^ -o $@ $(CHECK_LIBS) \
+	  $(call flavor_libs,$(call grade_flavor,$*))
 
 # The simulator and the kernels translated for it.
 $(BUILD)/obj/cudasim/%.o: $(SIM_DIR)/%.cpp
@@ -358,17 +402,39 @@ $(BUILD)/sim/%.cpp: %.cu $(SIM_DIR)/cu2sim.pl
 $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 	@mkdir -p $(@D)
 	@echo "  CXX   $*.cu (simulator)"
-	$(Q)$(CXX) $(CXXFLAGS_KSIM) -iquote $(dir $*) -c $< -o $@
+	$(Q)$(CXX) $(CXXFLAGS_KSIM) -Werror -iquote $(dir $*) -c $< -o $@
 
+# The student's CUDA exercise: warnings shown, not fatal.
+$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_DIR)/%.cu $(SIM_DIR)/cu2sim.pl
+	@mkdir -p $(@D)
+	@echo "  CU2SIM $<"
+	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp
+	@mkdir -p $(@D)
+	@echo "  CXX   $(STUDENT_DIR)/$*.cu (simulator)"
+	$(Q)$(CXX) $(CXXFLAGS_KSIM) -iquote $(STUDENT_DIR)/$(dir $*) -c $< -o $@
+
+$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_DIR)/%.cu
+	@mkdir -p $(@D)
+	@echo "  NVCC  $<"
+	$(Q)$(NVCC) $(NVCCFLAGS_EX) -c $< -o $@
+
+# C code that calls the CUDA runtime: against the simulator's headers or CUDA's.
 $(BUILD)/obj/simc/%.o: %.c
 	@mkdir -p $(@D)
 	@echo "  CC    $< (simulator)"
 	$(Q)$(CC) $(CFLAGS_SIMC) -c $< -o $@
 
-$(SIM_TESTS): $(SIM_TEST_OBJ) $(SIM_KOBJ) $(SIM_A) $(LIB_A)
+$(BUILD)/obj/cudac/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC    $< (CUDA)"
+	$(Q)$(CC) $(CFLAGS_CUDAC) -c $< -o $@
+
+$(SIM_TESTS): $(SIM_TEST_OBJ) $(call flavor_objs,solutions,sim)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CXX) $(OPT) $^ -o $@ $(CHECK_LIBS) $(BLAS_LIBS) -lm
+	$(Q)$(CXX) $(OPT) $^ -o $@ $(CHECK_LIBS) $(call flavor_libs,sim)
 
 # The same kernels for real GPUs.
 $(BUILD)/obj/cuda/%.o: %.cu
@@ -376,24 +442,20 @@ $(BUILD)/obj/cuda/%.o: %.cu
 	@echo "  NVCC  $<"
 	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(BUILD)/obj/cudac/%.o: %.c
-	@mkdir -p $(@D)
-	@echo "  CC    $< (CUDA)"
-	$(Q)$(CC) $(CFLAGS_CUDAC) -DKERNELS_TEST_MAIN -c $< -o $@
-
-$(GPU_TESTS): $(BUILD)/obj/cudac/tests/kernels/check_kernels.o $(CUDA_KOBJ)
+$(GPU_TESTS): $(GPU_TEST_OBJ) $(call flavor_objs,solutions,cuda)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CXX) $(OPT) $^ -o $@ $(CHECK_LIBS) $(CUDA_LIBS) -lm
+	$(Q)$(CXX) $(OPT) $^ -o $@ $(CHECK_LIBS) $(call flavor_libs,cuda)
 
-$(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call EX_OBJ,solutions) $(LIB_A)
+$(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call flavor_objs,solutions,$(APP_FLAVOR))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(OPT) $^ -o $@ $(LDLIBS)
+	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
 
 ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(call EX_OBJ,solutions) $(call EX_OBJ,lessons) \
+           $(BACKEND_cpu) $(BACKEND_sim) $(BACKEND_cuda) $(GPU_TEST_OBJ) $(SIM_TEST_OBJ) \
+           $(call EXCU_OBJ,solutions,sim) $(call EXCU_OBJ,lessons,sim) \
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
            $(BUILD)/obj/tests/bench/bench_iris.o $(GRADE_OBJ) $(BUILD)/obj/tests/graded/driver.o \
-           $(GRADED:%=$(BUILD)/obj/tests/graded/grade%.o) $(SIM_OBJ) $(SIM_KOBJ) $(SIM_TEST_OBJ) \
-           $(BUILD)/obj/cudac/tests/kernels/check_kernels.o
+           $(foreach l,$(GRADED),$(call grade_obj,$(l),$(call grade_flavor,$(l)))) $(SIM_OBJ) $(SIM_KOBJ)
 -include $(ALL_OBJ:.o=.d)

@@ -4,7 +4,8 @@
  * of threads in the grid, so a grid of any size covers any n: the wrappers cap
  * the grid at 65535 blocks of 256 threads and big arrays take several laps.
  * Consecutive threads touch consecutive floats, so every warp's loads and
- * stores are coalesced. Layouts and shapes: kernels.h.
+ * stores are coalesced. Layouts and shapes: kernels.h. (ReLU's forward kernel
+ * is Lesson 02's exercise 02.4: lessons/02_device_transfer/exercises.cu.)
  */
 #include <limits.h>
 #include <stdint.h>
@@ -25,14 +26,6 @@ static unsigned int ew_blocks(int64_t n)
 {
     int64_t blocks = (n + EW_THREADS - 1) / EW_THREADS;
     return (unsigned int)(blocks < EW_MAX_BLOCKS ? blocks : EW_MAX_BLOCKS);
-}
-
-/* y = relu(x); x, y: (n) */
-static __global__ void relu_forward_kernel(const float *x, float *y, int n)
-{
-    int stride = blockDim.x * gridDim.x;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
 /* dx = dy where the forward output y was positive, else 0; all (n) */
@@ -65,14 +58,6 @@ static __global__ void fill_kernel(float *p, int n, float value)
     int stride = blockDim.x * gridDim.x;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         p[i] = value;
-}
-
-extern "C" cudaError_t k_relu_forward(const float *x, float *y, int64_t n, cudaStream_t s)
-{
-    if (n < 0 || !ew_fits(n) || (n > 0 && (!x || !y))) return cudaErrorInvalidValue;
-    if (n == 0) return cudaSuccess;
-    relu_forward_kernel<<<ew_blocks(n), EW_THREADS, 0, s>>>(x, y, (int)n);
-    return cudaGetLastError();
 }
 
 extern "C" cudaError_t k_relu_backward(const float *y, const float *dy, float *dx, int64_t n,

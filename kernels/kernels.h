@@ -31,10 +31,12 @@ extern "C" {
 /* ---- elementwise.cu ------------------------------------------------------ */
 
 /**
- * @brief ReLU forward: y[i] = x[i] > 0 ? x[i] : 0 for i in [0, n).
+ * @brief Exercise 02.4: ReLU forward, y[i] = x[i] > 0 ? x[i] : 0 for i in [0, n).
  *
- * x and y hold n floats (any shape, flattened); y may be x (in place). The
- * kernel is a grid-stride loop with 256 threads a block.
+ * A kernel with one thread per element and the launch that covers all n of
+ * them (lessons/02_device_transfer/exercises.cu). x and y hold n floats (any
+ * shape, flattened); y may be x (in place). n < 0, NULL pointers or n too big
+ * for int indices return cudaErrorInvalidValue; n == 0 launches nothing.
  */
 cudaError_t k_relu_forward(const float *x, float *y, int64_t n, cudaStream_t s);
 

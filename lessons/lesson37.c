@@ -27,7 +27,7 @@ typedef struct Part {
 
 static const Part parts[] = {
     {"The CPU baseline", "01_cpu_baseline", lesson01_run},
-    {"Moving work to the GPU", "02_device_transfer", NULL},
+    {"Moving work to the GPU", "02_device_transfer", lesson02_run},
     {"Why the GPU looks slower", "03_why_gpu_slower", NULL},
     {"Callable objects and the module call", "04_callable_objects", NULL},
     {"The full trainer", "05_trainer", NULL},
@@ -78,6 +78,39 @@ bool lesson_parse_float(const char *s, float lo, float hi, float *out)
     if (end == s || *end || errno || !(v >= lo && v <= hi)) return false;
     *out = v;
     return true;
+}
+
+int lesson_option_error(int part, int c, char **argv, const char *name,
+                        void (*part_usage)(FILE *))
+{
+    if (c == 0)
+        fprintf(stderr, "lesson37: part %d: \"%s\" is not a valid value for --%s\n", part, optarg,
+                name);
+    else if (c == ':')
+        fprintf(stderr, "lesson37: part %d: an option needs a value (%s)\n", part,
+                argv[optind - 1]);
+    else if (optopt)
+        fprintf(stderr, "lesson37: part %d: unknown option \"-%c\"\n", part, optopt);
+    else
+        fprintf(stderr, "lesson37: part %d: unknown option \"%s\"\n", part, argv[optind - 1]);
+    fputc('\n', stderr);
+    part_usage(stderr);
+    return LESSON_BAD_INPUT;
+}
+
+const char *lesson_option_name(const struct option *longopts, int c)
+{
+    for (int i = 0; longopts[i].name; i++)
+        if (longopts[i].val == c) return longopts[i].name;
+    return "?";
+}
+
+int lesson_no_arguments(int part, int argc, char **argv, void (*part_usage)(FILE *))
+{
+    if (optind >= argc) return LESSON_OK;
+    fprintf(stderr, "lesson37: part %d: unexpected argument \"%s\"\n\n", part, argv[optind]);
+    part_usage(stderr);
+    return LESSON_BAD_INPUT;
 }
 
 const char *lesson_path(const char *path)

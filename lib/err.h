@@ -12,6 +12,10 @@
 
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** What kind of failure a library call reports. */
 typedef enum ErrCode {
     ERR_OK = 0,      /**< success */
@@ -66,9 +70,10 @@ int exercise_todo(const char *id, const char *function, const char *file);
 /**
  * @brief Check what an exercise function returned.
  *
- * ::ERR_OK passes through. A stub's ::ERR_TODO keeps its message. Any other
+ * ::ERR_OK passes through, and so does an error the exercise reported itself
+ * with err_set() (a stub's ::ERR_TODO included), message and all. Any other
  * value becomes an error saying that exercise @p id, @p function, returned it
- * (a student's function must return 0 when it succeeds).
+ * without a message.
  */
 int exercise_result(int rc, const char *id, const char *function);
 
@@ -81,5 +86,9 @@ int exercise_result(int rc, const char *id, const char *function);
         int try_rc_ = (expr);                                                  \
         if (try_rc_ != ERR_OK) return try_rc_;                                 \
     } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* WB_ERR_H */

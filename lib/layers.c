@@ -6,20 +6,43 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "err.h"
 
 typedef struct LinearImpl {
     int64_t in, out;
 } LinearImpl;
 
+/* The op name in device errors: "Linear fc1". */
+static const char *op_name(const Module *m, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s", m->ops->kind, m->name);
+    return buf;
+}
+
 static int linear_module_forward(Module *self, const Tensor *x, const Tensor **y)
 {
     const LinearImpl *L = self->impl;
+    char op[64];
     TRY(tensor_check_2d(x, DTYPE_F32, 0, L->in, "", "input"));
+    TRY(exercise_result(tensor_same_device(op_name(self, op, sizeof op), x,
+                                           self->params[0].value),
+                        "02.3", "tensor_same_device"));
     int64_t n = x->shape[0];
     int64_t shape[2] = {n, L->out}; // y: (n, out)
     TRY(tensor_resize(self->output, 2, shape));
     self->input = x;
+    if (x->device.kind == DEVICE_CUDA) {
+        /* y (n, out) = x (n, in) W^T, W (out, in): cuBLAS takes the column-major
+         * arrays as they are, with op(W) = transpose. Then y += b. */
+        TRY(backend_gemm(x->device, false, true, n, L->out, L->in, 1.0f, tensor_f32(x), n,
+                         tensor_f32(self->params[0].value), L->out, 0.0f,
+                         tensor_f32(self->output), n));
+        TRY(backend_add_bias(x->device, tensor_f32(self->output),
+                             tensor_f32(self->params[1].value), n, L->out));
+        *y = self->output;
+        return ERR_OK;
+    }
     EXERCISE("01.2", linear_forward, tensor_f32(x), tensor_f32(self->params[0].value),
                        tensor_f32(self->params[1].value), tensor_f32(self->output), n, L->in,
                        L->out);
@@ -32,11 +55,30 @@ static int linear_module_backward(Module *self, const Tensor *dy, const Tensor *
     const LinearImpl *L = self->impl;
     int64_t n = self->input->shape[0];
     TRY(tensor_check_2d(dy, DTYPE_F32, n, L->out, "", "output gradient"));
+    char op[64];
+    TRY(exercise_result(tensor_same_device(op_name(self, op, sizeof op), dy,
+                                           self->params[0].value),
+                        "02.3", "tensor_same_device"));
     float *dx_data = NULL;
     if (dx) {
         int64_t shape[2] = {n, L->in}; // dx: (n, in)
         TRY(tensor_resize(self->grad_input, 2, shape));
         dx_data = tensor_f32(self->grad_input);
+    }
+    if (dy->device.kind == DEVICE_CUDA) {
+        Device d = dy->device;
+        const float *x = tensor_f32(self->input), *w = tensor_f32(self->params[0].value);
+        /* dW (out, in) += dy^T (out, n) x (n, in); db += column sums of dy */
+        TRY(backend_gemm(d, true, false, L->out, L->in, n, 1.0f, tensor_f32(dy), n, x, n, 1.0f,
+                         tensor_f32(self->params[0].grad), L->out));
+        TRY(backend_sum_columns_add(d, tensor_f32(dy), tensor_f32(self->params[1].grad), n,
+                                    L->out));
+        /* dx (n, in) = dy (n, out) W (out, in) */
+        if (dx)
+            TRY(backend_gemm(d, false, false, n, L->in, L->out, 1.0f, tensor_f32(dy), n, w,
+                             L->out, 0.0f, dx_data, n));
+        if (dx) *dx = self->grad_input;
+        return ERR_OK;
     }
     EXERCISE("01.3", linear_backward, tensor_f32(self->input), tensor_f32(self->params[0].value),
                         tensor_f32(dy), dx_data, tensor_f32(self->params[0].grad),
@@ -100,8 +142,16 @@ static int relu_module_forward(Module *self, const Tensor *x, const Tensor **y)
     if (x->dtype != DTYPE_F32)
         return err_set(ERR_SHAPE, "input has dtype %s, expected float32",
                        dtype_name(x->dtype));
+    char op[64];
+    TRY(exercise_result(tensor_same_device(op_name(self, op, sizeof op), x, self->output),
+                        "02.3", "tensor_same_device"));
     TRY(tensor_resize(self->output, x->ndim, x->shape));
     self->input = x;
+    if (x->device.kind == DEVICE_CUDA) {
+        TRY(backend_relu_forward(x->device, tensor_f32(x), tensor_f32(self->output), x->numel));
+        *y = self->output;
+        return ERR_OK;
+    }
     EXERCISE("01.4", relu_forward, tensor_f32(x), tensor_f32(self->output), x->numel);
     *y = self->output;
     return ERR_OK;
@@ -116,7 +166,16 @@ static int relu_module_backward(Module *self, const Tensor *dy, const Tensor **d
                        tensor_shape_str(self->output, b, sizeof b));
     }
     if (!dx) return ERR_OK; /* no parameters: nothing to do without dx */
+    char op[64];
+    TRY(exercise_result(tensor_same_device(op_name(self, op, sizeof op), dy, self->output),
+                        "02.3", "tensor_same_device"));
     TRY(tensor_resize(self->grad_input, self->output->ndim, self->output->shape));
+    if (dy->device.kind == DEVICE_CUDA) {
+        TRY(backend_relu_backward(dy->device, tensor_f32(self->output), tensor_f32(dy),
+                                  tensor_f32(self->grad_input), dy->numel));
+        *dx = self->grad_input;
+        return ERR_OK;
+    }
     EXERCISE("01.5", relu_backward, tensor_f32(self->output), tensor_f32(dy), tensor_f32(self->grad_input),
                       dy->numel);
     *dx = self->grad_input;

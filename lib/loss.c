@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "backend.h"
 #include "err.h"
 
 Loss *loss_cross_entropy_new(void)
@@ -26,7 +27,56 @@ void loss_free(Loss *loss)
     if (!loss) return;
     tensor_free(loss->probs);
     tensor_free(loss->grad);
+    tensor_free(loss->on_device);
     free(loss);
+}
+
+/* Keep the caches on the device of the logits (created on the CPU). */
+static int caches_on(Loss *loss, Device d)
+{
+    if (device_equal(loss->probs->device, d) && loss->on_device) return ERR_OK;
+    int64_t empty[2] = {0, 0}, one = 1;
+    Tensor *p = tensor_new(DTYPE_F32, d, 2, empty), *g = tensor_new(DTYPE_F32, d, 2, empty);
+    Tensor *v = tensor_new(DTYPE_F32, d, 1, &one);
+    if (!p || !g || !v) {
+        tensor_free(p);
+        tensor_free(g);
+        tensor_free(v);
+        return err_code();
+    }
+    tensor_free(loss->probs);
+    tensor_free(loss->grad);
+    tensor_free(loss->on_device);
+    loss->probs = p;
+    loss->grad = g;
+    loss->on_device = v;
+    return ERR_OK;
+}
+
+static int caches_on_cpu(Loss *loss) { return caches_on(loss, device_cpu()); }
+
+static int gpu_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float *value)
+{
+    int64_t n = logits->shape[0], c = logits->shape[1];
+    if (!targets || targets->dtype != DTYPE_I32 || targets->ndim != 1 || targets->shape[0] != n)
+        return err_set(ERR_SHAPE, "cross_entropy: targets must be (%lld) int32, one class index "
+                                  "per row of the logits",
+                       (long long)n);
+    TRY(exercise_result(tensor_same_device("cross_entropy", logits, targets), "02.3",
+                        "tensor_same_device"));
+    TRY(caches_on(loss, logits->device));
+    TRY(tensor_resize(loss->probs, 2, logits->shape));
+    loss->ready = 0;
+    TRY(backend_softmax_ce_forward(logits->device, tensor_f32(logits), tensor_i32(targets),
+                                   tensor_f32(loss->probs), tensor_f32(loss->on_device), n, c));
+    loss->targets = targets;
+    loss->ready = 1;
+    if (value) { /* loss.item(): the CPU waits for the GPU */
+        TRY(backend_copy(&loss->value, device_cpu(), tensor_f32(loss->on_device),
+                         logits->device, sizeof(float)));
+        *value = loss->value;
+    }
+    return ERR_OK;
 }
 
 static int check_targets(const Tensor *targets, int64_t n, int64_t c)
@@ -57,6 +107,10 @@ int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float 
     if (n < 1 || c < 1)
         return err_set(ERR_SHAPE, "cross_entropy: logits of shape (%lld, %lld) are empty",
                        (long long)n, (long long)c);
+    if (logits->device.kind == DEVICE_CUDA) return gpu_forward(loss, logits, targets, value);
+    TRY(exercise_result(tensor_same_device("cross_entropy", logits, targets), "02.3",
+                        "tensor_same_device"));
+    TRY(caches_on_cpu(loss));
     TRY(check_targets(targets, n, c));
     TRY(tensor_resize(loss->probs, 2, logits->shape));
     loss->ready = 0;
@@ -64,7 +118,7 @@ int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float 
                               &loss->value, n, c);
     loss->targets = targets;
     loss->ready = 1;
-    *value = loss->value;
+    if (value) *value = loss->value;
     return ERR_OK;
 }
 
@@ -73,6 +127,12 @@ int loss_backward(Loss *loss, const Tensor **dlogits)
     if (!loss->ready) return err_set(ERR_ARG, "cross_entropy: backward called before forward");
     const Tensor *p = loss->probs;
     TRY(tensor_resize(loss->grad, 2, p->shape));
+    if (p->device.kind == DEVICE_CUDA) {
+        TRY(backend_softmax_ce_backward(p->device, tensor_f32(p), tensor_i32(loss->targets),
+                                        tensor_f32(loss->grad), p->shape[0], p->shape[1]));
+        *dlogits = loss->grad;
+        return ERR_OK;
+    }
     EXERCISE("01.7", cross_entropy_backward, tensor_f32(p), tensor_i32(loss->targets), tensor_f32(loss->grad),
                                p->shape[0], p->shape[1]);
     *dlogits = loss->grad;
@@ -82,6 +142,17 @@ int loss_backward(Loss *loss, const Tensor **dlogits)
 int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy)
 {
     TRY(tensor_check_2d(logits, DTYPE_F32, 0, 0, "accuracy", "logits"));
+    TRY(exercise_result(tensor_same_device("accuracy", logits, targets), "02.3",
+                        "tensor_same_device"));
+    if (logits->device.kind == DEVICE_CUDA) { /* count on the CPU: two copies, one sync */
+        Tensor *z = NULL, *t = NULL;
+        int rc = tensor_to(logits, device_cpu(), &z);
+        if (rc == ERR_OK) rc = tensor_to(targets, device_cpu(), &t);
+        if (rc == ERR_OK) rc = loss_accuracy(z, t, accuracy);
+        tensor_free(z);
+        tensor_free(t);
+        return rc;
+    }
     int64_t n = logits->shape[0], c = logits->shape[1];
     TRY(check_targets(targets, n, c));
     const float *z = tensor_f32(logits);

@@ -16,8 +16,9 @@
 
 /** A loss function with the cache its backward pass needs. */
 typedef struct Loss {
-    Tensor *probs; /**< softmax of the last logits, (n, c) */
+    Tensor *probs; /**< softmax of the last logits, (n, c), on the logits' device */
     Tensor *grad;  /**< dLoss/dlogits of the last backward, (n, c) */
+    Tensor *on_device; /**< the loss as one float on the GPU (GPU runs only) */
     const Tensor *targets; /**< labels of the last forward (borrowed), (n) */
     float value;   /**< the last loss value */
     int ready;     /**< 1 after a forward, so backward has something to use */
@@ -35,6 +36,11 @@ void loss_free(Loss *loss);
  * Stores the result in @p *value and remembers what backward needs. A label
  * outside [0, c) is an ::ERR_ARG naming the row, as PyTorch's
  * "Target 5 is out of bounds" does.
+ *
+ * On a GPU the loss stays on the device, and @p value may be NULL: reading it
+ * is `loss.item()`, a copy to the CPU that waits for the GPU (a sync).
+ * Labels are not checked there (checking them would be a sync too); a label
+ * out of range gives a NaN loss.
  */
 int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float *value);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "err.h"
 
 static void copy_name(char *dst, const char *src)
@@ -71,7 +72,8 @@ int module_forward(Module *m, const Tensor *x, const Tensor **y)
 {
     if (!m || !x || !y) return err_set(ERR_ARG, "module_forward: NULL argument");
     int rc = m->ops->forward(m, x, y);
-    if (rc != ERR_OK && rc != ERR_TODO && m->n_children == 0)
+    /* (Device errors name the module already: "Linear fc1: expected all ...".) */
+    if (rc != ERR_OK && rc != ERR_TODO && rc != ERR_DEVICE && m->n_children == 0)
         return err_context("%s %s forward", m->ops->kind, m->name);
     return rc;
 }
@@ -82,17 +84,84 @@ int module_backward(Module *m, const Tensor *dy, const Tensor **dx)
     if (!m->input)
         return err_set(ERR_ARG, "%s %s: backward called before forward", m->ops->kind, m->name);
     int rc = m->ops->backward(m, dy, dx);
-    if (rc != ERR_OK && rc != ERR_TODO && m->n_children == 0)
+    if (rc != ERR_OK && rc != ERR_TODO && rc != ERR_DEVICE && m->n_children == 0)
         return err_context("%s %s backward", m->ops->kind, m->name);
     return rc;
 }
 
 void module_zero_grad(Module *m)
 {
-    for (int i = 0; i < m->n_params; i++)
-        memset(m->params[i].grad->data, 0,
-               (size_t)m->params[i].grad->numel * dtype_size(m->params[i].grad->dtype));
+    for (int i = 0; i < m->n_params; i++) {
+        Tensor *g = m->params[i].grad;
+        size_t bytes = (size_t)g->numel * dtype_size(g->dtype);
+        if (g->device.kind == DEVICE_CPU)
+            memset(g->data, 0, bytes);
+        else
+            backend_zero(g->device, g->data, bytes); /* asynchronous: cannot fail later */
+    }
     for (int i = 0; i < m->n_children; i++) module_zero_grad(m->children[i]);
+}
+
+Device module_device(const Module *m)
+{
+    if (m->n_params > 0) return m->params[0].value->device;
+    for (int i = 0; i < m->n_children; i++) {
+        if (module_parameters((Module *)m->children[i], NULL, 0) > 0)
+            return module_device(m->children[i]);
+    }
+    return device_cpu();
+}
+
+/* Every tensor a module owns, in a fixed order: params, grads, then caches. */
+static int owned_tensors(Module *m, Tensor ***slots, int cap, int count)
+{
+    for (int i = 0; i < m->n_params; i++) {
+        if (count + 2 <= cap) {
+            slots[count] = &m->params[i].value;
+            slots[count + 1] = &m->params[i].grad;
+        }
+        count += 2;
+    }
+    if (count + 2 <= cap) {
+        slots[count] = &m->output;
+        slots[count + 1] = &m->grad_input;
+    }
+    count += 2;
+    for (int i = 0; i < m->n_children; i++) count = owned_tensors(m->children[i], slots, cap, count);
+    return count;
+}
+
+int module_to(Module *m, Device device)
+{
+    if (device_equal(module_device(m), device) && device_equal(m->output->device, device))
+        return ERR_OK;
+    int n = owned_tensors(m, NULL, 0, 0);
+    Tensor ***slots = malloc((size_t)n * sizeof *slots);
+    Tensor **moved = calloc((size_t)n, sizeof *moved);
+    if (!slots || !moved) {
+        free(slots);
+        free(moved);
+        return err_set(ERR_NOMEM, "module_to: out of memory");
+    }
+    owned_tensors(m, slots, n, 0);
+    int rc = ERR_OK;
+    for (int i = 0; i < n && rc == ERR_OK; i++)
+        rc = tensor_to(*slots[i], device, &moved[i]);
+    if (rc != ERR_OK) {
+        char name[16];
+        err_context("moving %s %s to %s", m->ops->kind, m->name,
+                    device_str(device, name, sizeof name));
+        for (int i = 0; i < n; i++) tensor_free(moved[i]);
+    } else {
+        for (int i = 0; i < n; i++) {
+            tensor_free(*slots[i]);
+            *slots[i] = moved[i];
+        }
+        m->input = NULL;
+    }
+    free(slots);
+    free(moved);
+    return rc;
 }
 
 void module_train(Module *m, bool training)

@@ -114,6 +114,18 @@ int module_backward(Module *m, const Tensor *dy, const Tensor **dx);
 /** @brief Set every parameter gradient of @p m and its children to zero. */
 void module_zero_grad(Module *m);
 
+/**
+ * @brief `model.to(device)`: move every parameter, gradient and cache of @p m.
+ *
+ * All or nothing: the new tensors are all allocated before the old ones are
+ * released, so on failure (out of memory on the GPU, say) the model is left
+ * where it was. Moving to where it already is does nothing.
+ */
+int module_to(Module *m, Device device);
+
+/** @brief The device of @p m's first parameter (the CPU for a module without any). */
+Device module_device(const Module *m);
+
 /** @brief Switch @p m and its children to training (true) or evaluation (false) mode. */
 void module_train(Module *m, bool training);
 

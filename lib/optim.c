@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "err.h"
 
 Optimizer *optim_sgd_new(Module *model, float lr)
@@ -38,7 +39,11 @@ void optim_zero_grad(Optimizer *opt)
 {
     for (int i = 0; i < opt->n_params; i++) {
         Tensor *g = opt->params[i].param->grad;
-        memset(g->data, 0, (size_t)g->numel * dtype_size(g->dtype));
+        size_t bytes = (size_t)g->numel * dtype_size(g->dtype);
+        if (g->device.kind == DEVICE_CPU)
+            memset(g->data, 0, bytes);
+        else
+            backend_zero(g->device, g->data, bytes);
     }
 }
 
@@ -46,6 +51,11 @@ int optim_step(Optimizer *opt)
 {
     for (int i = 0; i < opt->n_params; i++) {
         Param *p = opt->params[i].param;
+        if (p->value->device.kind == DEVICE_CUDA) {
+            TRY(backend_sgd_step(p->value->device, tensor_f32(p->value), tensor_f32(p->grad),
+                                 p->value->numel, opt->lr));
+            continue;
+        }
         EXERCISE("01.8", sgd_step, tensor_f32(p->value), tensor_f32(p->grad), p->value->numel,
                  opt->lr);
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "err.h"
 
 #define TENSOR_ALIGN 64
@@ -57,20 +58,40 @@ static void *aligned_zalloc(size_t bytes)
     return p;
 }
 
+/* Zero-filled memory on a device: 64-byte aligned on the CPU, cudaMalloc on a GPU. */
+static int alloc_on(Device device, size_t bytes, void **data)
+{
+    if (device.kind == DEVICE_CPU) {
+        *data = aligned_zalloc(bytes);
+        if (!*data) return err_set(ERR_NOMEM, "tensor: out of memory allocating %zu bytes", bytes);
+        return ERR_OK;
+    }
+    if (backend_alloc(device, bytes, data) != ERR_OK) {
+        char name[16];
+        return err_context("tensor on %s", device_str(device, name, sizeof name));
+    }
+    int rc = backend_zero(device, *data, bytes);
+    if (rc != ERR_OK) {
+        backend_free(device, *data, bytes);
+        *data = NULL;
+    }
+    return rc;
+}
+
+static void free_on(Device device, void *data, size_t bytes)
+{
+    if (device.kind == DEVICE_CPU)
+        free(data);
+    else
+        backend_free(device, data, bytes);
+}
+
 Tensor *tensor_new(DType dtype, Device device, int ndim, const int64_t *shape)
 {
     int64_t numel = 0;
     if (shape_numel(ndim, shape, &numel) != ERR_OK) return NULL;
     if (dtype_size(dtype) == 0) {
         err_set(ERR_ARG, "tensor: unknown dtype %d", (int)dtype);
-        return NULL;
-    }
-    if (device.kind != DEVICE_CPU) {
-        char name[32];
-        err_set(ERR_DEVICE,
-                "tensor: cannot allocate on %s: this build has no CUDA backend "
-                "(use \"cpu\")",
-                device_str(device, name, sizeof name));
         return NULL;
     }
     Tensor *t = calloc(1, sizeof *t);
@@ -85,9 +106,7 @@ Tensor *tensor_new(DType dtype, Device device, int ndim, const int64_t *shape)
     t->numel = numel;
     size_t bytes = (size_t)numel * dtype_size(dtype);
     if (bytes > 0) {
-        t->data = aligned_zalloc(bytes);
-        if (!t->data) {
-            err_set(ERR_NOMEM, "tensor: out of memory allocating %zu bytes", bytes);
+        if (alloc_on(device, bytes, &t->data) != ERR_OK) {
             free(t);
             return NULL;
         }
@@ -110,7 +129,7 @@ Tensor *tensor_new_2d(int64_t rows, int64_t cols)
 void tensor_free(Tensor *t)
 {
     if (!t) return;
-    free(t->data);
+    free_on(t->device, t->data, t->capacity);
     free(t);
 }
 
@@ -125,9 +144,9 @@ int tensor_resize(Tensor *t, int ndim, const int64_t *shape)
     TRY(shape_numel(ndim, shape, &numel));
     size_t bytes = (size_t)numel * dtype_size(t->dtype);
     if (bytes > t->capacity) {
-        void *p = aligned_zalloc(bytes);
-        if (!p) return err_set(ERR_NOMEM, "tensor: out of memory allocating %zu bytes", bytes);
-        free(t->data);
+        void *p;
+        TRY(alloc_on(t->device, bytes, &p));
+        free_on(t->device, t->data, t->capacity);
         t->data = p;
         t->capacity = bytes;
     }
@@ -155,8 +174,37 @@ int tensor_copy(Tensor *dst, const Tensor *src)
                        dtype_name(src->dtype), tensor_shape_str(src, a, sizeof a),
                        dtype_name(dst->dtype), tensor_shape_str(dst, b, sizeof b));
     }
-    if (src->numel > 0) memcpy(dst->data, src->data, (size_t)src->numel * dtype_size(src->dtype));
+    size_t bytes = (size_t)src->numel * dtype_size(src->dtype);
+    if (bytes == 0) return ERR_OK;
+    if (src->device.kind == DEVICE_CPU && dst->device.kind == DEVICE_CPU) {
+        memcpy(dst->data, src->data, bytes);
+        return ERR_OK;
+    }
+    return backend_copy(dst->data, dst->device, src->data, src->device, bytes);
+}
+
+int tensor_to(const Tensor *src, Device device, Tensor **out)
+{
+    *out = NULL;
+    Tensor *t = tensor_new(src->dtype, device, src->ndim, src->shape);
+    if (!t) return err_code();
+    int rc = tensor_copy(t, src);
+    if (rc != ERR_OK) {
+        tensor_free(t);
+        return rc;
+    }
+    *out = t;
     return ERR_OK;
+}
+
+/* The CPU-only operations say so for a GPU tensor. */
+static int cpu_only(const Tensor *t, const char *op)
+{
+    if (t->device.kind == DEVICE_CPU) return ERR_OK;
+    char name[16];
+    return err_set(ERR_DEVICE, "%s works on CPU tensors, and this one is on %s: do it on the CPU, "
+                               "then move the tensor with tensor_to",
+                   op, device_str(t->device, name, sizeof name));
 }
 
 Tensor *tensor_clone(const Tensor *src)
@@ -171,6 +219,7 @@ Tensor *tensor_clone(const Tensor *src)
 
 int tensor_fill(Tensor *t, float value)
 {
+    TRY(cpu_only(t, "tensor_fill"));
     float *p = tensor_f32(t);
     if (!p && t->numel > 0)
         return err_set(ERR_SHAPE, "tensor_fill: expected float32, got %s", dtype_name(t->dtype));
@@ -193,6 +242,7 @@ int64_t tensor_offset_of_row_major(const Tensor *t, int64_t flat)
 
 int tensor_uniform(Tensor *t, Rng *rng, float lo, float hi)
 {
+    TRY(cpu_only(t, "tensor_uniform"));
     float *p = tensor_f32(t);
     if (!p && t->numel > 0)
         return err_set(ERR_SHAPE, "tensor_uniform: expected float32, got %s",
@@ -204,6 +254,7 @@ int tensor_uniform(Tensor *t, Rng *rng, float lo, float hi)
 
 int tensor_set_rows(Tensor *t, const float *src)
 {
+    TRY(cpu_only(t, "tensor_set_rows"));
     float *p = tensor_f32(t);
     if (!p && t->numel > 0)
         return err_set(ERR_SHAPE, "tensor_set_rows: expected float32, got %s",
@@ -214,6 +265,7 @@ int tensor_set_rows(Tensor *t, const float *src)
 
 int tensor_get_rows(const Tensor *t, float *dst)
 {
+    TRY(cpu_only(t, "tensor_get_rows"));
     const float *p = tensor_f32(t);
     if (!p && t->numel > 0)
         return err_set(ERR_SHAPE, "tensor_get_rows: expected float32, got %s",

@@ -37,7 +37,11 @@ typedef enum DType {
     DTYPE_I32      /**< 32-bit signed integer (class labels) */
 } DType;
 
-/** A contiguous column-major array with a shape, a dtype and a device. */
+/** A contiguous column-major array with a shape, a dtype and a device.
+ *
+ * For a CUDA tensor, data is a device pointer: pass it to kernels and
+ * cuBLAS, never dereference it on the CPU (tensor_to() brings the values
+ * over). */
 typedef struct Tensor {
     DType dtype;                     /**< element type */
     Device device;                   /**< where @ref data lives */
@@ -55,10 +59,11 @@ size_t dtype_size(DType dtype);
 const char *dtype_name(DType dtype);
 
 /**
- * @brief Allocate a zero-filled tensor.
+ * @brief Allocate a zero-filled tensor on @p device.
  *
  * Returns NULL and sets the error (::ERR_ARG for a bad shape, ::ERR_NOMEM when
- * memory runs out, ::ERR_DEVICE for a device this build cannot use).
+ * memory runs out, with what is free and what to try, ::ERR_DEVICE for a
+ * device this build or machine does not have).
  */
 Tensor *tensor_new(DType dtype, Device device, int ndim, const int64_t *shape);
 
@@ -87,16 +92,25 @@ float *tensor_f32(const Tensor *t);
 int32_t *tensor_i32(const Tensor *t);
 
 /**
- * @brief Copy the elements of @p src into @p dst.
+ * @brief Copy the elements of @p src into @p dst, on the same or another device.
  *
  * Both must have the same dtype and number of elements; ::ERR_SHAPE otherwise.
+ * A copy to the CPU from a GPU waits for the GPU (a sync).
  */
 int tensor_copy(Tensor *dst, const Tensor *src);
+
+/**
+ * @brief `x.to(device)`: a new tensor on @p device with the values of @p src.
+ *
+ * Always a new tensor (also when @p src is already there), which the caller
+ * frees. The copy's direction comes from copy_kind(), Lesson 02's exercise.
+ */
+int tensor_to(const Tensor *src, Device device, Tensor **out);
 
 /** @brief A new tensor with the same shape, dtype, device and values; NULL on error. */
 Tensor *tensor_clone(const Tensor *src);
 
-/** @brief Set every element of an f32 tensor to @p value. */
+/** @brief Set every element of an f32 CPU tensor to @p value. */
 int tensor_fill(Tensor *t, float value);
 
 /**
@@ -140,5 +154,17 @@ const char *tensor_shape_str(const Tensor *t, char *buf, size_t size);
  */
 int tensor_check_2d(const Tensor *t, DType dtype, int64_t rows, int64_t cols,
                     const char *op, const char *what);
+
+/* ---- Exercise of Lesson 02 (lessons/02_device_transfer/exercises.c) ---- */
+
+/**
+ * @brief Exercise 02.3: check that @p a and @p b are on the same device.
+ *
+ * Returns 0 when they are. Otherwise returns ::ERR_DEVICE with PyTorch's
+ * message, prefixed with the operation @p op:
+ * `"Linear fc1: expected all tensors to be on the same device, but found cuda:0 and cpu"`
+ * (the devices of @p a, then @p b).
+ */
+int tensor_same_device(const char *op, const Tensor *a, const Tensor *b);
 
 #endif /* WB_TENSOR_H */

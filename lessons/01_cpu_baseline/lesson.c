@@ -49,13 +49,6 @@ static void usage(FILE *out)
             "  and lesson37's own: --quiet, --out DIR, --no-plot\n");
 }
 
-static int bad_usage(void)
-{
-    fputc('\n', stderr);
-    usage(stderr);
-    return LESSON_BAD_INPUT;
-}
-
 static int parse_options(int argc, char **argv, Options *o)
 {
     static const struct option longopts[] = {
@@ -65,12 +58,8 @@ static int parse_options(int argc, char **argv, Options *o)
         {NULL, 0, NULL, 0},
     };
     opterr = 0;
-    int c, index = -1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, &index)) != -1) {
-        /* The option's own name, whichever way it was written (--lr 1, --lr=1). */
-        const char *name = NULL;
-        for (int i = 0; longopts[i].name; i++)
-            if (longopts[i].val == c) name = longopts[i].name;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         bool ok = true;
         switch (c) {
         case 'e': ok = lesson_parse_long(optarg, 1, 100000000, &o->epochs); break;
@@ -79,29 +68,11 @@ static int parse_options(int argc, char **argv, Options *o)
         case 's': ok = lesson_parse_long(optarg, 0, 2147483647, &o->seed); break;
         case 'd': o->data = optarg; break;
         case 'h': usage(stdout); return -1;
-        case ':':
-            fprintf(stderr, "lesson37: part 1: an option needs a value (%s)\n",
-                    argv[optind - 1]);
-            return bad_usage();
-        default:
-            if (optopt)
-                fprintf(stderr, "lesson37: part 1: unknown option \"-%c\"\n", optopt);
-            else
-                fprintf(stderr, "lesson37: part 1: unknown option \"%s\"\n", argv[optind - 1]);
-            return bad_usage();
+        default: return lesson_option_error(PART, c, argv, NULL, usage);
         }
-        if (!ok) {
-            fprintf(stderr, "lesson37: part 1: \"%s\" is not a valid value for --%s\n", optarg,
-                    name);
-            return bad_usage();
-        }
-        index = -1;
+        if (!ok) return lesson_option_error(PART, 0, argv, lesson_option_name(longopts, c), usage);
     }
-    if (optind < argc) {
-        fprintf(stderr, "lesson37: part 1: unexpected argument \"%s\"\n", argv[optind]);
-        return bad_usage();
-    }
-    return LESSON_OK;
+    return lesson_no_arguments(PART, argc, argv, usage);
 }
 
 /* Print lib's last error and pick the exit status that fits it. */

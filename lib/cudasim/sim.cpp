@@ -130,11 +130,26 @@ const Alloc *near_alloc(uintptr_t a, uintptr_t *start)
     return nullptr;
 }
 
+/* The alignment of a buffer: as much as its size allows, up to 16 bytes, so
+ * that a buffer of floats ends exactly at its guard page (an access one
+ * element too far faults at once). Sizes that are not a multiple of 4 get 16
+ * and a few canary bytes. */
+size_t alignment_for(size_t size)
+{
+    return size % 16 == 0 ? 16 : size % 8 == 0 ? 8 : size % 4 == 0 ? 4 : 16;
+}
+
+size_t rounded_size(size_t size)
+{
+    size_t a = alignment_for(size);
+    return (size + a - 1) & ~(a - 1);
+}
+
 void *map_buffer(size_t size, bool device)
 {
-    /* Data 16-byte aligned, ending at most 15 bytes before a guard page; the
-     * bytes between its end and the page are canaries. */
-    size_t rounded = (size + 15) & ~(size_t)15;
+    /* Data ending at most 15 bytes (usually 0) before a guard page; the bytes
+     * between its end and the page are canaries. */
+    size_t rounded = rounded_size(size);
     size_t data_pages = (rounded + g_page - 1) / g_page;
     size_t map_bytes = (data_pages + 1) * g_page;
     char *map = (char *)mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE,
@@ -144,9 +159,22 @@ void *map_buffer(size_t size, bool device)
     mprotect(guard, g_page, PROT_NONE);
     char *data = guard - rounded;
     memset(data + size, kCanary, rounded - size);
+#if CUDASIM_ASAN
+    __asan_poison_memory_region(data + size, rounded - size); /* ASan names the thread */
+#endif
     g_allocs[(uintptr_t)data] = Alloc{size, map, map_bytes, device};
     if (device) g_in_use += size;
     return data;
+}
+
+/* Give a buffer's pages back (and, under ASan, its shadow: the next mapping
+ * at this address must not inherit the slack's poison). */
+void unmap_buffer(const Alloc &a)
+{
+#if CUDASIM_ASAN
+    __asan_unpoison_memory_region(a.map, a.map_bytes);
+#endif
+    munmap(a.map, a.map_bytes);
 }
 
 /* Check the canaries after the end of every device buffer; returns the first
@@ -155,13 +183,19 @@ const Alloc *check_canaries(uintptr_t *start)
 {
     for (auto &kv : g_allocs) {
         const Alloc &a = kv.second;
-        size_t rounded = (a.size + 15) & ~(size_t)15;
+        size_t rounded = rounded_size(a.size);
         const unsigned char *p = (const unsigned char *)kv.first;
+#if CUDASIM_ASAN
+        __asan_unpoison_memory_region(p + a.size, rounded - a.size);
+#endif
         for (size_t i = a.size; i < rounded; i++)
             if (p[i] != kCanary) {
                 *start = kv.first;
                 return &a;
             }
+#if CUDASIM_ASAN
+        __asan_poison_memory_region(p + a.size, rounded - a.size);
+#endif
     }
     return nullptr;
 }
@@ -771,7 +805,7 @@ extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
                    "after it; run the test under AddressSanitizer, make test SAN=1, to learn "
                    "which thread) (CUDA reports: an illegal memory access was encountered)",
                    cfg->name, bad->size, bad->device ? "cudaMalloc" : "cudaMallocHost",
-                   ((bad->size + 15) & ~(size_t)15) - bad->size);
+                   rounded_size(bad->size) - bad->size);
             g_sticky = g_last = cudaErrorIllegalAddress;
         }
     }
@@ -780,7 +814,7 @@ extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
         uintptr_t start = (uintptr_t)g_run.dynamic_shared;
         Alloc a = g_allocs[start];
         g_allocs.erase(start);
-        munmap(a.map, a.map_bytes);
+        unmap_buffer(a);
         g_run.dynamic_shared = nullptr;
     }
     return g_last == cudaSuccess ? cudaSuccess : g_last;
@@ -874,12 +908,38 @@ extern "C" unsigned long long cudasim_launch_count(void) { return g_launches; }
 
 namespace {
 
-int device_count()
+/* The machine's simulated GPUs: CUDASIM_DEVICES (default 1). */
+int physical_count()
 {
     const char *env = getenv("CUDASIM_DEVICES");
     if (!env) return 1;
     int n = atoi(env);
     return n < 0 ? 0 : n > 8 ? 8 : n;
+}
+
+/* The physical index of visible device i, as CUDA_VISIBLE_DEVICES maps it:
+ * a comma-separated list of indices, read up to the first invalid entry. */
+int physical_of(int i)
+{
+    const char *env = getenv("CUDA_VISIBLE_DEVICES");
+    if (!env) return i < physical_count() ? i : -1;
+    const char *p = env;
+    for (int k = 0; *p; k++) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v >= physical_count() || (*end && *end != ',')) return -1;
+        if (k == i) return (int)v;
+        if (!*end) return -1;
+        p = end + 1;
+    }
+    return -1;
+}
+
+int device_count()
+{
+    int n = 0;
+    while (n < 8 && physical_of(n) >= 0) n++;
+    return n;
 }
 
 int g_device = 0;
@@ -1110,7 +1170,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
     p->maxThreadsPerMultiProcessor = 2048;
     p->major = 8;
     p->minor = 0;
-    p->pciBusID = device;
+    p->pciBusID = physical_of(device); /* which simulated GPU of the machine */
     return cudaSuccess;
 }
 
@@ -1131,7 +1191,7 @@ cudaError_t cudaDeviceSynchronize(void)
 
 cudaError_t cudaDeviceReset(void)
 {
-    for (auto &kv : g_allocs) munmap(kv.second.map, kv.second.map_bytes);
+    for (auto &kv : g_allocs) unmap_buffer(kv.second);
     g_allocs.clear();
     g_in_use = 0;
     g_streams.clear();
@@ -1171,7 +1231,7 @@ cudaError_t cudaFree(void *ptr)
         return fail(cudaErrorInvalidValue);
     }
     g_in_use -= it->second.size;
-    munmap(it->second.map, it->second.map_bytes);
+    unmap_buffer(it->second);
     g_allocs.erase(it);
     return cudaSuccess;
 }
@@ -1201,7 +1261,7 @@ cudaError_t cudaFreeHost(void *ptr)
                ptr);
         return fail(cudaErrorInvalidValue);
     }
-    munmap(it->second.map, it->second.map_bytes);
+    unmap_buffer(it->second);
     g_allocs.erase(it);
     return cudaSuccess;
 }

@@ -35,6 +35,8 @@ typedef struct Case {
 
 static Case cases[MAX_CASES];
 static int n_cases;
+static char ran_on[8][160]; /* per lesson: the device its kernels ran on ("" if none) */
+static int reading_lesson;
 static int color;
 
 static const char *c_green(void) { return color ? "\033[32m" : ""; }
@@ -92,6 +94,10 @@ static int read_tsv(const char *lesson, const char *text)
             if (!tab) break;
             *tab = '\0';
             q = tab + 1;
+        }
+        if (nf >= 2 && strcmp(f[0], "#device") == 0) {
+            snprintf(ran_on[reading_lesson], sizeof ran_on[0], "%s", f[1]);
+            continue;
         }
         if (nf < 7) continue;
         Case *c = &cases[n_cases++];
@@ -223,6 +229,8 @@ int main(int argc, char **argv)
         free(st);
         compile_msg[l][0] = '\0';
         first_case[l] = n_cases;
+        reading_lesson = l;
+        ran_on[l][0] = '\0';
         snprintf(grader, sizeof grader, "%s/%s/grade%s", bin, impl, id);
         if (compiled[l]) {
             char tsv[1024];
@@ -275,7 +283,9 @@ int main(int argc, char **argv)
            strcmp(impl, "lessons") == 0 ? "your code" : "the reference answers");
     for (int l = 0; l < n_lessons; l++) {
         double score = 0, max = 0;
-        printf("\n%sLesson %s%s\n", c_bold(), lessons[l], c_off());
+        printf("\n%sLesson %s%s", c_bold(), lessons[l], c_off());
+        if (ran_on[l][0] && compiled[l]) printf("  (kernels ran on: %s)", ran_on[l]);
+        printf("\n");
         if (!compiled[l] && compile_msg[l][0]) {
             printf("  %sdoes not compile%s, so every exercise of this lesson scores 0:\n", c_red(),
                    c_off());
@@ -356,6 +366,12 @@ int main(int argc, char **argv)
             used = strlen(summary);
             copy_text(summary + used, sizeof summary - used, "\n");
         }
+    }
+    for (int l = 0; l < n_lessons; l++) {
+        size_t u = strlen(summary);
+        if (ran_on[l][0] && compiled[l])
+            snprintf(summary + u, sizeof summary - u, "Lesson %s: its kernels ran on %s.\n",
+                     lessons[l], ran_on[l]);
     }
     size_t used = strlen(summary);
     snprintf(summary + used, sizeof summary - used, "Total: %g/%g", total, max_total);

@@ -20,6 +20,7 @@
 #include "lib/optim.h"
 #include "lib/train.h"
 #include "tests/common/fixture.h"
+#include "tests/common/iris.h"
 
 #define G "grade01.txt"
 #define L1 "lesson01.txt"
@@ -375,17 +376,11 @@ GRADED_TEST(iris_training)
 {
     /* lib's Iris MLP, running on your exercises, from PyTorch's initial weights:
      * the loss every 1000 epochs and the test accuracy must match PyTorch's run. */
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
     static const char *const names[4] = {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"};
-    DatasetSpec spec = {"species", species, "split"};
     Dataset train, test;
-    Scaler sc = {0};
     Tensor *xtr = NULL, *xte = NULL;
-    ck_assert_int_eq(dataset_load_csv(WB_ROOT "/lessons/data/iris.csv", &spec, &train, &test), 0);
-    int rc = scaler_fit(&sc, train.x);
-    if (!rc) rc = scaler_transform(&sc, train.x, &xtr);
-    if (!rc) rc = scaler_transform(&sc, test.x, &xte);
-    ck_assert_msg(rc == 0, "scaling Iris failed: %s", err_message());
+    int rc;
+    iris_scaled(&train, &test, &xtr, &xte);
     Rng rng;
     rng_seed(&rng, 0, 0);
     Module *layers[] = {linear_new("fc1", 4, 10, &rng), relu_new("relu"),
@@ -422,32 +417,32 @@ GRADED_TEST(iris_training)
 
 static const GradedCase cases[] = {
     {&minmax_iris, "01.1", "minmax_fit/transform",
-     "scales Iris as scikit-learn does, the test part with the training part's range", 4, 5},
+     "scales Iris as scikit-learn does, the test part with the training part's range", 4, 5, NULL},
     {&minmax_scales, "01.1", "minmax_fit/transform", "37 samples, features scaled 0.1 to 100", 3,
-     5},
+     5, NULL},
     {&minmax_by_hand, "01.1", "minmax_fit/transform",
-     "extremes in the last sample; a constant feature becomes 0, not NaN (by hand)", 3, 5},
-    {&linear_forward_pytorch, "01.2", "linear_forward", "matches PyTorch on a (7, 5) batch", 5, 5},
+     "extremes in the last sample; a constant feature becomes 0, not NaN (by hand)", 3, 5, NULL},
+    {&linear_forward_pytorch, "01.2", "linear_forward", "matches PyTorch on a (7, 5) batch", 5, 5, NULL},
     {&linear_forward_shapes, "01.2", "linear_forward", "shapes (1, 3), (37, 1) and (130, 10)", 5,
-     5},
-    {&linear_forward_by_hand, "01.2", "linear_forward", "a 2 x 3 case worked by hand", 5, 5},
-    {&linear_backward_pytorch, "01.3", "linear_backward", "dx, dw, db match PyTorch", 6, 5},
+     5, NULL},
+    {&linear_forward_by_hand, "01.2", "linear_forward", "a 2 x 3 case worked by hand", 5, 5, NULL},
+    {&linear_backward_pytorch, "01.3", "linear_backward", "dx, dw, db match PyTorch", 6, 5, NULL},
     {&linear_backward_shapes, "01.3", "linear_backward", "shapes (1, 3), (37, 1) and (130, 10)",
-     6, 5},
+     6, 5, NULL},
     {&linear_backward_accumulates, "01.3", "linear_backward",
-     "dw and db accumulate, dx is overwritten", 5, 5},
-    {&linear_backward_no_dx, "01.3", "linear_backward", "dx == NULL is skipped", 3, 5},
-    {&relu_forward_pytorch, "01.4", "relu_forward", "matches PyTorch on 133 values", 5, 5},
-    {&relu_backward_pytorch, "01.5", "relu_backward", "matches PyTorch, 0 at exactly 0", 5, 5},
-    {&ce_forward_pytorch, "01.6", "cross_entropy_forward", "loss and probs match PyTorch", 6, 5},
-    {&ce_forward_shapes, "01.6", "cross_entropy_forward", "shapes (37, 5) and (1, 3)", 4, 5},
+     "dw and db accumulate, dx is overwritten", 5, 5, NULL},
+    {&linear_backward_no_dx, "01.3", "linear_backward", "dx == NULL is skipped", 3, 5, NULL},
+    {&relu_forward_pytorch, "01.4", "relu_forward", "matches PyTorch on 133 values", 5, 5, NULL},
+    {&relu_backward_pytorch, "01.5", "relu_backward", "matches PyTorch, 0 at exactly 0", 5, 5, NULL},
+    {&ce_forward_pytorch, "01.6", "cross_entropy_forward", "loss and probs match PyTorch", 6, 5, NULL},
+    {&ce_forward_shapes, "01.6", "cross_entropy_forward", "shapes (37, 5) and (1, 3)", 4, 5, NULL},
     {&ce_forward_huge_logits, "01.6", "cross_entropy_forward",
-     "stays finite and right for logits near 2000", 5, 5},
-    {&ce_backward_pytorch, "01.7", "cross_entropy_backward", "matches PyTorch", 6, 5},
-    {&ce_backward_by_hand, "01.7", "cross_entropy_backward", "a 2 x 2 case worked by hand", 4, 5},
-    {&sgd_pytorch, "01.8", "sgd_step", "matches torch.optim.SGD (131 values, 1 value)", 5, 5},
+     "stays finite and right for logits near 2000", 5, 5, NULL},
+    {&ce_backward_pytorch, "01.7", "cross_entropy_backward", "matches PyTorch", 6, 5, NULL},
+    {&ce_backward_by_hand, "01.7", "cross_entropy_backward", "a 2 x 2 case worked by hand", 4, 5, NULL},
+    {&sgd_pytorch, "01.8", "sgd_step", "matches torch.optim.SGD (131 values, 1 value)", 5, 5, NULL},
     {&iris_training, "01", "all of Lesson 01",
-     "Iris trains 20000 epochs to PyTorch's losses and accuracy", 15, 20},
+     "Iris trains 20000 epochs to PyTorch's losses and accuracy", 15, 20, NULL},
 };
 
 const GradedLesson graded_lesson = {"01", "The CPU baseline", "lessons/01_cpu_baseline/exercises.c",

@@ -24,6 +24,7 @@ typedef struct GradedCase {
     const char *checks;       /* what this case checks, in words */
     double points;
     int timeout_s;
+    const char *file; /* the student's file for this case (NULL: the lesson's) */
 } GradedCase;
 
 typedef struct GradedLesson {

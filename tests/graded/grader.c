@@ -21,6 +21,8 @@
 #include <sys/resource.h>
 
 #include "graded.h"
+#include "lib/backend.h"
+#include "lib/device.h"
 
 #define MEMORY_LIMIT_MB 2048
 
@@ -92,7 +94,7 @@ static void write_case(FILE *f, int i, double score, const char *status, const c
     snprintf(msg, sizeof msg, "%s", message);
     clean(msg);
     fprintf(f, "%d\t%s\t%s\t%s\t%g\t%g\t%s\t%s\t%s\n", i, c->exercise, c->function, c->checks,
-            c->points, score, status, msg, graded_lesson.file);
+            c->points, score, status, msg, c->file ? c->file : graded_lesson.file);
 }
 
 int main(int argc, char **argv)
@@ -147,6 +149,16 @@ int main(int argc, char **argv)
     if (!f) {
         perror(tsv);
         return 1;
+    }
+    /* Where kernels of this lesson ran: a GPU, or the simulator. Asked only now,
+     * after the cases ran: a CUDA context made before Check forks would not
+     * survive in the children. */
+    if (device_cuda_built()) {
+        DeviceInfo info;
+        if (backend_device_info(0, &info) == 0) /* not device_info: it uses exercise 02.1 */
+            fprintf(f, "#device\t%s\n", info.name);
+        else
+            fprintf(f, "#device\tno CUDA device (%s)\n", device_backend());
     }
     int n = srunner_ntests_run(sr);
     TestResult **results = srunner_results(sr);

@@ -80,10 +80,11 @@ def validate(path):
     return r
 
 
-def grade(name, impl, student_dir=None):
+def grade(name, impl, student_dir=None, lesson="01"):
     out = os.path.join("build", "selftest", name)
-    args = ["make", "--no-print-directory", "grade", "LESSON=01", "IMPL=" + impl,
-            "GRADE_OUT=" + out]
+    args = ["make", "--no-print-directory", "grade", "IMPL=" + impl, "GRADE_OUT=" + out]
+    if lesson:
+        args.append("LESSON=" + lesson)
     if student_dir:
         args.append("STUDENT_DIR=" + student_dir)
     p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -95,25 +96,34 @@ def grade(name, impl, student_dir=None):
     return validate(os.path.join(ROOT, out, "results.json")), p.stdout
 
 
-def plant(name, function, code, lesson="01_cpu_baseline"):
+def plant(name, function, code, lesson="01_cpu_baseline", filename="exercises.c",
+          returns="int"):
     """A copy of the answers with `code` put at the start of `function`."""
-    src = os.path.join(ROOT, "solutions", lesson, "exercises.c")
+    src = os.path.join(ROOT, "solutions", lesson, filename)
     text = open(src).read()
-    m = re.search(r"\nint %s\([^)]*\)\n\{\n" % function, text)
+    m = re.search(r"\n%s %s\([^)]*\)\n\{\n" % (re.escape(returns), function), text)
     if not m:
         fail("cannot find %s in %s" % (function, src))
     text = text[:m.end()] + "    " + code + "\n" + text[m.end():]
     folder = os.path.join("build", "selftest", "plants", name)
     os.makedirs(os.path.join(ROOT, folder, lesson), exist_ok=True)
+    for other in os.listdir(os.path.join(ROOT, "solutions", lesson)):
+        if other != filename:
+            shutil.copy(os.path.join(ROOT, "solutions", lesson, other),
+                        os.path.join(ROOT, folder, lesson, other))
     # Latin-1, not UTF-8: a plant may carry a byte like a student's editor would.
-    with open(os.path.join(ROOT, folder, lesson, "exercises.c"), "w", encoding="latin-1") as f:
+    with open(os.path.join(ROOT, folder, lesson, filename), "w", encoding="latin-1") as f:
         f.write("#include <stdlib.h>\n#include <string.h>\n" + text)
     return folder
 
 
-def check_plant(name, function, code, exercise, message):
-    r, _ = grade(name, "lessons", plant(name, function, code))
+def check_plant(name, function, code, exercise, message, lesson="01_cpu_baseline",
+                filename="exercises.c", returns="int", may_pass=()):
+    r, _ = grade(name, "lessons", plant(name, function, code, lesson, filename, returns),
+                 lesson=lesson[:2])
     for t in r["tests"]:
+        if any(m in t["name"] for m in may_pass):
+            continue  # a check the planted fault does not reach
         own = t["number"] == exercise
         whole = "." not in t["number"]
         if own:
@@ -136,15 +146,16 @@ def main():
         return
     shutil.rmtree(os.path.join(ROOT, "build", "selftest"), ignore_errors=True)
 
-    r, _ = grade("solutions", "solutions")
+    r, _ = grade("solutions", "solutions", lesson=None)
     bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
     if bad:
         fail("the reference answers lose points on %s" % bad)
 
     stubs = os.path.join("build", "selftest", "plants", "stubs")
-    shutil.copytree(os.path.join(ROOT, "lessons", "01_cpu_baseline"),
-                    os.path.join(ROOT, stubs, "01_cpu_baseline"))
-    r, _ = grade("stubs", "lessons", stubs)
+    for folder in sorted(os.listdir(os.path.join(ROOT, "lessons"))):
+        if re.match(r"\d\d_", folder):
+            shutil.copytree(os.path.join(ROOT, "lessons", folder), os.path.join(ROOT, stubs, folder))
+    r, _ = grade("stubs", "lessons", stubs, lesson=None)
     bad = [t["name"] for t in r["tests"] if t["score"] != 0 or t["status"] != "failed"]
     if bad:
         fail("these cases pass on the untouched stubs: %s" % bad)
@@ -174,6 +185,14 @@ def main():
                 "volatile char *big = malloc((size_t)64 << 30); "
                 "for (size_t i = 0; i < ((size_t)64 << 30); i += 4096) big[i] = 1;",
                 "01.4", "crashed: SIGSEGV")
+
+    # A kernel that writes one element too far: the simulator (or the GPU)
+    # catches it, and only the kernel's checks and the whole-lesson one fail.
+    check_plant("kernel-overflow", "k_relu_forward",
+                "if (n > 0 && n <= 100000 && x && y) { "
+                "relu_forward_kernel<<<1, 1, 0, s>>>(x, y + n, 1); }",
+                "02.4", "past the end", lesson="02_device_transfer", filename="exercises.cu",
+                returns='extern "C" cudaError_t', may_pass=("bad arguments",))
 
     r, out = grade("compile-error", "lessons",
                    plant("compile-error", "sgd_step", "this is not C; /* caf\u00e9 */"))

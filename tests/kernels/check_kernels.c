@@ -12,7 +12,9 @@
  *
  * The suite needs a CUDA device, real or simulated: without one every test
  * fails with a message saying so. Sizes stay small because the simulator runs
- * each CUDA thread on the CPU. Build alone with -DKERNELS_TEST_MAIN.
+ * each CUDA thread on the CPU. tests/gpu/check_gpu_main.c runs the suite (no
+ * CUDA call may come before it: Check forks a process per test, and a CUDA
+ * context does not survive fork()).
  */
 #include <check.h>
 #include <math.h>
@@ -769,16 +771,3 @@ Suite *kernels_suite(void)
     suite_add_tcase(s, tc);
     return s;
 }
-
-#ifdef KERNELS_TEST_MAIN
-int main(void)
-{
-    /* No CUDA call before this point: Check forks a process per test, and a
-     * CUDA context does not survive fork(). */
-    SRunner *sr = srunner_create(kernels_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
-#endif

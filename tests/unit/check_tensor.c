@@ -182,7 +182,13 @@ START_TEST(test_exercise_todo_and_result)
     ck_assert_ptr_nonnull(strstr(err_message(), "lessons/x.c"));
     ck_assert_int_eq(exercise_result(0, "01.2", "f"), ERR_OK);
     ck_assert_int_eq(exercise_result(5, "01.2", "f"), ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(err_message(), "returned 5"));
+    ck_assert_ptr_nonnull(strstr(err_message(), "returned 5 without a message"));
+    /* An error the exercise set itself passes through. */
+    ck_assert_int_eq(exercise_result(err_set(ERR_DEVICE, "cuda:3 requested"), "02.1", "f"),
+                     ERR_DEVICE);
+    ck_assert_str_eq(err_message(), "cuda:3 requested");
+    err_clear();
+    ck_assert_int_eq(exercise_result(ERR_DEVICE, "02.1", "f"), ERR_ARG);
 }
 END_TEST
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tests/common/fixture.h"
+#include "tests/common/iris.h"
 #include "lib/data.h"
 #include "lib/err.h"
 #include "lib/layers.h"
@@ -26,15 +27,7 @@ static const char *const param_names[4] = {"fc1.weight", "fc1.bias", "fc2.weight
 /* Iris scaled by our scaler, the MLP holding PyTorch's initial weights. */
 static void iris_setup(Iris *s)
 {
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-    DatasetSpec spec = {"species", species, "split"};
-    ck_assert_int_eq(dataset_load_csv(WB_ROOT "/lessons/data/iris.csv", &spec, &s->train, &s->test),
-                     ERR_OK);
-    Scaler sc = {0};
-    ck_assert_int_eq(scaler_fit(&sc, s->train.x), ERR_OK);
-    ck_assert_int_eq(scaler_transform(&sc, s->train.x, &s->x_train), ERR_OK);
-    ck_assert_int_eq(scaler_transform(&sc, s->test.x, &s->x_test), ERR_OK);
-    scaler_free(&sc);
+    iris_scaled(&s->train, &s->test, &s->x_train, &s->x_test);
     Rng rng;
     rng_seed(&rng, 0, 0);
     Module *layers[] = {linear_new("fc1", 4, 10, &rng), relu_new("relu"),
@@ -57,10 +50,7 @@ static void iris_teardown(Iris *s)
     optim_free(s->opt);
     loss_free(s->loss);
     module_free(s->model);
-    tensor_free(s->x_train);
-    tensor_free(s->x_test);
-    dataset_free(&s->train);
-    dataset_free(&s->test);
+    iris_free(&s->train, &s->test, s->x_train, s->x_test);
 }
 
 START_TEST(test_first_step_matches_pytorch)

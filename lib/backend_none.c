@@ -1,0 +1,118 @@
+/* backend_none.c: the backend of a build without CUDA (nvcc was not found).
+ * Every GPU request gets one clear line; the CPU code does not notice. */
+#include "backend.h"
+
+#include "err.h"
+
+static int no_cuda(void)
+{
+    return err_set(ERR_DEVICE, "this build has no CUDA backend (nvcc was not found when it was "
+                               "built): use \"cpu\", or install the CUDA toolkit and rebuild");
+}
+
+const char *backend_name(void) { return "none"; }
+
+int backend_device_count(int *count)
+{
+    *count = 0;
+    return no_cuda();
+}
+
+int backend_device_info(int index, DeviceInfo *info)
+{
+    (void)index, (void)info;
+    return no_cuda();
+}
+
+int backend_alloc(Device d, size_t bytes, void **ptr)
+{
+    (void)d, (void)bytes;
+    *ptr = NULL;
+    return no_cuda();
+}
+
+void backend_free(Device d, void *ptr, size_t bytes) { (void)d, (void)ptr, (void)bytes; }
+
+int backend_copy(void *dst, Device to, const void *src, Device from, size_t bytes)
+{
+    (void)dst, (void)to, (void)src, (void)from, (void)bytes;
+    return no_cuda();
+}
+
+int backend_zero(Device d, void *p, size_t bytes)
+{
+    (void)d, (void)p, (void)bytes;
+    return no_cuda();
+}
+
+int backend_synchronize(Device d)
+{
+    (void)d;
+    return no_cuda();
+}
+
+int backend_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                 int64_t ldc)
+{
+    (void)d, (void)ta, (void)tb, (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)lda;
+    (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
+    return no_cuda();
+}
+
+int backend_sgemm_kernel(Device d, int variant, const float *A, const float *B, float *C,
+                         int64_t m, int64_t n, int64_t k)
+{
+    (void)d, (void)variant, (void)A, (void)B, (void)C, (void)m, (void)n, (void)k;
+    return no_cuda();
+}
+
+const char *backend_sgemm_name(int variant)
+{
+    static const char *const names[] = {"naive", "tiled (shared memory)", "register-blocked 4x4"};
+    return variant >= 0 && variant < 3 ? names[variant] : NULL;
+}
+
+int backend_add_bias(Device d, float *y, const float *b, int64_t n, int64_t cols)
+{
+    (void)d, (void)y, (void)b, (void)n, (void)cols;
+    return no_cuda();
+}
+
+int backend_sum_columns_add(Device d, const float *x, float *out, int64_t rows, int64_t cols)
+{
+    (void)d, (void)x, (void)out, (void)rows, (void)cols;
+    return no_cuda();
+}
+
+int backend_relu_forward(Device d, const float *x, float *y, int64_t n)
+{
+    (void)d, (void)x, (void)y, (void)n;
+    return no_cuda();
+}
+
+int backend_relu_backward(Device d, const float *y, const float *dy, float *dx, int64_t n)
+{
+    (void)d, (void)y, (void)dy, (void)dx, (void)n;
+    return no_cuda();
+}
+
+int backend_softmax_ce_forward(Device d, const float *logits, const int32_t *targets,
+                               float *probs, float *loss, int64_t n, int64_t c)
+{
+    (void)d, (void)logits, (void)targets, (void)probs, (void)loss, (void)n, (void)c;
+    return no_cuda();
+}
+
+int backend_softmax_ce_backward(Device d, const float *probs, const int32_t *targets,
+                                float *dlogits, int64_t n, int64_t c)
+{
+    (void)d, (void)probs, (void)targets, (void)dlogits, (void)n, (void)c;
+    return no_cuda();
+}
+
+int backend_sgd_step(Device d, float *p, const float *g, int64_t n, float lr)
+{
+    (void)d, (void)p, (void)g, (void)n, (void)lr;
+    return no_cuda();
+}

@@ -1,0 +1,13 @@
+/* iris.h: the Iris data of the lessons, loaded and MinMax-scaled, for tests. */
+#ifndef WB_TEST_IRIS_H
+#define WB_TEST_IRIS_H
+
+#include "lib/data.h"
+
+/* Load lessons/data/iris.csv (the source lesson's split) and scale both parts
+ * with a scaler fitted on the training part; fails the test on any error.
+ * xte may be NULL. Free with iris_free. */
+void iris_scaled(Dataset *train, Dataset *test, Tensor **xtr, Tensor **xte);
+void iris_free(Dataset *train, Dataset *test, Tensor *xtr, Tensor *xte);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * check_gpu.c: lib on a CUDA device (make test). Built twice: against the
+ * CUDA simulator (always) and against real CUDA (run when there is a GPU).
+ *
+ * The oracle is lib's CPU path, itself checked against PyTorch: the same
+ * network from the same initial weights must give the same numbers on the
+ * device, and the counters must show the transfers, launches and syncs the
+ * code asks for.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/counters.h"
+#include "lib/data.h"
+#include "lib/device.h"
+#include "lib/err.h"
+#include "lib/layers.h"
+#include "lib/train.h"
+#include "tests/common/iris.h"
+#include "tests/gpu/gpu_suites.h"
+
+static Device gpu(void)
+{
+    int n = 0;
+    ck_assert_msg(device_count(&n) == ERR_OK && n > 0,
+                  "no CUDA device (real or simulated): %s", err_message());
+    return device_cuda(0);
+}
+
+static bool simulated(void)
+{
+    DeviceInfo info;
+    ck_assert_int_eq(device_info(gpu(), &info), ERR_OK);
+    return info.simulated;
+}
+
+START_TEST(test_device_facts)
+{
+    DeviceInfo info;
+    ck_assert_msg(device_info(gpu(), &info) == ERR_OK, "%s", err_message());
+    ck_assert(info.name[0] != '\0');
+    ck_assert_uint_gt(info.total_memory, 0);
+    ck_assert_uint_le(info.free_memory, info.total_memory);
+    ck_assert_int_ge(info.sm_count, 1);
+    ck_assert_int_ge(info.cc_major, 7);
+    ck_assert_int_gt(info.runtime_version, 0);
+    ck_assert_int_gt(info.cublas_version, 0);
+    ck_assert_int_eq(info.physical, 0);
+    if (info.simulated) ck_assert_str_eq(info.name, "CUDA simulator (CPU)");
+    ck_assert(device_cuda_built());
+}
+END_TEST
+
+START_TEST(test_device_strings)
+{
+    int n = 0;
+    gpu();
+    device_count(&n);
+    Device d;
+    ck_assert_int_eq(device_from_string("cuda", &d), ERR_OK);
+    ck_assert(device_equal(d, device_cuda(0)));
+    ck_assert_int_eq(device_from_string("cpu", &d), ERR_OK);
+    ck_assert_int_eq(d.kind, DEVICE_CPU);
+    char text[32];
+    snprintf(text, sizeof text, "cuda:%d", n);
+    ck_assert_int_eq(device_from_string(text, &d), ERR_DEVICE);
+    ck_assert_msg(strstr(err_message(), "requested but") != NULL, "%s", err_message());
+    ck_assert_int_eq(device_from_string("gpu", &d), ERR_ARG);
+}
+END_TEST
+
+/* The simulator applies CUDA_VISIBLE_DEVICES as CUDA does (a GPU need not). */
+START_TEST(test_visible_devices_on_the_simulator)
+{
+    if (!simulated()) return;
+    setenv("CUDASIM_DEVICES", "4", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "2", 1);
+    int n = -1;
+    ck_assert_int_eq(device_count(&n), ERR_OK);
+    ck_assert_int_eq(n, 1);
+    DeviceInfo info;
+    ck_assert_int_eq(device_info(device_cuda(0), &info), ERR_OK);
+    ck_assert_int_eq(info.physical, 2); /* cuda:0 is the machine's GPU 2 */
+    Device d;
+    ck_assert_int_eq(device_from_string("cuda:1", &d), ERR_DEVICE);
+    ck_assert_str_eq(err_message(), "cuda:1 requested but CUDA_VISIBLE_DEVICES=2 shows only 1 "
+                                    "device");
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    ck_assert_int_eq(device_count(&n), ERR_DEVICE);
+    ck_assert_ptr_nonnull(strstr(err_message(), "leaves none visible"));
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    unsetenv("CUDASIM_DEVICES");
+}
+END_TEST
+
+START_TEST(test_tensor_round_trip_and_counters)
+{
+    Device g = gpu();
+    Tensor *a = tensor_new_2d(37, 5), *on = NULL, *back = NULL;
+    for (int i = 0; i < 185; i++) tensor_f32(a)[i] = (float)(i * 13 % 29) - 7.5f;
+    counters_reset();
+    size_t before = counters_get().mem_in_use;
+    ck_assert_int_eq(tensor_to(a, g, &on), ERR_OK);
+    ck_assert(device_equal(on->device, g));
+    ck_assert_int_eq(on->shape[0], 37);
+    ck_assert_int_eq(tensor_to(on, device_cpu(), &back), ERR_OK);
+    ck_assert_mem_eq(back->data, a->data, 185 * sizeof(float));
+    Counters c = counters_get();
+    ck_assert_uint_eq(c.bytes_h2d, 185 * sizeof(float));
+    ck_assert_uint_eq(c.bytes_d2h, 185 * sizeof(float));
+    ck_assert_uint_eq(c.syncs, 1); /* the copy back waited for the GPU */
+    ck_assert_uint_ge(c.mem_in_use, before + 185 * sizeof(float));
+    tensor_free(on);
+    ck_assert_uint_eq(counters_get().mem_in_use, before);
+    ck_assert_uint_ge(counters_get().mem_peak, before + 185 * sizeof(float));
+    tensor_free(a);
+    tensor_free(back);
+}
+END_TEST
+
+START_TEST(test_same_device_rule)
+{
+    Device g = gpu();
+    Rng rng;
+    rng_seed(&rng, 3, 0);
+    Module *fc = linear_new("fc1", 4, 3, &rng);
+    ck_assert_int_eq(module_to(fc, g), ERR_OK);
+    Tensor *x = tensor_new_2d(2, 4);
+    const Tensor *y;
+    ck_assert_int_eq(module_forward(fc, x, &y), ERR_DEVICE);
+    ck_assert_msg(strstr(err_message(), "Linear fc1: expected all tensors to be on the same "
+                                        "device, but found cpu and cuda:0") != NULL,
+                  "%s", err_message());
+    tensor_free(x);
+    module_free(fc);
+}
+END_TEST
+
+START_TEST(test_out_of_memory_message)
+{
+    Device g = gpu();
+    if (!simulated()) return; /* a real GPU's size varies; the message is the same code */
+    int64_t huge[2] = {1 << 20, 1 << 13}; /* 32 GiB of floats: more than the simulator's 16 */
+    Tensor *t = tensor_new(DTYPE_F32, g, 2, huge);
+    ck_assert_ptr_null(t);
+    ck_assert_int_eq(err_code(), ERR_NOMEM);
+    ck_assert_msg(strstr(err_message(), "out of memory on cuda:0: asked for 32.00 GiB") != NULL,
+                  "%s", err_message());
+    ck_assert_ptr_nonnull(strstr(err_message(), "try a smaller batch, mixed precision"));
+}
+END_TEST
+
+typedef struct Run {
+    Module *model;
+    Loss *loss;
+    Optimizer *opt;
+    Tensor *x, *y;
+} Run;
+
+/* Lesson 01's Iris setup on device d, from seed 42's initial weights. */
+static void iris_on(Run *r, Device d, const Dataset *train, const Tensor *x)
+{
+    Rng rng;
+    rng_seed(&rng, 42, 0);
+    Module *layers[] = {linear_new("fc1", 4, 10, &rng), relu_new("relu"),
+                        linear_new("fc2", 10, 3, &rng)};
+    r->model = sequential_new("mlp", 3, layers);
+    ck_assert_int_eq(module_to(r->model, d), ERR_OK);
+    r->loss = loss_cross_entropy_new();
+    r->opt = optim_sgd_new(r->model, 0.01f);
+    ck_assert_int_eq(tensor_to(x, d, &r->x), ERR_OK);
+    ck_assert_int_eq(tensor_to(train->y, d, &r->y), ERR_OK);
+}
+
+static void run_free(Run *r)
+{
+    optim_free(r->opt);
+    loss_free(r->loss);
+    module_free(r->model);
+    tensor_free(r->x);
+    tensor_free(r->y);
+}
+
+/* Iris trains on the device to the CPU's losses: within 1e-4 relative at
+ * every checkpoint, and the same test accuracy. (All 20000 epochs on a GPU;
+ * 2000 on the simulator, which is slow.) */
+START_TEST(test_iris_on_the_device_matches_the_cpu)
+{
+    Device g = gpu();
+    long epochs = simulated() ? 2000 : 20000;
+    Dataset train, test;
+    Tensor *xtr, *xte;
+    iris_scaled(&train, &test, &xtr, &xte);
+    Run cpu, dev;
+    iris_on(&cpu, device_cpu(), &train, xtr);
+    iris_on(&dev, g, &train, xtr);
+    counters_reset();
+    for (long e = 1; e <= epochs; e++) {
+        float lc, lg;
+        ck_assert_int_eq(train_step(cpu.model, cpu.loss, cpu.opt, cpu.x, cpu.y, &lc), ERR_OK);
+        ck_assert_msg(train_step(dev.model, dev.loss, dev.opt, dev.x, dev.y, &lg) == ERR_OK, "%s",
+                      err_message());
+        if (e % 500 == 0)
+            ck_assert_msg(fabsf(lg - lc) <= 1e-4f * fabsf(lc),
+                          "epoch %ld: loss %.7f on the device, %.7f on the CPU", e, (double)lg,
+                          (double)lc);
+    }
+    /* Every step read its loss back: one sync each, and nothing else waited. */
+    Counters c = counters_get();
+    ck_assert_uint_eq(c.syncs, (uint64_t)epochs);
+    ck_assert_uint_eq(c.copies_d2h, (uint64_t)epochs);
+    ck_assert_uint_eq(c.copies_h2d, 0);
+    ck_assert_uint_gt(c.launches, (uint64_t)epochs * 10);
+    Tensor *xte_dev, *yte_dev;
+    ck_assert_int_eq(tensor_to(xte, g, &xte_dev), ERR_OK);
+    ck_assert_int_eq(tensor_to(test.y, g, &yte_dev), ERR_OK);
+    float acc_c, acc_g;
+    ck_assert_int_eq(train_evaluate(cpu.model, cpu.loss, xte, test.y, NULL, &acc_c), ERR_OK);
+    ck_assert_int_eq(train_evaluate(dev.model, dev.loss, xte_dev, yte_dev, NULL, &acc_g), ERR_OK);
+    ck_assert_float_eq(acc_g, acc_c);
+    tensor_free(xte_dev);
+    tensor_free(yte_dev);
+    run_free(&cpu);
+    run_free(&dev);
+    iris_free(&train, &test, xtr, xte);
+}
+END_TEST
+
+START_TEST(test_module_round_trip)
+{
+    Device g = gpu();
+    Rng rng;
+    rng_seed(&rng, 9, 0);
+    Module *fc = linear_new("fc", 6, 5, &rng);
+    float w[30];
+    memcpy(w, fc->params[0].value->data, sizeof w);
+    ck_assert_int_eq(module_to(fc, g), ERR_OK);
+    ck_assert(device_equal(module_device(fc), g));
+    ck_assert_int_eq(module_to(fc, device_cpu()), ERR_OK);
+    ck_assert_mem_eq(fc->params[0].value->data, w, sizeof w);
+    module_free(fc);
+}
+END_TEST
+
+Suite *gpu_suite(void)
+{
+    Suite *s = suite_create("gpu");
+    TCase *tc = tcase_create("lib_on_device");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_device_facts);
+    tcase_add_test(tc, test_device_strings);
+    tcase_add_test(tc, test_visible_devices_on_the_simulator);
+    tcase_add_test(tc, test_tensor_round_trip_and_counters);
+    tcase_add_test(tc, test_same_device_rule);
+    tcase_add_test(tc, test_out_of_memory_message);
+    tcase_add_test(tc, test_module_round_trip);
+    tcase_add_test(tc, test_iris_on_the_device_matches_the_cpu);
+    suite_add_tcase(s, tc);
+    return s;
+}
