@@ -165,6 +165,7 @@ GRADE_DRIVER := $(BUILD)/grade/driver
 LESSON37    = $(BUILD)/$(1)/lesson37
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 BENCH_BIN  := $(BUILD)/solutions/bench_iris
+BENCH_GEMM := $(BUILD)/solutions/bench_sgemm
 
 KERNEL_CU  := $(wildcard kernels/*.cu)
 SIM_A      := $(BUILD)/libcudasim.a
@@ -246,7 +247,7 @@ gpu-status:
 	  "here, so the kernels are tested on the simulator"; \
 	else echo "GPU parts: built with $(NVCC); a CUDA device is here"; fi
 
-build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) \
+build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) $(BENCH_GEMM) \
        $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS)) \
        $(GRADE_DRIVER) $(foreach l,$(GRADED),$(BUILD)/grade/solutions/grade$(l))
 
@@ -299,8 +300,10 @@ hint:
 gpu-check:
 	@bash tests/gpu_check.sh
 
-bench: deps $(BENCH_BIN)
+bench: deps $(BENCH_BIN) $(BENCH_GEMM)
 	@$(BENCH_BIN) $(if $(PYTHON),--python $(PYTHON))
+	@echo
+	@$(BENCH_GEMM)
 
 docs: deps
 	@mkdir -p build/docs
@@ -447,6 +450,11 @@ $(GPU_TESTS): $(GPU_TEST_OBJ) $(call flavor_objs,solutions,cuda)
 	@echo "  LINK  $@"
 	$(Q)$(CXX) $(OPT) $^ -o $@ $(CHECK_LIBS) $(call flavor_libs,cuda)
 
+$(BENCH_GEMM): $(BUILD)/obj/tests/bench/bench_sgemm.o $(call flavor_objs,solutions,$(APP_FLAVOR))
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
+
 $(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call flavor_objs,solutions,$(APP_FLAVOR))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
@@ -456,6 +464,6 @@ ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(call EX_OBJ,solutions) $(call EX
            $(BACKEND_cpu) $(BACKEND_sim) $(BACKEND_cuda) $(GPU_TEST_OBJ) $(SIM_TEST_OBJ) \
            $(call EXCU_OBJ,solutions,sim) $(call EXCU_OBJ,lessons,sim) \
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
-           $(BUILD)/obj/tests/bench/bench_iris.o $(GRADE_OBJ) $(BUILD)/obj/tests/graded/driver.o \
+           $(BUILD)/obj/tests/bench/bench_iris.o $(BUILD)/obj/tests/bench/bench_sgemm.o $(GRADE_OBJ) $(BUILD)/obj/tests/graded/driver.o \
            $(foreach l,$(GRADED),$(call grade_obj,$(l),$(call grade_flavor,$(l)))) $(SIM_OBJ) $(SIM_KOBJ)
 -include $(ALL_OBJ:.o=.d)

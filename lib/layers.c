@@ -13,19 +13,11 @@ typedef struct LinearImpl {
     int64_t in, out;
 } LinearImpl;
 
-/* The op name in device errors: "Linear fc1". */
-static const char *op_name(const Module *m, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s %s", m->ops->kind, m->name);
-    return buf;
-}
-
 static int linear_module_forward(Module *self, const Tensor *x, const Tensor **y)
 {
     const LinearImpl *L = self->impl;
-    char op[64];
     TRY(tensor_check_2d(x, DTYPE_F32, 0, L->in, "", "input"));
-    TRY(exercise_result(tensor_same_device(op_name(self, op, sizeof op), x,
+    TRY(exercise_result(tensor_same_device(self->label, x,
                                            self->params[0].value),
                         "02.3", "tensor_same_device"));
     int64_t n = x->shape[0];
@@ -55,8 +47,7 @@ static int linear_module_backward(Module *self, const Tensor *dy, const Tensor *
     const LinearImpl *L = self->impl;
     int64_t n = self->input->shape[0];
     TRY(tensor_check_2d(dy, DTYPE_F32, n, L->out, "", "output gradient"));
-    char op[64];
-    TRY(exercise_result(tensor_same_device(op_name(self, op, sizeof op), dy,
+    TRY(exercise_result(tensor_same_device(self->label, dy,
                                            self->params[0].value),
                         "02.3", "tensor_same_device"));
     float *dx_data = NULL;
@@ -142,8 +133,7 @@ static int relu_module_forward(Module *self, const Tensor *x, const Tensor **y)
     if (x->dtype != DTYPE_F32)
         return err_set(ERR_SHAPE, "input has dtype %s, expected float32",
                        dtype_name(x->dtype));
-    char op[64];
-    TRY(exercise_result(tensor_same_device(op_name(self, op, sizeof op), x, self->output),
+    TRY(exercise_result(tensor_same_device(self->label, x, self->output),
                         "02.3", "tensor_same_device"));
     TRY(tensor_resize(self->output, x->ndim, x->shape));
     self->input = x;
@@ -166,8 +156,7 @@ static int relu_module_backward(Module *self, const Tensor *dy, const Tensor **d
                        tensor_shape_str(self->output, b, sizeof b));
     }
     if (!dx) return ERR_OK; /* no parameters: nothing to do without dx */
-    char op[64];
-    TRY(exercise_result(tensor_same_device(op_name(self, op, sizeof op), dy, self->output),
+    TRY(exercise_result(tensor_same_device(self->label, dy, self->output),
                         "02.3", "tensor_same_device"));
     TRY(tensor_resize(self->grad_input, self->output->ndim, self->output->shape));
     if (dy->device.kind == DEVICE_CUDA) {

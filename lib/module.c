@@ -22,6 +22,7 @@ Module *module_alloc(const ModuleOps *ops, const char *name)
     m->ops = ops;
     m->training = true;
     copy_name(m->name, name);
+    snprintf(m->label, sizeof m->label, "%s %s", ops->kind, m->name);
     int64_t empty[2] = {0, 0};
     m->output = tensor_new(DTYPE_F32, device_cpu(), 2, empty);
     m->grad_input = tensor_new(DTYPE_F32, device_cpu(), 2, empty);

@@ -65,6 +65,7 @@ typedef struct ModuleOps {
 struct Module {
     const ModuleOps *ops;            /**< the module's class */
     char name[MODULE_NAME_MAX];      /**< attribute name in its parent: "fc1" */
+    char label[2 * MODULE_NAME_MAX]; /**< class and name for messages: "Linear fc1" */
     bool training;                   /**< train() or eval() mode */
     Param params[MODULE_MAX_PARAMS]; /**< own parameters */
     int n_params;                    /**< number of own parameters */

@@ -30,6 +30,8 @@ archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d . | sor
 say "building for sm_${archs// / sm_}"
 step build make --no-print-directory build GPU_ARCHS="$archs"
 step gpu-tests make --no-print-directory test GPU_ARCHS="$archs"
-say "(the lesson demos that time the GPU will be added here as their lessons land)"
+step lesson-02 make --no-print-directory lesson37 PART=2 GPU_ARCHS="$archs" ARGS="--no-plot"
+step bench make --no-print-directory bench GPU_ARCHS="$archs"
+say "(add each later lesson's GPU demos here as it lands)"
 say "result: $([ $status = 0 ] && echo all passed || echo FAILURES above)"
 exit $status

@@ -96,6 +96,36 @@ START_TEST(test_visible_devices_on_the_simulator)
 }
 END_TEST
 
+/* Between two GPUs (two simulated ones; on a machine with two GPUs the same
+ * code runs on both). */
+START_TEST(test_between_two_devices)
+{
+    if (!simulated()) return;
+    setenv("CUDASIM_DEVICES", "2", 1);
+    Tensor *a = tensor_new_1d(50), *g0 = NULL, *g1 = NULL, *back = NULL;
+    for (int i = 0; i < 50; i++) tensor_f32(a)[i] = (float)i * 0.5f - 3.0f;
+    ck_assert_int_eq(tensor_to(a, device_cuda(0), &g0), ERR_OK);
+    ck_assert_msg(tensor_to(g0, device_cuda(1), &g1) == ERR_OK, "%s", err_message());
+    ck_assert_int_eq(g1->device.index, 1);
+    ck_assert_int_eq(tensor_to(g1, device_cpu(), &back), ERR_OK);
+    ck_assert_mem_eq(back->data, a->data, 50 * sizeof(float));
+    Rng rng;
+    rng_seed(&rng, 5, 0);
+    Module *fc = linear_new("fc2", 50, 2, &rng);
+    ck_assert_int_eq(module_to(fc, device_cuda(1)), ERR_OK);
+    const Tensor *y;
+    int64_t shape[2] = {1, 50};
+    Tensor *x0 = tensor_new(DTYPE_F32, device_cuda(0), 2, shape);
+    ck_assert_int_eq(module_forward(fc, x0, &y), ERR_DEVICE);
+    ck_assert_str_eq(err_message(), "Linear fc2: expected all tensors to be on the same device, "
+                                    "but found cuda:0 and cuda:1");
+    module_free(fc);
+    Tensor *all[] = {a, g0, g1, back, x0};
+    for (int i = 0; i < 5; i++) tensor_free(all[i]);
+    unsetenv("CUDASIM_DEVICES");
+}
+END_TEST
+
 START_TEST(test_tensor_round_trip_and_counters)
 {
     Device g = gpu();
@@ -254,6 +284,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, test_device_strings);
     tcase_add_test(tc, test_visible_devices_on_the_simulator);
     tcase_add_test(tc, test_tensor_round_trip_and_counters);
+    tcase_add_test(tc, test_between_two_devices);
     tcase_add_test(tc, test_same_device_rule);
     tcase_add_test(tc, test_out_of_memory_message);
     tcase_add_test(tc, test_module_round_trip);
