@@ -210,13 +210,14 @@ help:
 # The Debian packages the workbook uses; the check is quick, so every run does it.
 # `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
 # grading image (Gradescope) need not install gnuplot or Doxygen.
-DEPS_ALL   := pkg-config check gnuplot-nox doxygen libopenblas-dev
-DEPS_GRADE := pkg-config check
+DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen libopenblas-dev
+DEPS_GRADE := pkg-config check g++ libopenblas-dev
 define deps_recipe
 	@missing=""; \
 	for p in $(1); do case $$p in \
 	  pkg-config) command -v pkg-config >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  check) pkg-config --exists check 2>/dev/null || missing="$$missing $$p" ;; \
+	  g++) command -v g++ >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  gnuplot-nox) command -v gnuplot >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  doxygen) command -v doxygen >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenblas-dev) pkg-config --exists openblas 2>/dev/null || missing="$$missing $$p" ;; \
