@@ -32,6 +32,8 @@ step build make --no-print-directory build GPU_ARCHS="$archs"
 step gpu-tests make --no-print-directory test GPU_ARCHS="$archs"
 step lesson-02 make --no-print-directory lesson37 PART=2 GPU_ARCHS="$archs" ARGS="--no-plot"
 step bench make --no-print-directory bench GPU_ARCHS="$archs"
+step grade make --no-print-directory grade IMPL=solutions GPU_ARCHS="$archs"
+grep -q "Every exercise passes" "$report" || { say "   grade: the answers did not get full marks"; status=1; }
 say "(add each later lesson's GPU demos here as it lands)"
 say "result: $([ $status = 0 ] && echo all passed || echo FAILURES above)"
 exit $status

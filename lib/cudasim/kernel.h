@@ -152,6 +152,21 @@ static inline T atomicCAS(T *address, T compare, T value)
     return old;
 }
 
+/* Memory and bit intrinsics: on the CPU, reads go through no special cache
+ * and threads never run at once, so fences have nothing to order. */
+template <typename T>
+static inline T __ldg(const T *p)
+{
+    return *p;
+}
+static inline void __threadfence(void) {}
+static inline void __threadfence_block(void) {}
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline unsigned __activemask(void) { return 0xffffffffu; }
+
 /* Device math that CUDA has and the C++ library spells differently. */
 /* (__expf and __logf: glibc already has functions of those names.) */
 static inline float __fdividef(float a, float b) { return a / b; }

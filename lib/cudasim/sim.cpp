@@ -145,12 +145,19 @@ size_t rounded_size(size_t size)
     return (size + a - 1) & ~(a - 1);
 }
 
+/* How many canary bytes precede a buffer: up to 64, within its mapping. */
+const size_t kFront = 64;
+size_t front_bytes(const char *data, const char *map)
+{
+    return (size_t)(data - map) < kFront ? (size_t)(data - map) : kFront;
+}
+
 void *map_buffer(size_t size, bool device)
 {
     /* Data ending at most 15 bytes (usually 0) before a guard page; the bytes
      * between its end and the page are canaries. */
     size_t rounded = rounded_size(size);
-    size_t data_pages = (rounded + g_page - 1) / g_page;
+    size_t data_pages = (rounded + kFront + g_page - 1) / g_page;
     size_t map_bytes = (data_pages + 1) * g_page;
     char *map = (char *)mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -159,8 +166,12 @@ void *map_buffer(size_t size, bool device)
     mprotect(guard, g_page, PROT_NONE);
     char *data = guard - rounded;
     memset(data + size, kCanary, rounded - size);
+    /* Canaries before the start too, for index -1 (the page before is ours). */
+    size_t front = front_bytes(data, map);
+    memset(data - front, kCanary, front);
 #if CUDASIM_ASAN
     __asan_poison_memory_region(data + size, rounded - size); /* ASan names the thread */
+    __asan_poison_memory_region(data - front, front);
 #endif
     g_allocs[(uintptr_t)data] = Alloc{size, map, map_bytes, device};
     if (device) g_in_use += size;
@@ -177,25 +188,32 @@ void unmap_buffer(const Alloc &a)
     munmap(a.map, a.map_bytes);
 }
 
-/* Check the canaries after the end of every device buffer; returns the first
- * buffer written past its end, or NULL. */
-const Alloc *check_canaries(uintptr_t *start)
+/* Check the canaries around every device buffer; returns the first buffer
+ * written outside its bounds (and in *before whether before its start), or NULL. */
+const Alloc *check_canaries(uintptr_t *start, bool *before)
 {
     for (auto &kv : g_allocs) {
         const Alloc &a = kv.second;
         size_t rounded = rounded_size(a.size);
         const unsigned char *p = (const unsigned char *)kv.first;
+        size_t front = front_bytes((const char *)p, a.map);
 #if CUDASIM_ASAN
         __asan_unpoison_memory_region(p + a.size, rounded - a.size);
+        __asan_unpoison_memory_region(p - front, front);
 #endif
-        for (size_t i = a.size; i < rounded; i++)
-            if (p[i] != kCanary) {
-                *start = kv.first;
-                return &a;
-            }
+        const Alloc *bad = nullptr;
+        for (size_t i = a.size; i < rounded && !bad; i++)
+            if (p[i] != kCanary) bad = &a, *before = false;
+        for (size_t i = 1; i <= front && !bad; i++)
+            if (p[-(ptrdiff_t)i] != kCanary) bad = &a, *before = true;
 #if CUDASIM_ASAN
         __asan_poison_memory_region(p + a.size, rounded - a.size);
+        __asan_poison_memory_region(p - front, front);
 #endif
+        if (bad) {
+            *start = kv.first;
+            return bad;
+        }
     }
     return nullptr;
 }
@@ -330,7 +348,9 @@ void on_fault(int sig, siginfo_t *info, void *)
     uintptr_t a = (uintptr_t)info->si_addr, start = 0;
     const Alloc *al = sig == SIGSEGV || sig == SIGBUS ? near_alloc(a, &start) : nullptr;
     if (sig == SIGFPE)
-        snprintf(what, sizeof what, "an integer division by zero");
+        snprintf(what, sizeof what,
+                 "an integer division by zero (a GPU does not stop there, it gives an "
+                 "undefined result; the simulator stops the kernel so you find it)");
     else if (al)
         snprintf(what, sizeof what,
                  "an access %lld bytes past the end of a %zu-byte %s buffer (an index "
@@ -339,7 +359,9 @@ void on_fault(int sig, siginfo_t *info, void *)
                  al->device ? "cudaMalloc" : "cudaMallocHost");
     else
         snprintf(what, sizeof what, "an invalid memory access at address %p", info->si_addr);
-    report("%s: %s (CUDA reports: an illegal memory access was encountered)", who, what);
+    report("%s: %s%s", who, what,
+           sig == SIGFPE ? " (reported as an unspecified launch failure)"
+                         : " (CUDA reports: an illegal memory access was encountered)");
     abort_launch(sig == SIGFPE ? cudaErrorLaunchFailure : cudaErrorIllegalAddress);
 }
 
@@ -502,38 +524,25 @@ void range_text(const std::vector<int> &ids, char *buf, size_t n)
     }
 }
 
-/* Settle the warp operations that every lane of their mask has reached. */
+/* Settle the warp operations whose lanes have all arrived. Lanes of one warp
+ * may wait in separate groups (half-warp masks, say): each group, the lanes
+ * named in a waiting lane's mask, goes on when all of them wait at an
+ * operation with that same mask. A lane of the group that returned or waits
+ * at __syncthreads can never come: that is reported (and the launch fails). */
 bool resolve_warps()
 {
     bool progress = false;
     int n = g_run.nthreads;
     for (int w = 0; w * 32 < n; w++) {
         int base = w * 32, lanes = n - base < 32 ? n - base : 32;
-        int first = -1;
-        for (int l = 0; l < lanes; l++)
-            if (g_run.threads[base + l].state == AT_WARP) {
-                first = l;
-                break;
-            }
-        if (first < 0) continue;
-        Thread &lead = g_run.threads[base + first];
-        unsigned mask = lead.mask;
-        bool all_there = true;
-        for (int l = 0; l < lanes; l++) {
-            if (!(mask >> l & 1)) continue;
-            Thread &t = g_run.threads[base + l];
-            if (t.state == AT_WARP) {
-                if (t.op != lead.op || t.mask != mask) {
-                    report("kernel %s, block (%u,%u,%u): lanes %d and %d of warp %d are at "
-                           "different warp operations (%s:%d and %s:%d) with the same mask: "
-                           "every lane named in the mask must reach the same one",
-                           g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y,
-                           cudasim_block_idx.z, first, l, w, lead.file, lead.line, t.file,
-                           t.line);
-                    abort_launch(cudaErrorLaunchFailure);
-                }
-            } else {
-                all_there = false;
+        for (int first = 0; first < lanes; first++) {
+            Thread &lead = g_run.threads[base + first];
+            if (lead.state != AT_WARP) continue;
+            unsigned mask = lead.mask;
+            bool ready = true;
+            for (int l = 0; l < lanes && ready; l++) {
+                if (!(mask >> l & 1)) continue;
+                Thread &t = g_run.threads[base + l];
                 if (t.state == DONE || t.state == AT_BARRIER) {
                     report("kernel %s, block (%u,%u,%u): lane %d of warp %d %s, but the warp "
                            "operation at %s:%d waits for it (mask 0x%08x): a warp operation "
@@ -544,42 +553,69 @@ bool resolve_warps()
                            lead.line, mask);
                     abort_launch(cudaErrorLaunchFailure);
                 }
+                ready = t.state == AT_WARP && t.mask == mask && t.op == lead.op;
             }
-        }
-        if (!all_there) continue;
-        unsigned long long vote = 0;
-        bool any = false, all = true;
-        for (int l = 0; l < lanes; l++)
-            if (mask >> l & 1) {
+            if (!ready) continue;
+            unsigned long long vote = 0;
+            bool any = false, all = true;
+            for (int l = 0; l < lanes; l++)
+                if (mask >> l & 1) {
+                    Thread &t = g_run.threads[base + l];
+                    vote |= (unsigned long long)(t.value != 0) << l;
+                    any = any || t.value != 0;
+                    all = all && t.value != 0;
+                }
+            for (int l = 0; l < lanes; l++) {
+                if (!(mask >> l & 1)) continue;
                 Thread &t = g_run.threads[base + l];
-                vote |= (unsigned long long)(t.value != 0) << l;
-                any = any || t.value != 0;
-                all = all && t.value != 0;
+                int width = t.width, seg = l & ~(width - 1), src = l;
+                switch (t.op) {
+                case cudasim::SHFL_IDX: src = seg + (t.arg & (width - 1)); break;
+                case cudasim::SHFL_UP: src = l - t.arg >= seg ? l - t.arg : l; break;
+                case cudasim::SHFL_DOWN: src = l + t.arg < seg + width ? l + t.arg : l; break;
+                case cudasim::SHFL_XOR:
+                    src = (l ^ t.arg) < seg + width ? (l ^ t.arg) : l;
+                    break;
+                default: break;
+                }
+                if (src >= lanes) src = l;
+                switch (t.op) {
+                case cudasim::BALLOT: t.result = vote; break;
+                case cudasim::ANY: t.result = any; break;
+                case cudasim::ALL: t.result = all; break;
+                case cudasim::WARP_SYNC: t.result = 0; break;
+                default: t.result = g_run.threads[base + src].value; break;
+                }
+                t.state = READY;
             }
-        for (int l = 0; l < lanes; l++) {
-            if (!(mask >> l & 1)) continue;
-            Thread &t = g_run.threads[base + l];
-            int width = t.width, seg = l & ~(width - 1), src = l;
-            switch (t.op) {
-            case cudasim::SHFL_IDX: src = seg + (t.arg & (width - 1)); break;
-            case cudasim::SHFL_UP: src = l - t.arg >= seg ? l - t.arg : l; break;
-            case cudasim::SHFL_DOWN: src = l + t.arg < seg + width ? l + t.arg : l; break;
-            case cudasim::SHFL_XOR: src = (l ^ t.arg) < seg + width ? (l ^ t.arg) : l; break;
-            default: break;
-            }
-            if (src >= lanes) src = l;
-            switch (t.op) {
-            case cudasim::BALLOT: t.result = vote; break;
-            case cudasim::ANY: t.result = any; break;
-            case cudasim::ALL: t.result = all; break;
-            case cudasim::WARP_SYNC: t.result = 0; break;
-            default: t.result = g_run.threads[base + src].value; break;
-            }
-            t.state = READY;
+            progress = true;
         }
-        progress = true;
     }
     return progress;
+}
+
+/* Why nothing can go on: two lanes of a warp whose operations wait for each
+ * other (different masks or operations), for the report. */
+void explain_stuck(char *buf, size_t size)
+{
+    snprintf(buf, size, "the threads wait for one another and none can go on");
+    for (int i = 0; i < g_run.nthreads; i++) {
+        const Thread &a = g_run.threads[i];
+        if (a.state != AT_WARP) continue;
+        int base = i - i % 32;
+        for (int l = 0; l < 32 && base + l < g_run.nthreads; l++) {
+            const Thread &b = g_run.threads[base + l];
+            if ((a.mask >> l & 1) && b.state == AT_WARP && (b.mask != a.mask || b.op != a.op)) {
+                snprintf(buf, size,
+                         "lane %d of warp %d waits at the warp operation at %s:%d with mask "
+                         "0x%08x, which names lane %d, and lane %d waits at the one at %s:%d "
+                         "with mask 0x%08x: every lane named in a mask must reach the same "
+                         "operation",
+                         i % 32, i / 32, a.file, a.line, a.mask, l, l, b.file, b.line, b.mask);
+                return;
+            }
+        }
+    }
 }
 
 /* Release a barrier that every live thread of the block has reached; returns
@@ -641,13 +677,19 @@ void run_block_fibers()
         t.state = READY;
         t.started = false;
     }
+    /* Odd blocks run their threads last to first: a missing barrier then shows
+     * whichever neighbour a thread reads (a thread runs before the one whose
+     * value it needs, and finds the shared memory's NaN fill). */
+    bool reverse = g_run.block_serial & 1;
     for (;;) {
         bool ran = false;
-        for (int i = 0; i < g_run.nthreads; i++)
+        for (int k = 0; k < g_run.nthreads; k++) {
+            int i = reverse ? g_run.nthreads - 1 - k : k;
             if (g_run.threads[i].state == READY) {
                 run_fiber(g_run.threads[i], i);
                 ran = true;
             }
+        }
         bool all_done = true;
         for (int i = 0; i < g_run.nthreads; i++) all_done &= g_run.threads[i].state == DONE;
         if (all_done) return;
@@ -656,10 +698,10 @@ void run_block_fibers()
         if (resolve_barrier(&bad)) continue;
         if (bad) abort_launch(cudaErrorLaunchFailure);
         if (!ran) {
-            report("kernel %s, block (%u,%u,%u): the threads wait for one another and none can "
-                   "go on (a warp operation waiting for lanes that wait at a barrier?)",
-                   g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y,
-                   cudasim_block_idx.z);
+            char why[512];
+            explain_stuck(why, sizeof why);
+            report("kernel %s, block (%u,%u,%u): %s", g_run.cfg->name, cudasim_block_idx.x,
+                   cudasim_block_idx.y, cudasim_block_idx.z, why);
             abort_launch(cudaErrorLaunchFailure);
         }
     }
@@ -670,12 +712,13 @@ void run_block_plain()
 {
     const dim3 &b = g_run.cfg->block;
     g_run.current = nullptr;
-    for (unsigned z = 0; z < b.z; z++)
-        for (unsigned y = 0; y < b.y; y++)
-            for (unsigned x = 0; x < b.x; x++) {
-                cudasim_thread_idx = uint3{x, y, z};
-                g_run.thunk(g_run.ctx);
-            }
+    bool reverse = g_run.block_serial & 1; /* as in run_block_fibers */
+    unsigned count = b.x * b.y * b.z;
+    for (unsigned k = 0; k < count; k++) {
+        unsigned i = reverse ? count - 1 - k : k;
+        cudasim_thread_idx = uint3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
+        g_run.thunk(g_run.ctx);
+    }
 }
 
 bool kernel_uses_barriers(const char *name)
@@ -799,13 +842,14 @@ extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
                 }
         g_run.in_kernel = false;
         uintptr_t start;
-        const Alloc *bad = check_canaries(&start);
+        bool before = false;
+        const Alloc *bad = check_canaries(&start, &before);
         if (bad) {
-            report("kernel %s wrote past the end of a %zu-byte %s buffer (within the %zu bytes "
-                   "after it; run the test under AddressSanitizer, make test SAN=1, to learn "
-                   "which thread) (CUDA reports: an illegal memory access was encountered)",
-                   cfg->name, bad->size, bad->device ? "cudaMalloc" : "cudaMallocHost",
-                   rounded_size(bad->size) - bad->size);
+            report("kernel %s wrote %s a %zu-byte %s buffer (run the test under "
+                   "AddressSanitizer, make test SAN=1, to learn which thread) (CUDA reports: an "
+                   "illegal memory access was encountered)",
+                   cfg->name, before ? "before the start of" : "past the end of", bad->size,
+                   bad->device ? "cudaMalloc" : "cudaMallocHost");
             g_sticky = g_last = cudaErrorIllegalAddress;
         }
     }
@@ -883,13 +927,17 @@ extern "C" void cudasim_shared_note(void *addr, size_t bytes, const char *file, 
     if (seen == g_run.block_serial) return;
     if (seen == 0) {
         g_run.static_shared += bytes;
-        if (g_run.static_shared + g_run.cfg->shared_bytes > kSharedPerBlock) {
+        /* With the opt-in (cudaFuncSetAttribute), a block may have up to the
+         * device's opt-in maximum in all; without it, 48 KiB. */
+        size_t limit = g_dynamic_limit.count(g_run.cfg->fn) ? kSharedPerBlockOptin
+                                                            : kSharedPerBlock;
+        if (g_run.static_shared + g_run.cfg->shared_bytes > limit) {
             report("kernel %s: the __shared__ variable at %s:%d brings the block's shared "
                    "memory to %zu bytes (%zu static + %zu dynamic); a block may use at most %zu "
                    "(nvcc refuses too much static shared memory when it compiles) (CUDA "
                    "reports: too many resources requested for launch)",
                    g_run.cfg->name, file, line, g_run.static_shared + g_run.cfg->shared_bytes,
-                   g_run.static_shared, g_run.cfg->shared_bytes, kSharedPerBlock);
+                   g_run.static_shared, g_run.cfg->shared_bytes, limit);
             abort_launch(cudaErrorLaunchOutOfResources);
         }
     }

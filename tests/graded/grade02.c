@@ -180,28 +180,56 @@ static const char *report(void)
 #endif
 }
 
+#define TAIL 64 /* sentinel floats after the output, checked on a GPU too */
+
+static unsigned long long launches(void)
+{
+#ifdef CUDASIM
+    return cudasim_launch_count();
+#else
+    return 0; /* a GPU does not tell; its runs of this suite check the values only */
+#endif
+}
+
 /* Run k_relu_forward on n values (zeros, negatives, positives) and compare. */
 static void relu_case(int64_t n, int in_place)
 {
     quiet_device();
-    float *h = malloc((size_t)(n ? n : 1) * sizeof *h), *got = malloc((size_t)(n ? n : 1) * 4);
+    float *h = malloc((size_t)(n + TAIL) * sizeof *h), *got = malloc((size_t)(n + TAIL) * 4);
     for (int64_t i = 0; i < n; i++)
         h[i] = (i % 5 == 0) ? 0.0f : (float)((i * 7919) % 1000 - 500) * 0.01f;
+    for (int64_t i = n; i < n + TAIL; i++) h[i] = -12345.0f; /* the sentinel after the end */
     float *dx = NULL, *dy = NULL;
-    ck_assert_int_eq(cudaMalloc((void **)&dx, (size_t)n * 4), cudaSuccess);
+    /* The buffers hold n + TAIL floats; the kernel is told n. */
+    ck_assert_int_eq(cudaMalloc((void **)&dx, (size_t)(n + TAIL) * 4), cudaSuccess);
     dy = in_place ? dx : NULL;
-    if (!in_place) ck_assert_int_eq(cudaMalloc((void **)&dy, (size_t)n * 4), cudaSuccess);
-    cudaMemcpy(dx, h, (size_t)n * 4, cudaMemcpyHostToDevice);
-    if (!in_place) cudaMemset(dy, 0xff, (size_t)n * 4); /* NaN: every element must be written */
+    if (!in_place) ck_assert_int_eq(cudaMalloc((void **)&dy, (size_t)(n + TAIL) * 4), cudaSuccess);
+    cudaMemcpy(dx, h, (size_t)(n + TAIL) * 4, cudaMemcpyHostToDevice);
+    if (!in_place) {
+        cudaMemset(dy, 0xff, (size_t)n * 4); /* NaN: every element must be written */
+        cudaMemcpy(dy + n, h + n, TAIL * 4, cudaMemcpyHostToDevice);
+    }
     err_clear();
+    unsigned long long before = launches();
     cudaError_t e = k_relu_forward(dx, dy, n, 0);
+#ifdef CUDASIM
+    ck_assert_msg(e != cudaSuccess || launches() > before,
+                  "k_relu_forward(n = %lld) launched no kernel: the work must be done by a "
+                  "CUDA kernel (on a GPU the CPU cannot even read these device arrays)",
+                  (long long)n);
+#endif
     ck_assert_msg(!(e != cudaSuccess && err_code() == ERR_TODO), "k_relu_forward is not written yet");
     cudaError_t s = cudaDeviceSynchronize();
     ck_assert_msg(e == cudaSuccess && s == cudaSuccess,
                   "k_relu_forward(n = %lld) returned \"%s\" and cudaDeviceSynchronize \"%s\"%s%s",
                   (long long)n, cudaGetErrorString(e), cudaGetErrorString(s),
                   *report() ? "; the simulator says: " : "", report());
-    cudaMemcpy(got, dy, (size_t)n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(got, dy, (size_t)(n + TAIL) * 4, cudaMemcpyDeviceToHost);
+    for (int64_t i = n; i < n + TAIL; i++)
+        ck_assert_msg(got[i] == -12345.0f,
+                      "k_relu_forward(n = %lld) wrote past the end of y: y[%lld] changed (the "
+                      "threads beyond n must do nothing: test i < n)",
+                      (long long)n, (long long)i);
     for (int64_t i = 0; i < n; i++) {
         float want = h[i] > 0.0f ? h[i] : 0.0f;
         ck_assert_msg(got[i] == want,

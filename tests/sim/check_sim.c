@@ -105,9 +105,11 @@ END_TEST
 START_TEST(test_missing_barrier_changes_the_result)
 {
     quiet();
-    /* Shared memory starts as garbage (NaN) in every block, and the thread that
-     * reads s[t + 128] runs before the one that writes it: every block is wrong. */
-    ck_assert_int_eq(wrong_block_sums(sim_block_sums_missing_barrier, 3), 3);
+    /* Shared memory starts as garbage (NaN) in every block, and in the blocks
+     * that run their threads first to last, the thread that reads s[t + 128]
+     * runs before the one that writes it: those blocks are wrong. (Blocks that
+     * run last to first catch the opposite bug, reading s[t - 1].) */
+    ck_assert_int_ge(wrong_block_sums(sim_block_sums_missing_barrier, 4), 2);
 }
 END_TEST
 
@@ -140,6 +142,34 @@ START_TEST(test_off_by_one_inside_a_fiber_is_reported)
     ck_assert_int_eq(sim_fiber_overflow(x, o, blocks), cudaErrorIllegalAddress);
     report_has("kernel fiber_overflow, block (3,0,0), thread (0,0,0)");
     free(h);
+}
+END_TEST
+
+START_TEST(test_race_with_the_lower_neighbour_shows)
+{
+    quiet();
+    const int blocks = 4, n = blocks * 64;
+    float *h = ramp(n), *x = dev(n * sizeof(float)), *y = dev(n * sizeof(float));
+    float *got = malloc(n * sizeof(float));
+    cudaMemcpy(x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    ck_assert_int_eq(sim_race_lower(x, y, blocks), cudaSuccess);
+    cudaMemcpy(got, y, n * sizeof(float), cudaMemcpyDeviceToHost);
+    int wrong = 0;
+    for (int i = 0; i < n; i++) wrong += got[i] != h[i % 64 ? i - 1 : i];
+    /* Blocks that run their threads last to first read the fill, not x. */
+    ck_assert_int_ge(wrong, 2 * 63);
+    free(h);
+    free(got);
+}
+END_TEST
+
+START_TEST(test_write_before_the_start_is_reported)
+{
+    quiet();
+    float *y = dev(32 * sizeof(float));
+    sim_write_before(y);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    report_has("kernel write_before wrote before the start of a 128-byte cudaMalloc buffer");
 }
 END_TEST
 
@@ -239,6 +269,35 @@ START_TEST(test_warp_operations)
             ck_assert_msg(out[8 * t + k] == want[k], "thread %d, operation %d: %d, expected %d", t,
                           k, out[8 * t + k], want[k]);
     }
+}
+END_TEST
+
+START_TEST(test_half_warp_groups)
+{
+    quiet();
+    int in[32], out[32];
+    for (int l = 0; l < 32; l++) in[l] = l * 3 + 1;
+    int *din = dev(sizeof in), *dout = dev(sizeof out);
+    cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice);
+    ck_assert_msg(sim_half_warps(din, dout) == cudaSuccess, "%s", cudasim_last_report());
+    cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);
+    int after_xor[32];
+    for (int l = 0; l < 32; l++) after_xor[l] = in[l ^ 8];
+    for (int l = 0; l < 32; l++)
+        ck_assert_msg(out[l] == after_xor[l] + after_xor[20], "lane %d: %d, expected %d", l, out[l],
+                      after_xor[l] + after_xor[20]);
+}
+END_TEST
+
+START_TEST(test_shared_memory_opt_in)
+{
+    quiet();
+    float *x = dev(64 * sizeof(float)), h[64];
+    /* 4 KiB static + 100 KiB dynamic: refused without the opt-in, allowed with it. */
+    ck_assert_int_eq(sim_static_and_dynamic(x, 100 * 1024, 0), cudaErrorInvalidValue);
+    ck_assert_int_eq(sim_static_and_dynamic(x, 100 * 1024, 1), cudaSuccess);
+    cudaMemcpy(h, x, sizeof h, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < 64; i++) ck_assert_float_eq(h[i], 3.0f);
 }
 END_TEST
 
@@ -379,12 +438,22 @@ Suite *sim_suite(void)
     tcase_add_test(k, test_atomics);
     tcase_add_test(k, test_warp_operations);
     tcase_add_test(k, test_launch_limits);
+    tcase_add_test(k, test_half_warp_groups);
+    tcase_add_test(k, test_shared_memory_opt_in);
     suite_add_tcase(s, k);
     TCase *b = tcase_create("planted_bugs");
     tcase_add_test(b, test_missing_barrier_changes_the_result);
     tcase_add_test(b, test_off_by_one_write_is_reported);
     tcase_add_test(b, test_off_by_one_inside_a_fiber_is_reported);
     tcase_add_test(b, test_divergent_barrier_is_reported);
+    tcase_add_test(b, test_race_with_the_lower_neighbour_shows);
+#if defined(__SANITIZE_ADDRESS__)
+    /* Under AddressSanitizer the canaries are poisoned: ASan stops the program
+     * at the write itself (and the simulator names the thread). */
+    tcase_add_exit_test(b, test_write_before_the_start_is_reported, 1);
+#else
+    tcase_add_test(b, test_write_before_the_start_is_reported);
+#endif
     suite_add_tcase(s, b);
     return s;
 }

@@ -127,7 +127,67 @@ __global__ void fiber_overflow(const float *x, float *out)
     }
 }
 
+__global__ void half_warps(const int *in, int *out)
+{
+    int lane = threadIdx.x, v = in[lane];
+    unsigned m = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+    v = __shfl_xor_sync(m, v, 8, 16); /* each half on its own */
+    v += __shfl_sync(0xffffffffu, v, 20); /* then the whole warp */
+    out[lane] = v;
+}
+
+__global__ void race_lower(const float *x, float *y)
+{
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = x[blockIdx.x * 64 + t];
+    /* BUG: no __syncthreads() before reading the neighbour's value */
+    y[blockIdx.x * 64 + t] = s[t > 0 ? t - 1 : 0];
+}
+
+__global__ void write_before(float *y)
+{
+    if (threadIdx.x == 0) y[-1] = 1.0f; /* BUG: index -1 */
+}
+
+__global__ void static_and_dynamic(float *x)
+{
+    __shared__ float fixed[1024]; /* 4 KiB */
+    extern __shared__ float extra[];
+    fixed[threadIdx.x] = 1.0f;
+    extra[threadIdx.x] = 2.0f;
+    __syncthreads();
+    x[threadIdx.x] = fixed[threadIdx.x] + extra[threadIdx.x];
+}
+
 extern "C" {
+
+cudaError_t sim_half_warps(const int *in, int *out)
+{
+    half_warps<<<1, 32>>>(in, out);
+    return cudaGetLastError();
+}
+
+cudaError_t sim_race_lower(const float *x, float *y, int blocks)
+{
+    race_lower<<<blocks, 64>>>(x, y);
+    return cudaGetLastError();
+}
+
+cudaError_t sim_write_before(float *y)
+{
+    write_before<<<1, 32>>>(y);
+    return cudaGetLastError();
+}
+
+cudaError_t sim_static_and_dynamic(float *x, size_t dynamic, int allow)
+{
+    if (allow)
+        cudaFuncSetAttribute((const void *)static_and_dynamic,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic);
+    static_and_dynamic<<<1, 64, dynamic>>>(x);
+    return cudaGetLastError();
+}
 
 cudaError_t sim_block_sums(const float *x, float *out, int blocks)
 {

@@ -32,6 +32,15 @@ cudaError_t sim_too_much_shared(float *x);
 cudaError_t sim_launch_config(float *x, dim3 grid, dim3 block, size_t shared_bytes);
 /* Let sim_launch_config's kernel use up to bytes of dynamic shared memory. */
 cudaError_t sim_allow_shared(int bytes);
+/* Lanes in two half-warp groups shuffle within their half (xor 8, width 16),
+ * then the whole warp reads lane 20: out[t] for one warp of 32. */
+cudaError_t sim_half_warps(const int *in, int *out);
+/* y[t] = x[t - 1] through shared memory without a barrier (a planted bug). */
+cudaError_t sim_race_lower(const float *x, float *y, int blocks);
+/* Thread 0 writes y[-1] (a planted bug). */
+cudaError_t sim_write_before(float *y);
+/* 4 KiB of static shared memory plus `dynamic` bytes of dynamic shared memory. */
+cudaError_t sim_static_and_dynamic(float *x, size_t dynamic, int allow);
 /* A block-sum kernel with barriers that writes one element past out's end. */
 cudaError_t sim_fiber_overflow(const float *x, float *out, int blocks);
 
