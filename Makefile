@@ -152,12 +152,14 @@ GRADE_OBJ  := $(BUILD)/obj/tests/graded/grader.o $(BUILD)/obj/tests/graded/grade
 # lesson's from the answers, so one lesson's compile error costs only that lesson.
 # Lessons with a CUDA exercise are graded on the GPU if there is one, else on
 # the simulator; the others need no GPU at all.
-grade_flavor = $(if $(filter $(1)_%,$(CU_LESSONS)),$(if $(HAVE_GPU),cuda,sim),cpu)
+# (GPU_GRADED: lessons without a kernel exercise whose checks still need a device.)
+GPU_GRADED  := 04
+grade_flavor = $(if $(filter $(1)_%,$(CU_LESSONS))$(filter $(1),$(GPU_GRADED)),$(if $(HAVE_GPU),cuda,sim),cpu)
 # The suite itself, compiled against the flavour's CUDA headers (if any).
 grade_obj   = $(BUILD)/obj/$(if $(filter sim,$(2)),simc/,$(if $(filter cuda,$(2)),cudac/))tests/graded/grade$(1).o
 grade_ex    = $(call ex_obj,$(2),$(call lesson_dir,$(1))) \
               $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d))) \
-              $(if $(filter sim cuda,$(3)),$(call excu_obj,$(2),$(call lesson_dir,$(1)),$(3)) \
+              $(if $(filter sim cuda,$(3)),$(if $(filter $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,$(2),$(call lesson_dir,$(1)),$(3))) \
                 $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,solutions,$(d),$(3)))) \
               $(BACKEND_$(3)) $(if $(filter sim,$(3)),$(SIM_KOBJ)) $(if $(filter cuda,$(3)),$(CUDA_KOBJ)) \
               $(LIB_A) $(if $(filter sim,$(3)),$(SIM_A))
@@ -184,7 +186,7 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build gpu-check lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
+.PHONY: help deps deps-grade build gpu-check valgrind lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -192,6 +194,7 @@ help:
 	@echo "  make lesson37            run the day's five parts (PART=N for one, ARGS=... for options)"
 	@echo "  make lesson37 IMPL=lessons   the same with your own exercises linked in"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
+	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
 	@echo "  make hint EX=01.3        a longer hint for one exercise"
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
@@ -300,6 +303,16 @@ hint:
 	  { echo "make hint: no exercise $(EX) in $$file"; exit 2; }; \
 	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file"
 
+# valgrind does not decode AVX-512: build for x86-64-v3 (AVX2) in a tree of its own.
+valgrind: deps
+	@command -v valgrind >/dev/null || { echo "make valgrind needs valgrind:" \
+	  "sudo apt-get install -y valgrind"; exit 1; }
+	@$(MAKE) --no-print-directory BUILD_ROOT=$(BUILD_ROOT)/vg ARCH=x86-64-v3 \
+	  $(BUILD_ROOT)/vg/rel/tests/unit_tests
+	@echo "== unit tests under valgrind (leaks and invalid accesses are errors)"
+	@CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full \
+	  --errors-for-leak-kinds=definite,indirect $(BUILD_ROOT)/vg/rel/tests/unit_tests
+
 gpu-check:
 	@bash tests/gpu_check.sh
 
@@ -354,7 +367,9 @@ $(BUILD)/obj/lessons/lesson37-%.o: lessons/lesson37.c
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_LIB) -DWB_IMPL='"$*"' -c $< -o $@
 
-$(BUILD)/%/lesson37: $(BUILD)/obj/lessons/lesson37-%.o $(PART_OBJ) \
+# Static pattern rules: a missing prerequisite is an error, not a silently skipped rule.
+$(call LESSON37,solutions) $(call LESSON37,lessons): $(BUILD)/%/lesson37: \
+        $(BUILD)/obj/lessons/lesson37-%.o $(PART_OBJ) \
                      $$(call flavor_objs,$$*,$(APP_FLAVOR))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
@@ -375,14 +390,16 @@ $(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@
 
-$(BUILD)/grade/solutions/grade%: $$(call grade_obj,$$*,$$(call grade_flavor,$$*)) $(GRADE_OBJ) \
+$(GRADED:%=$(BUILD)/grade/solutions/grade%): $(BUILD)/grade/solutions/grade%: \
+        $$(call grade_obj,$$*,$$(call grade_flavor,$$*)) $(GRADE_OBJ) \
                                  $$(call grade_ex,$$*,solutions,$$(call grade_flavor,$$*))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $^ -o $@ $(CHECK_LIBS) \
 	  $(call flavor_libs,$(call grade_flavor,$*))
 
-$(BUILD)/grade/lessons/grade%: $$(call grade_obj,$$*,$$(call grade_flavor,$$*)) $(GRADE_OBJ) \
+$(GRADED:%=$(BUILD)/grade/lessons/grade%): $(BUILD)/grade/lessons/grade%: \
+        $$(call grade_obj,$$*,$$(call grade_flavor,$$*)) $(GRADE_OBJ) \
                                $$(call grade_ex,$$*,lessons,$$(call grade_flavor,$$*))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"

@@ -29,7 +29,7 @@ static const Part parts[] = {
     {"The CPU baseline", "01_cpu_baseline", lesson01_run},
     {"Moving work to the GPU", "02_device_transfer", lesson02_run},
     {"Why the GPU looks slower", "03_why_gpu_slower", NULL},
-    {"Callable objects and the module call", "04_callable_objects", NULL},
+    {"Callable objects and the module call", "04_callable_objects", lesson04_run},
     {"The full trainer", "05_trainer", NULL},
 };
 #define N_PARTS ((int)(sizeof parts / sizeof parts[0]))

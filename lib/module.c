@@ -58,6 +58,8 @@ void module_free(Module *m)
 {
     if (!m) return;
     if (m->ops && m->ops->destroy) m->ops->destroy(m);
+    free(m->pre_hooks);
+    free(m->hooks);
     for (int i = 0; i < m->n_children; i++) module_free(m->children[i]);
     free(m->children);
     for (int i = 0; i < m->n_params; i++) {
@@ -69,10 +71,75 @@ void module_free(Module *m)
     free(m);
 }
 
+static bool g_grad_enabled = true;
+
+void module_set_grad_enabled(bool enabled) { g_grad_enabled = enabled; }
+
+bool module_grad_enabled(void) { return g_grad_enabled; }
+
+static int add_hook(Module *m, Callable hook, HookHandle *handle, ModuleHook **list, int *n,
+                    const char *what)
+{
+    if (!m) return err_set(ERR_ARG, "registering a %s on a NULL module", what);
+    if (!callable_alive(hook))
+        return err_set(ERR_ARG, "%s: registering a %s that is not a live callable", m->label,
+                       what);
+    ModuleHook *bigger = realloc(*list, (size_t)(*n + 1) * sizeof *bigger);
+    if (!bigger) return err_set(ERR_NOMEM, "%s: out of memory for a %s", m->label, what);
+    *list = bigger;
+    bigger[*n].id = ++m->next_hook_id;
+    bigger[*n].fn = hook;
+    (*n)++;
+    if (handle) {
+        handle->module = m;
+        handle->id = m->next_hook_id;
+    }
+    return ERR_OK;
+}
+
+int module_register_forward_pre_hook(Module *m, Callable hook, HookHandle *handle)
+{
+    return add_hook(m, hook, handle, &m->pre_hooks, &m->n_pre_hooks, "forward pre-hook");
+}
+
+int module_register_forward_hook(Module *m, Callable hook, HookHandle *handle)
+{
+    return add_hook(m, hook, handle, &m->hooks, &m->n_hooks, "forward hook");
+}
+
+static bool drop(ModuleHook *list, int *n, uint32_t id)
+{
+    for (int i = 0; i < *n; i++)
+        if (list[i].id == id) {
+            memmove(&list[i], &list[i + 1], (size_t)(*n - i - 1) * sizeof *list);
+            (*n)--;
+            return true;
+        }
+    return false;
+}
+
+int module_remove_hook(HookHandle h)
+{
+    if (!h.module) return err_set(ERR_ARG, "removing a hook through an empty handle");
+    if (drop(h.module->pre_hooks, &h.module->n_pre_hooks, h.id) ||
+        drop(h.module->hooks, &h.module->n_hooks, h.id))
+        return ERR_OK;
+    return err_set(ERR_ARG, "%s: hook %u is not registered (removed twice?)", h.module->label,
+                   h.id);
+}
+
+int module_call(Module *m, const Tensor *x, const Tensor **y)
+{
+    if (!m || !x || !y) return err_set(ERR_ARG, "module_call: NULL argument");
+    if (m->n_pre_hooks == 0 && m->n_hooks == 0) return module_forward(m, x, y);
+    return exercise_result(module_call_hooks(m, x, y), "04.3", "module_call_hooks");
+}
+
 int module_forward(Module *m, const Tensor *x, const Tensor **y)
 {
     if (!m || !x || !y) return err_set(ERR_ARG, "module_forward: NULL argument");
     int rc = m->ops->forward(m, x, y);
+    if (!g_grad_enabled) m->input = NULL; /* inference: nothing kept for backward */
     /* (Device errors name the module already: "Linear fc1: expected all ...".) */
     if (rc != ERR_OK && rc != ERR_TODO && rc != ERR_DEVICE && m->n_children == 0)
         return err_context("%s %s forward", m->ops->kind, m->name);
@@ -83,7 +150,9 @@ int module_backward(Module *m, const Tensor *dy, const Tensor **dx)
 {
     if (!m || !dy) return err_set(ERR_ARG, "module_backward: NULL argument");
     if (!m->input)
-        return err_set(ERR_ARG, "%s %s: backward called before forward", m->ops->kind, m->name);
+        return err_set(ERR_ARG, "%s: backward called before forward (or after a forward in "
+                                "inference mode, with gradients disabled)",
+                       m->label);
     int rc = m->ops->backward(m, dy, dx);
     if (rc != ERR_OK && rc != ERR_TODO && rc != ERR_DEVICE && m->n_children == 0)
         return err_context("%s %s backward", m->ops->kind, m->name);
@@ -242,7 +311,8 @@ void module_print(const Module *m, FILE *out)
 static int sequential_forward(Module *self, const Tensor *x, const Tensor **y)
 {
     const Tensor *h = x;
-    for (int i = 0; i < self->n_children; i++) TRY(module_forward(self->children[i], h, &h));
+    /* Children are called, not forwarded: their hooks run (nn.Sequential calls module(x)). */
+    for (int i = 0; i < self->n_children; i++) TRY(module_call(self->children[i], h, &h));
     self->input = x;
     *y = h;
     return ERR_OK;

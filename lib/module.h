@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "callable.h"
 #include "tensor.h"
 
 /** Most parameters one module (not counting its children) may own. */
@@ -30,6 +31,18 @@
 
 /** A layer or a container of layers; see struct Module below. */
 typedef struct Module Module;
+
+/** A hook registered on a module: a callable, and the id its handle names. */
+typedef struct ModuleHook {
+    uint32_t id;   /**< unique among the module's hooks */
+    Callable fn;   /**< the hook (not owned by the module) */
+} ModuleHook;
+
+/** What module_register_forward_hook() returns: pass it to module_remove_hook(). */
+typedef struct HookHandle {
+    Module *module; /**< the module the hook is on */
+    uint32_t id;    /**< which hook */
+} HookHandle;
 
 /** A learnable tensor and its gradient (same shape), like `nn.Parameter`. */
 typedef struct Param {
@@ -74,6 +87,11 @@ struct Module {
     const Tensor *input;             /**< last forward input (borrowed) */
     Tensor *output;                  /**< last forward output (owned) */
     Tensor *grad_input;              /**< last dLoss/dinput (owned) */
+    ModuleHook *pre_hooks;           /**< forward pre-hooks, in registration order */
+    int n_pre_hooks;                 /**< how many */
+    ModuleHook *hooks;               /**< forward hooks, in registration order */
+    int n_hooks;                     /**< how many */
+    uint32_t next_hook_id;           /**< the id the next registered hook gets */
     void *impl;                      /**< class-specific state */
 };
 
@@ -111,6 +129,65 @@ int module_forward(Module *m, const Tensor *x, const Tensor **y);
  * needed (the first layer of a network): the module then skips computing it.
  */
 int module_backward(Module *m, const Tensor *dy, const Tensor **dx);
+
+/**
+ * @brief Register a forward pre-hook: a callable run before @p m's forward.
+ *
+ * module_call() calls it with two VALUE_PTR arguments, the module and its
+ * input tensor. It returns None to keep the input, or a VALUE_PTR to a tensor
+ * that replaces it (and that must outlive the call). Hooks run in the order
+ * they were registered; the module does not own them.
+ */
+int module_register_forward_pre_hook(Module *m, Callable hook, HookHandle *handle);
+
+/**
+ * @brief Register a forward hook: a callable run after @p m's forward.
+ *
+ * Called with three VALUE_PTR arguments, the module, its input and its
+ * output; returns None to keep the output or a VALUE_PTR to a tensor that
+ * replaces it. Order and ownership as for pre-hooks.
+ */
+int module_register_forward_hook(Module *m, Callable hook, HookHandle *handle);
+
+/** @brief Remove a hook (`handle.remove()`); removing it twice is an ::ERR_ARG. */
+int module_remove_hook(HookHandle handle);
+
+/**
+ * @brief `model(x)`, PyTorch's `nn.Module.__call__`: hooks, then forward, then hooks.
+ *
+ * Without hooks it is module_forward() (PyTorch takes the same fast path);
+ * with hooks it is module_call_hooks(), Lesson 04's exercise. Containers call
+ * their children through it, so hooks on any layer run when the model is
+ * called; calling module_forward() directly skips them, silently.
+ */
+int module_call(Module *m, const Tensor *x, const Tensor **y);
+
+/**
+ * @brief Exercise 04.3: the module call protocol, for a module with hooks.
+ *
+ * Runs @p m's forward pre-hooks in registration order (each called with the
+ * module and the current input; each may replace the input), then
+ * module_forward() on the (possibly replaced) input, then the forward hooks
+ * in order (each called with the module, the input the forward saw, and the
+ * current output; each may replace the output), and sets @p *y to the final
+ * output. A hook that fails stops the call with an error naming it and the
+ * module, `"forward hook 2 of Linear fc1: <the hook's message>"`; a hook that
+ * returns anything but None or a pointer gets the same prefix and
+ * `"returned a str; a hook returns None or a tensor"`. Hooks are numbered
+ * from 1 in registration order. Returns 0.
+ */
+int module_call_hooks(Module *m, const Tensor *x, const Tensor **y);
+
+/**
+ * @brief `torch.set_grad_enabled`: with false, forward keeps no activations for backward.
+ *
+ * Inference mode (`torch.no_grad()`): modules forget their inputs after each
+ * forward, so a backward afterwards is an error instead of using stale data.
+ */
+void module_set_grad_enabled(bool enabled);
+
+/** @brief Whether forward keeps what backward needs (true unless disabled). */
+bool module_grad_enabled(void);
 
 /** @brief Set every parameter gradient of @p m and its children to zero. */
 void module_zero_grad(Module *m);

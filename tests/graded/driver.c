@@ -284,7 +284,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < n_lessons; l++) {
         double score = 0, max = 0;
         printf("\n%sLesson %s%s", c_bold(), lessons[l], c_off());
-        if (ran_on[l][0] && compiled[l]) printf("  (kernels ran on: %s)", ran_on[l]);
+        if (ran_on[l][0] && compiled[l]) printf("  (GPU checks ran on: %s)", ran_on[l]);
         printf("\n");
         if (!compiled[l] && compile_msg[l][0]) {
             printf("  %sdoes not compile%s, so every exercise of this lesson scores 0:\n", c_red(),
@@ -370,7 +370,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < n_lessons; l++) {
         size_t u = strlen(summary);
         if (ran_on[l][0] && compiled[l])
-            snprintf(summary + u, sizeof summary - u, "Lesson %s: its kernels ran on %s.\n",
+            snprintf(summary + u, sizeof summary - u, "Lesson %s: its GPU checks ran on %s.\n",
                      lessons[l], ran_on[l]);
     }
     size_t used = strlen(summary);

@@ -16,6 +16,7 @@ int main(void)
     srunner_add_suite(sr, train_suite());
     srunner_add_suite(sr, cpuinfo_suite());
     srunner_add_suite(sr, misc_suite());
+    srunner_add_suite(sr, callable_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

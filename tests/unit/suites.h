@@ -14,5 +14,6 @@ Suite *optim_suite(void);
 Suite *train_suite(void);
 Suite *cpuinfo_suite(void);
 Suite *misc_suite(void);
+Suite *callable_suite(void);
 
 #endif
