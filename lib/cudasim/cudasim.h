@@ -31,7 +31,12 @@ void cudasim_clear_report(void);
  */
 void cudasim_set_report_stream(FILE *stream);
 
-/** @brief How many kernels have been launched since the program started. */
+/**
+ * @brief How many kernels have been launched since the program started.
+ *
+ * A launch that a stream capture records counts each time its graph runs
+ * (cudaGraphLaunch), not when it is recorded.
+ */
 unsigned long long cudasim_launch_count(void);
 
 #ifdef __cplusplus

@@ -75,6 +75,17 @@ static inline T shfl(WarpOp op, unsigned mask, T var, const char *file, int line
     return out;
 }
 
+/* A kernel with its arguments converted to its parameters' types. */
+template <typename... P>
+struct Pack final : Args {
+    void (*fn)(P...);
+    std::tuple<P...> args;
+
+    Pack(void (*f)(P...), std::tuple<P...> a) : fn(f), args(std::move(a)) {}
+    void run() const override { std::apply(fn, args); }
+    Args *copy() const override { return new Pack(*this); }
+};
+
 template <typename... P>
 struct Launcher {
     LaunchConfig cfg;
@@ -84,14 +95,8 @@ struct Launcher {
     void operator()(A &&...args) const
     {
         static_assert(sizeof...(A) == sizeof...(P), "wrong number of kernel arguments");
-        struct Pack {
-            void (*fn)(P...);
-            std::tuple<P...> args;
-        };
-        Pack pack{fn, std::tuple<P...>(static_cast<P>(std::forward<A>(args))...)};
-        cudasim_launch_kernel(
-            &cfg, [](void *p) { std::apply(static_cast<Pack *>(p)->fn, static_cast<Pack *>(p)->args); },
-            &pack);
+        const Pack<P...> pack(fn, std::tuple<P...>(static_cast<P>(std::forward<A>(args))...));
+        cudasim_launch_kernel(&cfg, &pack);
     }
 };
 

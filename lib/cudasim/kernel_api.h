@@ -19,6 +19,16 @@ struct LaunchConfig {
     cudaStream_t stream;
 };
 
+/* A launch's kernel and arguments. Kernel parameters are passed by value and
+ * CUDA copies them when the launch is issued: a launch that a stream capture
+ * records keeps a copy (copy()), so the graph runs with the values of that
+ * moment however often it is launched. */
+struct Args {
+    virtual ~Args() = default;
+    virtual void run() const = 0; /* the kernel, for one thread */
+    virtual Args *copy() const = 0;
+};
+
 enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };
 
 } // namespace cudasim
@@ -28,8 +38,7 @@ extern "C" {
 extern thread_local uint3 cudasim_thread_idx, cudasim_block_idx;
 extern thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
 
-cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg, void (*thunk)(void *),
-                                  void *ctx);
+cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args);
 void cudasim_syncthreads(const char *file, int line);
 unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value, int arg,
                                    int width, const char *file, int line);

@@ -12,6 +12,8 @@
  *
  * Everything is synchronous: a launch has finished when it returns, streams
  * and events only keep their API (and events the host time of their record).
+ * A stream that captures (cudaStreamBeginCapture) records the work issued to
+ * it instead, as the nodes of a graph that cudaGraphLaunch runs, in order.
  * Errors follow real CUDA: a bad launch configuration is reported by
  * cudaGetLastError; a fault inside a kernel is "sticky" and every later call
  * returns it until cudaDeviceReset.
@@ -27,7 +29,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,6 +69,7 @@ const size_t kStackBytes = CUDASIM_ASAN ? (512 << 10) : (128 << 10);
 cudaError_t g_last = cudaSuccess;   /* what cudaGetLastError returns next */
 cudaError_t g_sticky = cudaSuccess; /* a kernel fault: returned until reset */
 std::string g_report;
+std::string g_report_context; /* prefixed to reports: where a graph launch is */
 FILE *g_report_stream = (FILE *)1; /* 1: stderr, resolved at first use */
 unsigned long long g_launches = 0;
 
@@ -76,10 +81,10 @@ void report(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    g_report = buf;
+    g_report = g_report_context + buf;
     FILE *out = g_report_stream == (FILE *)1 ? stderr : g_report_stream;
     if (out) {
-        fprintf(out, "cudasim: %s\n", buf);
+        fprintf(out, "cudasim: %s\n", g_report.c_str());
         fflush(out);
     }
 }
@@ -218,13 +223,35 @@ const Alloc *check_canaries(uintptr_t *start, bool *before)
     return nullptr;
 }
 
-/* ---- streams and events ---------------------------------------------------- */
+/* ---- streams, events and graphs ------------------------------------------- */
 
+/* A node of a graph: an operation that a stream capture recorded instead of
+ * running, run each time the graph is launched. What it needs (a kernel's
+ * arguments, a cuBLAS call's alpha and beta) was copied when it was issued,
+ * as CUDA copies it, and never changes (there is no API to edit a graph), so
+ * a graph and the instances made from it share it. */
+struct Node {
+    std::string what; /* "kernel k", "cudaMemsetAsync", ...: for reports */
+    std::function<cudaError_t()> run;
+    cudaGraphNode_t handle;
+};
+using Graph = std::vector<Node>;
+
+struct Stream {
+    unsigned flags = 0;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+    Graph recorded;  /* by the capture so far */
+    std::string why; /* what invalidated the capture */
+};
 struct Event {
     double ms = -1;
+    cudaStream_t captured = nullptr; /* last recorded by this stream's capture */
 };
-std::map<cudaStream_t, int> g_streams;
+std::map<cudaStream_t, Stream> g_streams;
 std::map<cudaEvent_t, Event> g_events;
+std::map<cudaGraph_t, Graph> g_graphs;
+std::map<cudaGraphExec_t, Graph> g_execs; /* instances of graphs: copies */
 
 double now_ms()
 {
@@ -234,6 +261,117 @@ double now_ms()
 }
 
 bool stream_ok(cudaStream_t s) { return s == nullptr || g_streams.count(s); }
+
+/* The stream s if it captures (its capture active or invalidated), or NULL. */
+Stream *capture_of(cudaStream_t s)
+{
+    auto it = g_streams.find(s);
+    if (it == g_streams.end() || it->second.capture == cudaStreamCaptureStatusNone) return nullptr;
+    return &it->second;
+}
+
+/* The capturing streams for which pred holds. */
+template <typename Pred>
+std::vector<Stream *> captures(Pred pred)
+{
+    std::vector<Stream *> out;
+    for (auto &kv : g_streams)
+        if (kv.second.capture != cudaStreamCaptureStatusNone && pred(kv.second))
+            out.push_back(&kv.second);
+    return out;
+}
+
+/* The legacy (NULL) stream waits for every blocking stream (one created
+ * without cudaStreamNonBlocking): while one of them captures, it cannot be
+ * used. */
+std::vector<Stream *> blocking_captures()
+{
+    return captures([](const Stream &s) { return !(s.flags & cudaStreamNonBlocking); });
+}
+
+void invalidate(Stream &s, const std::string &why)
+{
+    if (s.capture != cudaStreamCaptureStatusActive) return; /* the first reason stays */
+    s.capture = cudaStreamCaptureStatusInvalidated;
+    s.why = why;
+}
+
+/* A call that breaks a rule of stream capture fails, and invalidates the
+ * captures it concerns (their graphs would not be what the program meant):
+ * cudaStreamEndCapture will say so. */
+cudaError_t violation(cudaError_t e, const std::vector<Stream *> &broken, const char *call,
+                      const char *why)
+{
+    report("%s: %s; the capture is now invalidated, and cudaStreamEndCapture will fail (CUDA "
+           "reports: %s)",
+           call, why, cudaGetErrorString(e));
+    for (Stream *s : broken) invalidate(*s, std::string(call) + ": " + why);
+    return fail(e);
+}
+
+const char *const kLegacyWhy =
+    "it uses the legacy (NULL) stream, which waits for every blocking stream "
+    "(cudaStreamCreate), and one of them is capturing: issue the work to the capturing stream, "
+    "or before cudaStreamBeginCapture or after cudaStreamEndCapture";
+
+/* An operation issued to a capturing stream that fails its checks is not
+ * recorded, and the capture is invalidated: it must not give a graph without
+ * the operation. */
+cudaError_t refuse(cudaStream_t stream, cudaError_t e)
+{
+    if (Stream *s = capture_of(stream)) invalidate(*s, g_report);
+    return fail(e);
+}
+
+enum Use { RUN, RECORD, REFUSED };
+
+/* What an operation issued to stream s does: run now, be recorded by the
+ * stream's capture, or fail (reported, the error in *e). */
+Use stream_use(const char *call, cudaStream_t s, cudaError_t *e)
+{
+    *e = cudaSuccess;
+    if (!stream_ok(s)) {
+        report("%s: a stream that does not exist (destroyed?) (CUDA reports: invalid resource "
+               "handle)",
+               call);
+        *e = fail(cudaErrorInvalidResourceHandle);
+        return REFUSED;
+    }
+    if (Stream *c = capture_of(s)) {
+        if (c->capture == cudaStreamCaptureStatusActive) return RECORD;
+        report("%s: the stream's capture was invalidated (by %s); end it with "
+               "cudaStreamEndCapture (CUDA reports: operation failed due to a previous error "
+               "during capture)",
+               call, c->why.c_str());
+        *e = fail(cudaErrorStreamCaptureInvalidated);
+        return REFUSED;
+    }
+    if (!s) {
+        std::vector<Stream *> blocking = blocking_captures();
+        if (!blocking.empty()) {
+            *e = violation(cudaErrorStreamCaptureImplicit, blocking, call, kLegacyWhy);
+            return REFUSED;
+        }
+    }
+    return RUN;
+}
+
+void record(Stream &s, const std::string &what, std::function<cudaError_t()> run)
+{
+    static uintptr_t next = 0x7000;
+    s.recorded.push_back(Node{what, std::move(run), (cudaGraphNode_t)(next += 16)});
+}
+
+/* Work issued to a stream (its arguments checked): run now, or recorded by
+ * the stream's capture. */
+cudaError_t issue(const char *call, cudaStream_t stream, std::function<cudaError_t()> work)
+{
+    cudaError_t e;
+    Use use = stream_use(call, stream, &e);
+    if (use == RUN) return work();
+    if (use == RECORD) record(*capture_of(stream), call, std::move(work));
+    return e;
+}
 
 /* ---- kernels and threads ---------------------------------------------------- */
 
@@ -288,8 +426,8 @@ struct Thread {
 
 struct Run {
     const cudasim::LaunchConfig *cfg = nullptr;
-    void (*thunk)(void *) = nullptr;
-    void *ctx = nullptr;
+    const cudasim::Args *args = nullptr;
+    cudaError_t error = cudaSuccess; /* how the launch ended */
     bool fibers = false;
     int nthreads = 0;
     std::vector<Thread> threads;
@@ -325,7 +463,7 @@ void describe_thread(char *buf, size_t n)
 [[noreturn]] void abort_launch(cudaError_t e)
 {
     if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure) g_sticky = e;
-    g_last = e;
+    g_last = g_run.error = e;
 #if CUDASIM_ASAN
     /* Leaving a fiber for good: tell ASan we are back on the main stack. */
     if (g_run.on_fiber) __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
@@ -427,7 +565,7 @@ void fiber_main()
     __sanitizer_finish_switch_fiber(nullptr, &g_main_stack_bottom, &g_main_stack_size);
 #endif
     g_run.on_fiber = true;
-    g_run.thunk(g_run.ctx);
+    g_run.args->run();
     g_run.current->state = DONE;
     g_run.on_fiber = false;
 #if CUDASIM_ASAN
@@ -717,7 +855,7 @@ void run_block_plain()
     for (unsigned k = 0; k < count; k++) {
         unsigned i = reverse ? count - 1 - k : k;
         cudasim_thread_idx = uint3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
-        g_run.thunk(g_run.ctx);
+        g_run.args->run();
     }
 }
 
@@ -775,29 +913,13 @@ cudaError_t check_config(const cudasim::LaunchConfig *c)
     return cudaSuccess;
 }
 
-} // namespace
-
-/* ---- the kernel-side entry points ----------------------------------------------- */
-
-extern "C" int cudasim_register_kernel(const char *name, int uses_barriers)
+/* Run a launch whose configuration has been checked: now, or as a node of a
+ * graph. */
+cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args)
 {
-    int &v = kernels()[name];
-    v = v || uses_barriers;
-    return 0;
-}
-
-extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
-                                             void (*thunk)(void *), void *ctx)
-{
-    install_fault_handler();
-    g_launches++;
-    if (g_sticky) return fail(g_sticky);
-    cudaError_t e = check_config(cfg);
-    if (e) return fail(e);
-
     g_run.cfg = cfg;
-    g_run.thunk = thunk;
-    g_run.ctx = ctx;
+    g_run.args = args;
+    g_run.error = cudaSuccess;
     g_run.fibers = kernel_uses_barriers(cfg->name);
     g_run.nthreads = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
     if (g_run.fibers) {
@@ -850,7 +972,7 @@ extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
                    "illegal memory access was encountered)",
                    cfg->name, before ? "before the start of" : "past the end of", bad->size,
                    bad->device ? "cudaMalloc" : "cudaMallocHost");
-            g_sticky = g_last = cudaErrorIllegalAddress;
+            g_sticky = g_last = g_run.error = cudaErrorIllegalAddress;
         }
     }
     g_run.in_kernel = false;
@@ -861,7 +983,43 @@ extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
         unmap_buffer(a);
         g_run.dynamic_shared = nullptr;
     }
-    return g_last == cudaSuccess ? cudaSuccess : g_last;
+    return g_run.error;
+}
+
+} // namespace
+
+/* ---- the kernel-side entry points ----------------------------------------------- */
+
+extern "C" int cudasim_register_kernel(const char *name, int uses_barriers)
+{
+    int &v = kernels()[name];
+    v = v || uses_barriers;
+    return 0;
+}
+
+extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
+                                             const cudasim::Args *args)
+{
+    install_fault_handler();
+    Stream *capture = capture_of(cfg->stream);
+    if (!capture) g_launches++; /* a recorded launch counts each time its graph runs */
+    if (g_sticky) return fail(g_sticky);
+    /* The configuration is checked when the launch is issued, captured or not. */
+    cudaError_t e = check_config(cfg);
+    if (e) return refuse(cfg->stream, e);
+    std::string what = std::string("kernel ") + cfg->name;
+    Use use = stream_use(what.c_str(), cfg->stream, &e);
+    if (use == REFUSED) return e;
+    if (use == RECORD) {
+        /* CUDA copies the parameters when the launch is issued. */
+        std::shared_ptr<const cudasim::Args> kept(args->copy());
+        record(*capture, what, [c = *cfg, kept] {
+            g_launches++;
+            return run_kernel(&c, kept.get());
+        });
+        return cudaSuccess;
+    }
+    return run_kernel(cfg, args);
 }
 
 extern "C" void cudasim_syncthreads(const char *file, int line)
@@ -1034,12 +1192,13 @@ const char *kind_name(cudaMemcpyKind k)
     return "an unknown kind";
 }
 
-cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+/* The checks of a copy (reported; the caller fails). */
+cudaError_t check_copy(const char *call, void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
     if (n == 0) return cudaSuccess;
     if (!dst || !src) {
         report("%s: a NULL pointer (CUDA reports: invalid argument)", call);
-        return fail(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     }
     char want_dst, want_src;
     switch (kind) {
@@ -1052,7 +1211,7 @@ cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cu
         report("%s: copy kind %d does not exist (CUDA reports: invalid copy direction for "
                "memcpy)",
                call, (int)kind);
-        return fail(cudaErrorInvalidMemcpyDirection);
+        return cudaErrorInvalidMemcpyDirection;
     }
     char got_dst = kind_of(dst), got_src = kind_of(src);
     if (got_dst != want_dst || got_src != want_src) {
@@ -1062,26 +1221,83 @@ cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cu
                call, kind_name(kind), got_dst == 'd' ? "device" : "host",
                got_src == 'd' ? "device" : "host", want_src == 'd' ? "device" : "host",
                want_dst == 'd' ? "device" : "host");
-        return fail(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     }
     if (want_dst == 'd') {
         cudaError_t e = check_device_range(call, "destination", dst, n);
-        if (e) return fail(e);
+        if (e) return e;
     }
-    if (want_src == 'd') {
-        cudaError_t e = check_device_range(call, "source", src, n);
-        if (e) return fail(e);
-    }
-    memmove(dst, src, n);
+    if (want_src == 'd') return check_device_range(call, "source", src, n);
     return cudaSuccess;
+}
+
+cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+{
+    cudaError_t e = check_copy(call, dst, src, n, kind);
+    if (e) return fail(e);
+    if (n) memmove(dst, src, n);
+    return cudaSuccess;
+}
+
+cudaError_t check_set(const char *call, void *p, size_t n)
+{
+    return n ? check_device_range(call, "destination", p, n) : cudaSuccess;
 }
 
 cudaError_t do_memset(const char *call, void *p, int value, size_t n)
 {
-    if (n == 0) return cudaSuccess;
-    cudaError_t e = check_device_range(call, "destination", p, n);
+    cudaError_t e = check_set(call, p, n);
     if (e) return fail(e);
-    memset(p, value, n);
+    if (n) memset(p, value, n);
+    return cudaSuccess;
+}
+
+/* cudaMalloc and cudaFree are "potentially unsafe" during a capture in
+ * cudaStreamCaptureModeGlobal or ThreadLocal: the graph would not allocate or
+ * free when it runs. (The simulator runs everything on one thread, so these
+ * two modes are the same here.) */
+cudaError_t check_unsafe(const char *call)
+{
+    std::vector<Stream *> strict =
+        captures([](const Stream &s) { return s.mode != cudaStreamCaptureModeRelaxed; });
+    if (strict.empty()) return cudaSuccess;
+    return violation(cudaErrorStreamCaptureUnsupported, strict, call,
+                     "a stream is capturing (cudaStreamCaptureModeGlobal or ThreadLocal), and "
+                     "an allocation is not recorded into the graph: allocate before "
+                     "cudaStreamBeginCapture and free after cudaStreamEndCapture");
+}
+
+/* A synchronous copy or memset runs on the legacy stream. */
+cudaError_t check_legacy(const char *call)
+{
+    std::vector<Stream *> blocking = blocking_captures();
+    return blocking.empty() ? cudaSuccess
+                            : violation(cudaErrorStreamCaptureImplicit, blocking, call, kLegacyWhy);
+}
+
+/* cudaStreamSynchronize and cudaStreamQuery: nothing may wait for a capturing
+ * stream (its work is only being recorded), nor for the legacy stream while a
+ * blocking stream captures. */
+cudaError_t check_wait(const char *call, cudaStream_t stream)
+{
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    if (Stream *s = capture_of(stream))
+        return violation(cudaErrorStreamCaptureUnsupported, {s}, call,
+                         "the stream is capturing, and its work is only being recorded, not "
+                         "run: wait after cudaStreamEndCapture, or after cudaGraphLaunch");
+    return stream ? cudaSuccess : check_legacy(call);
+}
+
+/* cudaEventSynchronize and cudaEventQuery: an event of a capture never
+ * happens. */
+cudaError_t check_event_wait(const char *call, cudaEvent_t event)
+{
+    auto it = g_events.find(event);
+    if (it == g_events.end()) return fail(cudaErrorInvalidResourceHandle);
+    if (Stream *s = capture_of(it->second.captured))
+        return violation(cudaErrorCapturedEvent, {s}, call,
+                         "the event was last recorded in a capturing stream, where it only marks "
+                         "a point of the graph: wait for events recorded outside a capture");
     return cudaSuccess;
 }
 
@@ -1106,11 +1322,22 @@ const char *cudaGetErrorString(cudaError_t e)
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorNotSupported: return "operation not supported";
+    case cudaErrorStreamCaptureUnsupported:
+        return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+        return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureIsolation:
+        return "dependency created on uncaptured work in another stream";
+    case cudaErrorStreamCaptureImplicit:
+        return "operation would make the legacy stream depend on a capturing blocking stream";
+    case cudaErrorCapturedEvent:
+        return "operation not permitted on an event last recorded in a capturing stream";
     case cudaErrorUnknown: return "unknown error";
     }
     return "unrecognized error code";
@@ -1132,11 +1359,17 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorIllegalState: return "cudaErrorIllegalState";
     case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorStreamCaptureIsolation: return "cudaErrorStreamCaptureIsolation";
+    case cudaErrorStreamCaptureImplicit: return "cudaErrorStreamCaptureImplicit";
+    case cudaErrorCapturedEvent: return "cudaErrorCapturedEvent";
     case cudaErrorUnknown: return "cudaErrorUnknown";
     }
     return "cudaErrorUnrecognized";
@@ -1234,9 +1467,16 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 cudaError_t cudaDeviceSynchronize(void)
 {
     API_ENTER();
+    std::vector<Stream *> all = captures([](const Stream &) { return true; });
+    if (!all.empty())
+        return violation(cudaErrorStreamCaptureUnsupported, all, "cudaDeviceSynchronize",
+                         "a stream is capturing, and its work is only being recorded, not run: "
+                         "synchronize after cudaStreamEndCapture, or after cudaGraphLaunch");
     return cudaSuccess;
 }
 
+/* Everything of the device goes: memory, streams (and their captures), events,
+ * graphs and their instances. */
 cudaError_t cudaDeviceReset(void)
 {
     for (auto &kv : g_allocs) unmap_buffer(kv.second);
@@ -1244,6 +1484,8 @@ cudaError_t cudaDeviceReset(void)
     g_in_use = 0;
     g_streams.clear();
     g_events.clear();
+    g_graphs.clear();
+    g_execs.clear();
     g_dynamic_limit.clear();
     g_sticky = g_last = cudaSuccess;
     return cudaSuccess;
@@ -1253,6 +1495,7 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
 {
     API_ENTER();
     if (!ptr) return fail(cudaErrorInvalidValue);
+    if (cudaError_t e = check_unsafe("cudaMalloc")) return e;
     *ptr = nullptr;
     if (size == 0) return cudaSuccess;
     if (size > kTotalMemory - g_in_use) {
@@ -1271,6 +1514,7 @@ cudaError_t cudaFree(void *ptr)
 {
     API_ENTER();
     if (!ptr) return cudaSuccess;
+    if (cudaError_t e = check_unsafe("cudaFree")) return e;
     auto it = g_allocs.find((uintptr_t)ptr);
     if (it == g_allocs.end() || !it->second.device) {
         report("cudaFree(%p): not the start of a cudaMalloc buffer (freed twice, or a host "
@@ -1317,28 +1561,37 @@ cudaError_t cudaFreeHost(void *ptr)
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
 {
     API_ENTER();
+    if (cudaError_t e = check_legacy("cudaMemcpy")) return e;
     return do_memcpy("cudaMemcpy", dst, src, count, kind);
 }
 
+/* Copies and memsets issued to a stream are checked then, captured or not (CUDA
+ * checks what it records), and a recorded one again when its graph runs: its
+ * buffers may have been freed since. A recorded copy keeps its pointers, not
+ * the data: it copies what host memory holds when the graph runs. */
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
     API_ENTER();
-    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
-    return do_memcpy("cudaMemcpyAsync", dst, src, count, kind);
+    if (cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind))
+        return refuse(stream, e);
+    return issue("cudaMemcpyAsync", stream,
+                 [=] { return do_memcpy("cudaMemcpyAsync", dst, src, count, kind); });
 }
 
 cudaError_t cudaMemset(void *ptr, int value, size_t count)
 {
     API_ENTER();
+    if (cudaError_t e = check_legacy("cudaMemset")) return e;
     return do_memset("cudaMemset", ptr, value, count);
 }
 
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
     API_ENTER();
-    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
-    return do_memset("cudaMemsetAsync", ptr, value, count);
+    if (cudaError_t e = check_set("cudaMemsetAsync", ptr, count)) return refuse(stream, e);
+    return issue("cudaMemsetAsync", stream,
+                 [=] { return do_memset("cudaMemsetAsync", ptr, value, count); });
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWithFlags(stream, 0); }
@@ -1346,17 +1599,22 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWith
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
     API_ENTER();
-    (void)flags;
     if (!stream) return fail(cudaErrorInvalidValue);
     static uintptr_t next = 0x5000;
     *stream = (cudaStream_t)(next += 16);
-    g_streams[*stream] = 1;
+    g_streams[*stream].flags = flags;
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     API_ENTER();
+    if (capture_of(stream)) {
+        report("cudaStreamDestroy: the stream is capturing; end the capture first "
+               "(cudaStreamEndCapture) (CUDA reports: operation not permitted when stream is "
+               "capturing)");
+        return fail(cudaErrorStreamCaptureUnsupported);
+    }
     if (!g_streams.erase(stream)) return fail(cudaErrorInvalidResourceHandle);
     return cudaSuccess;
 }
@@ -1364,13 +1622,13 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     API_ENTER();
-    return stream_ok(stream) ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+    return check_wait("cudaStreamSynchronize", stream);
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
     API_ENTER();
-    return stream_ok(stream) ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+    return check_wait("cudaStreamQuery", stream);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
@@ -1393,25 +1651,32 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
     return cudaSuccess;
 }
 
+/* Recorded in a capturing stream, an event only marks a point of the capture
+ * (for cudaStreamWaitEvent in it): it takes no time, and the graph does not
+ * record it when it runs. */
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     API_ENTER();
     auto it = g_events.find(event);
-    if (it == g_events.end() || !stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
-    it->second.ms = now_ms();
+    if (it == g_events.end()) return fail(cudaErrorInvalidResourceHandle);
+    cudaError_t e;
+    Use use = stream_use("cudaEventRecord", stream, &e);
+    if (use == REFUSED) return e;
+    it->second.captured = use == RECORD ? stream : nullptr;
+    it->second.ms = use == RECORD ? -1 : now_ms();
     return cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     API_ENTER();
-    return g_events.count(event) ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+    return check_event_wait("cudaEventSynchronize", event);
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
     API_ENTER();
-    return g_events.count(event) ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+    return check_event_wait("cudaEventQuery", event);
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
@@ -1421,8 +1686,8 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
     if (!ms || a == g_events.end() || b == g_events.end())
         return fail(cudaErrorInvalidResourceHandle);
     if (a->second.ms < 0 || b->second.ms < 0) {
-        report("cudaEventElapsedTime: an event that was never recorded (CUDA reports: invalid "
-               "resource handle)");
+        report("cudaEventElapsedTime: an event that was never recorded, or last recorded in a "
+               "stream capture, which takes no time (CUDA reports: invalid resource handle)");
         return fail(cudaErrorInvalidResourceHandle);
     }
     *ms = (float)(b->second.ms - a->second.ms);
@@ -1433,7 +1698,27 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 {
     API_ENTER();
     (void)flags;
-    if (!stream_ok(stream) || !g_events.count(event)) return fail(cudaErrorInvalidResourceHandle);
+    auto it = g_events.find(event);
+    if (it == g_events.end()) return fail(cudaErrorInvalidResourceHandle);
+    cudaError_t e;
+    Use use = stream_use("cudaStreamWaitEvent", stream, &e);
+    if (use == REFUSED) return e;
+    Stream *from = capture_of(it->second.captured);
+    if (use == RECORD && from != capture_of(stream))
+        return violation(cudaErrorStreamCaptureIsolation, {capture_of(stream)},
+                         "cudaStreamWaitEvent",
+                         "a capturing stream may wait only for events recorded in the same "
+                         "capture (the graph cannot depend on work outside it): wait before "
+                         "cudaStreamBeginCapture");
+    if (use == RUN && from) {
+        /* CUDA would capture this stream's later work into the same graph. */
+        report("cudaStreamWaitEvent: the event was recorded in a capturing stream, so this "
+               "stream would join the capture (cross-stream capture), which the simulator does "
+               "not support: capture all the work on one stream. The capture is now "
+               "invalidated (the simulator reports: operation not supported)");
+        invalidate(*from, g_report);
+        return fail(cudaErrorNotSupported);
+    }
     return cudaSuccess;
 }
 
@@ -1444,6 +1729,199 @@ cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int v
         (size_t)value > kSharedPerBlockOptin)
         return fail(cudaErrorInvalidValue);
     g_dynamic_limit[func] = value;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode)
+{
+    API_ENTER();
+    if (!stream) {
+        report("cudaStreamBeginCapture: the legacy (NULL) stream cannot be captured: create a "
+               "stream (cudaStreamCreate) and issue the work to it (CUDA reports: operation not "
+               "permitted when stream is capturing)");
+        return fail(cudaErrorStreamCaptureUnsupported);
+    }
+    auto it = g_streams.find(stream);
+    if (it == g_streams.end()) {
+        report("cudaStreamBeginCapture: a stream that does not exist (destroyed?) (CUDA reports: "
+               "invalid resource handle)");
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+        mode != cudaStreamCaptureModeRelaxed) {
+        report("cudaStreamBeginCapture: capture mode %d does not exist (CUDA reports: invalid "
+               "argument)",
+               (int)mode);
+        return fail(cudaErrorInvalidValue);
+    }
+    Stream &s = it->second;
+    if (s.capture != cudaStreamCaptureStatusNone) {
+        report("cudaStreamBeginCapture: the stream is capturing already; end that capture first "
+               "(cudaStreamEndCapture) (CUDA reports: the operation cannot be performed in the "
+               "present state)");
+        return fail(cudaErrorIllegalState);
+    }
+    s.capture = cudaStreamCaptureStatusActive;
+    s.mode = mode;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    API_ENTER();
+    Stream *s = capture_of(stream);
+    if (!s) {
+        report("cudaStreamEndCapture: the stream is not capturing (no cudaStreamBeginCapture on "
+               "it, or the capture was ended already) (CUDA reports: the operation cannot be "
+               "performed in the present state)");
+        return fail(cudaErrorIllegalState);
+    }
+    if (!pGraph) return fail(cudaErrorInvalidValue);
+    Graph recorded = std::move(s->recorded);
+    std::string why = std::move(s->why);
+    bool invalidated = s->capture == cudaStreamCaptureStatusInvalidated;
+    s->capture = cudaStreamCaptureStatusNone;
+    s->recorded.clear();
+    s->why.clear();
+    for (auto &kv : g_events)
+        if (kv.second.captured == stream) kv.second.captured = nullptr;
+    if (invalidated) {
+        *pGraph = nullptr;
+        report("cudaStreamEndCapture: the capture was invalidated, so there is no graph. It was "
+               "invalidated by %s (CUDA reports: operation failed due to a previous error during "
+               "capture)",
+               why.c_str());
+        return fail(cudaErrorStreamCaptureInvalidated);
+    }
+    static uintptr_t next = 0x6000;
+    *pGraph = (cudaGraph_t)(next += 16);
+    g_graphs[*pGraph] = std::move(recorded);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *pCaptureStatus)
+{
+    API_ENTER();
+    if (!pCaptureStatus) return fail(cudaErrorInvalidValue);
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    if (!stream && !blocking_captures().empty()) {
+        /* As documented: the error, and the capture goes on. */
+        report("cudaStreamIsCapturing: the legacy (NULL) stream cannot be used while a blocking "
+               "stream captures (CUDA reports: operation would make the legacy stream depend on "
+               "a capturing blocking stream)");
+        return fail(cudaErrorStreamCaptureImplicit);
+    }
+    Stream *s = capture_of(stream);
+    *pCaptureStatus = s ? s->capture : cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags)
+{
+    API_ENTER();
+    if (!pGraphExec || !graph) return fail(cudaErrorInvalidValue);
+    auto it = g_graphs.find(graph);
+    if (it == g_graphs.end()) {
+        report("cudaGraphInstantiate: %p is not a graph (destroyed?) (CUDA reports: invalid "
+               "resource handle)",
+               (void *)graph);
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    if (flags) {
+        report("cudaGraphInstantiate: flags 0x%llx; the simulator knows only 0 (CUDA reports: "
+               "invalid argument)",
+               flags);
+        return fail(cudaErrorInvalidValue);
+    }
+    static uintptr_t next = 0x8000;
+    *pGraphExec = (cudaGraphExec_t)(next += 16);
+    g_execs[*pGraphExec] = it->second;
+    return cudaSuccess;
+}
+
+/* The nodes run one after another, each to its end before the next starts (as
+ * everything in the simulator); a node that fails stops the launch, and its
+ * report says which node of the graph it was. */
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    API_ENTER();
+    auto it = g_execs.find(graphExec);
+    if (it == g_execs.end()) {
+        report("cudaGraphLaunch: %p is not an instantiated graph (cudaGraphInstantiate; "
+               "destroyed?) (CUDA reports: invalid resource handle)",
+               (void *)graphExec);
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    cudaError_t e;
+    Use use = stream_use("cudaGraphLaunch", stream, &e);
+    if (use == REFUSED) return e;
+    if (use == RECORD) {
+        /* CUDA would record the graph as one node (a child graph). */
+        report("cudaGraphLaunch: into a capturing stream, which the simulator does not support: "
+               "launch the graph outside the capture. The capture is now invalidated (the "
+               "simulator reports: operation not supported)");
+        invalidate(*capture_of(stream), g_report);
+        return fail(cudaErrorNotSupported);
+    }
+    const Graph &nodes = it->second;
+    for (size_t i = 0; i < nodes.size() && !e; i++) {
+        char where[160];
+        snprintf(where, sizeof where, "cudaGraphLaunch, node %zu of %zu (%s): ", i + 1,
+                 nodes.size(), nodes[i].what.c_str());
+        g_report_context = where;
+        e = nodes[i].run();
+    }
+    g_report_context.clear();
+    return e ? fail(e) : cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+{
+    API_ENTER();
+    if (!graphExec) return fail(cudaErrorInvalidValue);
+    if (!g_execs.erase(graphExec)) {
+        report("cudaGraphExecDestroy: %p is not an instantiated graph (destroyed twice?) (CUDA "
+               "reports: invalid resource handle)",
+               (void *)graphExec);
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    API_ENTER();
+    if (!graph) return fail(cudaErrorInvalidValue);
+    if (!g_graphs.erase(graph)) {
+        report("cudaGraphDestroy: %p is not a graph (destroyed twice?) (CUDA reports: invalid "
+               "resource handle)",
+               (void *)graph);
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+{
+    API_ENTER();
+    if (!graph || !numNodes) return fail(cudaErrorInvalidValue);
+    auto it = g_graphs.find(graph);
+    if (it == g_graphs.end()) {
+        report("cudaGraphGetNodes: %p is not a graph (destroyed?) (CUDA reports: invalid "
+               "resource handle)",
+               (void *)graph);
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    const Graph &g = it->second;
+    if (nodes) {
+        /* As documented: entries past the last node are NULL, and *numNodes
+         * says how many were filled in. */
+        for (size_t i = 0; i < *numNodes; i++) nodes[i] = i < g.size() ? g[i].handle : nullptr;
+        if (*numNodes > g.size()) *numNodes = g.size();
+    } else {
+        *numNodes = g.size();
+    }
     return cudaSuccess;
 }
 
@@ -1458,3 +1936,12 @@ extern "C" int cudasim_is_device_range(const void *p, size_t n)
 }
 
 extern "C" void cudasim_report(const char *message) { report("%s", message); }
+
+/* For cublas.cpp: a cuBLAS call is work issued to its handle's stream, run now
+ * or recorded by the stream's capture. */
+namespace cudasim {
+cudaError_t issue_work(const char *call, cudaStream_t stream, std::function<cudaError_t()> work)
+{
+    return issue(call, stream, std::move(work));
+}
+} // namespace cudasim

@@ -145,6 +145,12 @@ __global__ void race_lower(const float *x, float *y)
     y[blockIdx.x * 64 + t] = s[t > 0 ? t - 1 : 0];
 }
 
+__global__ void axpb(float *y, float a, float b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * y[i] + b;
+}
+
 __global__ void write_before(float *y)
 {
     if (threadIdx.x == 0) y[-1] = 1.0f; /* BUG: index -1 */
@@ -201,9 +207,9 @@ cudaError_t sim_block_sums_missing_barrier(const float *x, float *out, int block
     return cudaGetLastError();
 }
 
-cudaError_t sim_double_off_by_one(const float *x, float *y, int n)
+cudaError_t sim_double_off_by_one(const float *x, float *y, int n, cudaStream_t stream)
 {
-    double_off_by_one<<<(n + 127) / 128, 128>>>(x, y, n);
+    double_off_by_one<<<(n + 127) / 128, 128, 0, stream>>>(x, y, n);
     return cudaGetLastError();
 }
 
@@ -213,9 +219,9 @@ cudaError_t sim_divergent_barrier(float *x, int threads)
     return cudaGetLastError();
 }
 
-cudaError_t sim_reverse_blocks(const float *x, float *y, int blocks)
+cudaError_t sim_reverse_blocks(const float *x, float *y, int blocks, cudaStream_t stream)
 {
-    reverse_blocks<<<blocks, 128, 128 * sizeof(float)>>>(x, y);
+    reverse_blocks<<<blocks, 128, 128 * sizeof(float), stream>>>(x, y);
     return cudaGetLastError();
 }
 
@@ -243,9 +249,10 @@ cudaError_t sim_too_much_shared(float *x)
     return cudaGetLastError();
 }
 
-cudaError_t sim_launch_config(float *x, dim3 grid, dim3 block, size_t shared_bytes)
+cudaError_t sim_launch_config(float *x, dim3 grid, dim3 block, size_t shared_bytes,
+                              cudaStream_t stream)
 {
-    trivial<<<grid, block, shared_bytes>>>(x);
+    trivial<<<grid, block, shared_bytes, stream>>>(x);
     return cudaGetLastError();
 }
 
@@ -258,6 +265,12 @@ cudaError_t sim_allow_shared(int bytes)
 cudaError_t sim_fiber_overflow(const float *x, float *out, int blocks)
 {
     fiber_overflow<<<blocks, 64>>>(x, out);
+    return cudaGetLastError();
+}
+
+cudaError_t sim_axpb(float *y, float a, float b, int n, cudaStream_t stream)
+{
+    axpb<<<(n + 63) / 64, 64, 0, stream>>>(y, a, b, n);
     return cudaGetLastError();
 }
 

@@ -14,11 +14,11 @@ cudaError_t sim_block_sums(const float *x, float *out, int blocks);
 /* The same with the first __syncthreads missing (a planted bug). */
 cudaError_t sim_block_sums_missing_barrier(const float *x, float *out, int blocks);
 /* y[i] = 2 x[i] for i <= n: one element too far (a planted bug). */
-cudaError_t sim_double_off_by_one(const float *x, float *y, int n);
+cudaError_t sim_double_off_by_one(const float *x, float *y, int n, cudaStream_t stream);
 /* Threads 0-31 of each block meet at a __syncthreads the others never reach (planted). */
 cudaError_t sim_divergent_barrier(float *x, int threads);
 /* Reverse each block of 128 values through dynamic shared memory. */
-cudaError_t sim_reverse_blocks(const float *x, float *y, int blocks);
+cudaError_t sim_reverse_blocks(const float *x, float *y, int blocks, cudaStream_t stream);
 /* Every thread of a (gx, gy, gz) x (bx, by, bz) launch writes its 12 coordinates. */
 cudaError_t sim_coordinates(unsigned *out, dim3 grid, dim3 block);
 /* atomicAdd from every thread: count[0] += 1 (int), sum[0] += i (float). */
@@ -29,7 +29,8 @@ cudaError_t sim_warp_ops(const int *in, int *out);
 /* A kernel with 64 KiB of static __shared__ memory (more than a block may have). */
 cudaError_t sim_too_much_shared(float *x);
 /* A trivial kernel launched with the given configuration and dynamic shared memory. */
-cudaError_t sim_launch_config(float *x, dim3 grid, dim3 block, size_t shared_bytes);
+cudaError_t sim_launch_config(float *x, dim3 grid, dim3 block, size_t shared_bytes,
+                              cudaStream_t stream);
 /* Let sim_launch_config's kernel use up to bytes of dynamic shared memory. */
 cudaError_t sim_allow_shared(int bytes);
 /* Lanes in two half-warp groups shuffle within their half (xor 8, width 16),
@@ -43,6 +44,8 @@ cudaError_t sim_write_before(float *y);
 cudaError_t sim_static_and_dynamic(float *x, size_t dynamic, int allow);
 /* A block-sum kernel with barriers that writes one element past out's end. */
 cudaError_t sim_fiber_overflow(const float *x, float *out, int blocks);
+/* y[i] = a y[i] + b for i < n. */
+cudaError_t sim_axpb(float *y, float a, float b, int n, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,13 @@
 extern "C" {
 #endif
 
+/* A default argument, as the real headers give some in C++. */
+#ifdef __cplusplus
+#define CUDASIM_DEFAULT(value) = value
+#else
+#define CUDASIM_DEFAULT(value)
+#endif
+
 #define CUDASIM 1
 /* The runtime version the simulator presents (CUDA 13.0's numbering). */
 #define CUDART_VERSION 13000
@@ -31,11 +38,17 @@ typedef enum cudaError {
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
     cudaErrorInvalidResourceHandle = 400,
+    cudaErrorIllegalState = 401,
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchFailure = 719,
     cudaErrorNotSupported = 801,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureIsolation = 905,
+    cudaErrorStreamCaptureImplicit = 906,
+    cudaErrorCapturedEvent = 907,
     cudaErrorUnknown = 999
 } cudaError_t;
 
@@ -53,6 +66,22 @@ typedef enum cudaFuncAttribute {
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+
+/* As in CUDA's headers, no typedef: C code writes enum cudaStreamCaptureMode. */
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
+
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2
+};
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
@@ -142,6 +171,18 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
 
 cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value);
+
+/* CUDA Graphs, made by stream capture (lib/cudasim replays them synchronously). */
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                  enum cudaStreamCaptureStatus *pCaptureStatus);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags CUDASIM_DEFAULT(0));
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
 
 #ifdef __cplusplus
 }
