@@ -176,7 +176,7 @@ SIM_OBJ    := $(BUILD)/obj/cudasim/sim.o $(BUILD)/obj/cudasim/cublas.o
 SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
 # Tests of the kernels and of lib's GPU paths, in the sim and cuda flavours;
 # the simulator's own tests only in the first.
-GPU_TEST_SRC := tests/kernels/check_kernels.c tests/gpu/check_gpu.c tests/gpu/check_gpu_main.c \
+GPU_TEST_SRC := $(wildcard tests/kernels/*.c) tests/gpu/check_gpu.c tests/gpu/check_gpu_main.c \
                 tests/common/fixture.c tests/common/iris.c
 SIM_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/simc/%.o) $(BUILD)/obj/simc/tests/sim/check_sim.o \
                 $(BUILD)/obj/sim/tests/sim/sim_kernels.o
@@ -186,13 +186,16 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build gpu-check valgrind lesson37 test bench docs fixtures clean gpu-status grade hint grade-all
+.PHONY: help deps deps-grade build gpu-check valgrind lesson37 test bench docs fixtures clean \
+        gpu-status grade hint grade-all demos $(DEMOS:%=demo-%)
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
 	@echo
 	@echo "  make lesson37            run the day's five parts (PART=N for one, ARGS=... for options)"
 	@echo "  make lesson37 IMPL=lessons   the same with your own exercises linked in"
+	@echo "  make demos               Lesson 03's five timing demos (ARGS=--quick: the class version)"
+	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
 	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"

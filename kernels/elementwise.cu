@@ -94,3 +94,41 @@ extern "C" cudaError_t k_fill(float *p, int64_t n, float value, cudaStream_t s)
     fill_kernel<<<ew_blocks(n), EW_THREADS, 0, s>>>(p, (int)n, value);
     return cudaGetLastError();
 }
+
+/* Does nothing: what is left of a launch when the work is taken away. */
+static __global__ void empty_kernel(void) {}
+
+extern "C" cudaError_t k_empty(cudaStream_t s)
+{
+    empty_kernel<<<1, 1, 0, s>>>();
+    return cudaGetLastError();
+}
+
+/* dst(ds + i, j) = src(ss + i, j); element k of the (count, cols) block is row
+ * k % count of column k / count, so consecutive threads read consecutive rows. */
+static __global__ void copy_rows_kernel(const float *src, int src_rows, int ss, float *dst,
+                                        int dst_rows, int ds, int count, int total)
+{
+    int stride = blockDim.x * gridDim.x;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < total; k += stride) {
+        int i = k % count, j = k / count;
+        dst[(ds + i) + j * dst_rows] = src[(ss + i) + j * src_rows];
+    }
+}
+
+extern "C" cudaError_t k_copy_rows(const float *src, int64_t src_rows, int64_t src_start,
+                                   float *dst, int64_t dst_rows, int64_t dst_start,
+                                   int64_t count, int64_t cols, cudaStream_t s)
+{
+    if (count < 0 || cols < 0 || src_start < 0 || dst_start < 0 ||
+        src_start + count > src_rows || dst_start + count > dst_rows)
+        return cudaErrorInvalidValue;
+    if (count == 0 || cols == 0) return cudaSuccess;
+    if (!src || !dst || src_rows > INT_MAX / cols || dst_rows > INT_MAX / cols ||
+        !ew_fits(count * cols))
+        return cudaErrorInvalidValue;
+    copy_rows_kernel<<<ew_blocks(count * cols), EW_THREADS, 0, s>>>(
+        src, (int)src_rows, (int)src_start, dst, (int)dst_rows, (int)dst_start, (int)count,
+        (int)(count * cols));
+    return cudaGetLastError();
+}

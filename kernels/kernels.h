@@ -69,6 +69,25 @@ cudaError_t k_add_bias(float *y, const float *b, int64_t n, int64_t cols, cudaSt
 /** @brief Set all n floats of p to @p value. */
 cudaError_t k_fill(float *p, int64_t n, float value, cudaStream_t s);
 
+/**
+ * @brief Copy a block of rows: dst(dst_start + i, j) = src(src_start + i, j).
+ *
+ * For i in [0, count) and j in [0, cols); src is (src_rows, cols) and dst is
+ * (dst_rows, cols), both column-major, so each column's rows are contiguous
+ * but the columns are src_rows (dst_rows) apart: one launch gathers a chunk
+ * of a batch (or scatters it back) where cols separate copies would be slow.
+ */
+cudaError_t k_copy_rows(const float *src, int64_t src_rows, int64_t src_start, float *dst,
+                        int64_t dst_rows, int64_t dst_start, int64_t count, int64_t cols,
+                        cudaStream_t s);
+
+/**
+ * @brief An empty kernel: one block of one thread that does nothing.
+ *
+ * Lesson 03 times it to show what a launch costs when there is no work.
+ */
+cudaError_t k_empty(cudaStream_t s);
+
 /* ---- reduce.cu ----------------------------------------------------------- */
 
 /**
@@ -151,6 +170,31 @@ cudaError_t k_sgemm(int variant, int64_t M, int64_t N, int64_t K, float alpha, c
  * variants 0, 1 and 2, and "unknown" for any other number.
  */
 const char *k_sgemm_name(int variant);
+
+/* ---- mlp_fused.cu -------------------------------------------------------- */
+
+/**
+ * @brief A whole training of Linear(d, h) -> ReLU -> Linear(h, c) in one launch.
+ *
+ * Lesson 03's answer to launch overhead: mean cross-entropy, plain SGD
+ * (p -= lr * grad), full batch (all n samples every epoch), @p epochs epochs,
+ * what lib's train_step() does on the CPU, all inside one kernel: one block,
+ * one thread per sample, the parameters and their gradients in shared memory.
+ * x is (n, d) column-major, y holds n labels in [0, c) (a label outside makes
+ * the loss and the parameters NaN), w1 is (h, d), b1 (h), w2 (c, h), b2 (c),
+ * all column-major like lib's Linear; they are read at the start and
+ * overwritten with the trained values. When @p losses is not NULL,
+ * losses[e] is the mean loss of epoch e, computed in its forward pass before
+ * its update (what train_step() reports). Sums run in a fixed order (warp
+ * shuffles, then warp by warp, no atomics), so the same inputs give the same
+ * bits on every run; they differ from the CPU's in the last bits.
+ * Limits: 1 <= n <= 1024, 1 <= d <= 16, 1 <= h <= 64, 1 <= c <= 16,
+ * epochs >= 0; anything else, or a NULL pointer other than @p losses, returns
+ * cudaErrorInvalidValue without launching; epochs == 0 launches nothing.
+ */
+cudaError_t k_mlp_train_fused(const float *x, const int32_t *y, int n, int d, int h, int c,
+                              float *w1, float *b1, float *w2, float *b2, int epochs, float lr,
+                              float *losses, cudaStream_t s);
 
 #ifdef __cplusplus
 }

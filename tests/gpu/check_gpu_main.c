@@ -14,6 +14,7 @@
 int main(void)
 {
     SRunner *sr = srunner_create(kernels_suite());
+    srunner_add_suite(sr, fused_suite());
     srunner_add_suite(sr, gpu_suite());
 #ifdef CUDASIM
     srunner_add_suite(sr, sim_suite());

@@ -24,36 +24,10 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
+#include "kernel_check.h"
 #include "kernel_suites.h"
 
 /* ---- helpers ------------------------------------------------------------- */
-
-#define CUDA_OK(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t err_ = (call);                                                        \
-        ck_assert_msg(err_ == cudaSuccess, "%s returned %d (%s), expected cudaSuccess", \
-                      #call, (int)err_, cudaGetErrorString(err_));                        \
-    } while (0)
-
-/* A wrapper call that must be refused without launching anything. */
-#define CUDA_INVALID(call)                                                          \
-    do {                                                                            \
-        cudaError_t err_ = (call);                                                  \
-        ck_assert_msg(err_ == cudaErrorInvalidValue,                                \
-                      "%s returned %d (%s), expected cudaErrorInvalidValue", #call, \
-                      (int)err_, cudaGetErrorString(err_));                         \
-    } while (0)
-
-/* Every test starts here: no device (real or simulated) is a failure, never a pass. */
-static void require_device(void)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    ck_assert_msg(err == cudaSuccess && count > 0,
-                  "no CUDA device: cudaGetDeviceCount returned %d (%s) and %d devices; the "
-                  "kernel tests need a GPU or the CUDA simulator (run them through make test)",
-                  (int)err, cudaGetErrorString(err), count);
-}
 
 /* splitmix64: a small seeded generator, so the data are the same on every machine. */
 typedef struct {

@@ -10,4 +10,7 @@
 /** @brief Every kernel of kernels/ against a CPU reference written in the test. */
 Suite *kernels_suite(void);
 
+/** @brief k_mlp_train_fused against lib's CPU training and a double-precision one. */
+Suite *fused_suite(void);
+
 #endif
