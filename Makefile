@@ -153,7 +153,7 @@ GRADE_OBJ  := $(BUILD)/obj/tests/graded/grader.o $(BUILD)/obj/tests/graded/grade
 # Lessons with a CUDA exercise are graded on the GPU if there is one, else on
 # the simulator; the others need no GPU at all.
 # (GPU_GRADED: lessons without a kernel exercise whose checks still need a device.)
-GPU_GRADED  := 04
+GPU_GRADED  := 03 04
 grade_flavor = $(if $(filter $(1)_%,$(CU_LESSONS))$(filter $(1),$(GPU_GRADED)),$(if $(HAVE_GPU),cuda,sim),cpu)
 # The suite itself, compiled against the flavour's CUDA headers (if any).
 grade_obj   = $(BUILD)/obj/$(if $(filter sim,$(2)),simc/,$(if $(filter cuda,$(2)),cudac/))tests/graded/grade$(1).o
@@ -166,6 +166,7 @@ grade_ex    = $(call ex_obj,$(2),$(call lesson_dir,$(1))) \
 GRADE_DRIVER := $(BUILD)/grade/driver
 
 LESSON37    = $(BUILD)/$(1)/lesson37
+DEMOS      := sync launch copy batch fused
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 BENCH_BIN  := $(BUILD)/solutions/bench_iris
 BENCH_GEMM := $(BUILD)/solutions/bench_sgemm
@@ -213,7 +214,6 @@ help:
 	@echo "             SIM=1 (lessons: GPU parts on the CUDA simulator, for machines without a GPU)"
 	@echo "             STUDENT_DIR=lessons  BUILD_ROOT=build  GRADE_OUT=build/grade  V=1"
 
-# Debian packages the workbook uses; the check is quick, so every run does it.
 # The Debian packages the workbook uses; the check is quick, so every run does it.
 # `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
 # grading image (Gradescope) need not install gnuplot or Doxygen.
@@ -261,6 +261,15 @@ build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_B
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
 	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
+
+# Lesson 03's demos, for class: make demo-sync, ..., make demos for all five
+# (ARGS=--quick for the short version). Each prints its table and writes its
+# CSV and chart to out/.
+demos: deps gpu-status $(call LESSON37,$(IMPL))
+	@$(call LESSON37,$(IMPL)) --part 3 --demo all $(ARGS)
+
+$(DEMOS:%=demo-%): demo-%: deps gpu-status $(call LESSON37,$(IMPL))
+	@$(call LESSON37,$(IMPL)) --part 3 --demo $* $(ARGS)
 
 test: deps gpu-status
 	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \

@@ -33,6 +33,8 @@ enum { LESSON_OK = 0, LESSON_FAILED = 1, LESSON_BAD_INPUT = 2 };
 int lesson01_run(const LessonContext *ctx, int argc, char **argv);
 /* Part 2: lessons/02_device_transfer/lesson.c */
 int lesson02_run(const LessonContext *ctx, int argc, char **argv);
+/* Part 3: lessons/03_why_gpu_slower/lesson.c */
+int lesson03_run(const LessonContext *ctx, int argc, char **argv);
 /* Part 4: lessons/04_callable_objects/lesson.c */
 int lesson04_run(const LessonContext *ctx, int argc, char **argv);
 

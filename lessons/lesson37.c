@@ -28,7 +28,7 @@ typedef struct Part {
 static const Part parts[] = {
     {"The CPU baseline", "01_cpu_baseline", lesson01_run},
     {"Moving work to the GPU", "02_device_transfer", lesson02_run},
-    {"Why the GPU looks slower", "03_why_gpu_slower", NULL},
+    {"Why the GPU looks slower", "03_why_gpu_slower", lesson03_run},
     {"Callable objects and the module call", "04_callable_objects", lesson04_run},
     {"The full trainer", "05_trainer", NULL},
 };

@@ -96,4 +96,77 @@ int backend_softmax_ce_backward(Device d, const float *probs, const int32_t *tar
 /** @brief p -= lr g over @p n values. */
 int backend_sgd_step(Device d, float *p, const float *g, int64_t n, float lr);
 
+/**
+ * @brief Copy rows [@p src_start, + @p count) of @p src (src_rows, cols) to rows from
+ *        @p dst_start of @p dst (dst_rows, cols), both column-major on @p d: one launch.
+ */
+int backend_copy_rows(Device d, const float *src, int64_t src_rows, int64_t src_start,
+                      float *dst, int64_t dst_rows, int64_t dst_start, int64_t count,
+                      int64_t cols);
+
+/* ---- Lesson 03: what a launch, a copy and a sync cost -------------------- */
+
+/** @brief Launch the empty kernel once: the cost of a launch with no work in it. */
+int backend_empty_kernel(Device d);
+
+/**
+ * @brief Allocate @p bytes of pinned (page-locked) host memory, cudaMallocHost.
+ *
+ * Copies from pinned memory go straight to the GPU by DMA; copies from
+ * ordinary (pageable) memory are staged through a pinned buffer by the
+ * driver first. Free with backend_host_free().
+ */
+int backend_host_alloc(size_t bytes, void **ptr);
+
+/** @brief Release memory from backend_host_alloc() (NULL is allowed). */
+void backend_host_free(void *ptr);
+
+/**
+ * @brief Start copying @p bytes from pinned host memory @p src to @p dst on @p d, on the
+ *        device's copy stream, and return at once.
+ *
+ * The copy runs beside the kernels of the device's compute stream. Call
+ * backend_copy_wait() before a kernel that reads @p dst.
+ */
+int backend_copy_async(Device d, void *dst, const void *src, size_t bytes);
+
+/** @brief Make the compute stream of @p d wait (on the GPU, not the CPU) for the copies started so far. */
+int backend_copy_wait(Device d);
+
+/** A CUDA Graph: a recorded sequence of GPU work, replayed with one launch. */
+typedef struct BackendGraph BackendGraph;
+
+/**
+ * @brief Start recording instead of running: the work lib issues on @p d from now on
+ *        is captured (cudaStreamBeginCapture) until backend_capture_end().
+ *
+ * Nothing may wait for the GPU while recording (no loss.item(), no copy to
+ * the CPU, no allocation): that is an error that names the operation.
+ */
+int backend_capture_begin(Device d);
+
+/** @brief Stop recording and make the graph ready to replay (cudaGraphInstantiate). */
+int backend_capture_end(Device d, BackendGraph **graph);
+
+/** @brief How many operations (kernels, cuBLAS calls, memsets) the graph holds. */
+size_t backend_graph_nodes(const BackendGraph *graph);
+
+/** @brief Replay the graph: all its work with one launch (counted as one). */
+int backend_graph_launch(BackendGraph *graph);
+
+/** @brief Release a graph (NULL is allowed). */
+void backend_graph_free(BackendGraph *graph);
+
+/**
+ * @brief Train Linear(din, h), ReLU, Linear(h, c) with mean cross-entropy and SGD for
+ *        @p epochs full-batch epochs in ONE kernel launch (kernels/mlp_fused.cu).
+ *
+ * x: (n, din) and y: (n) on @p d; the parameters w1 (h, din), b1 (h),
+ * w2 (c, h), b2 (c) on @p d are updated in place. With @p losses (on @p d,
+ * @p epochs floats) not NULL, each epoch's loss is kept there.
+ */
+int backend_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t n, int64_t din,
+                            int64_t h, int64_t c, float *w1, float *b1, float *w2, float *b2,
+                            long epochs, float lr, float *losses);
+
 #endif /* WB_BACKEND_H */

@@ -116,3 +116,75 @@ int backend_sgd_step(Device d, float *p, const float *g, int64_t n, float lr)
     (void)d, (void)p, (void)g, (void)n, (void)lr;
     return no_cuda();
 }
+
+int backend_copy_rows(Device d, const float *src, int64_t src_rows, int64_t src_start,
+                      float *dst, int64_t dst_rows, int64_t dst_start, int64_t count,
+                      int64_t cols)
+{
+    (void)d, (void)src, (void)src_rows, (void)src_start, (void)dst, (void)dst_rows;
+    (void)dst_start, (void)count, (void)cols;
+    return no_cuda();
+}
+
+int backend_empty_kernel(Device d)
+{
+    (void)d;
+    return no_cuda();
+}
+
+int backend_host_alloc(size_t bytes, void **ptr)
+{
+    (void)bytes;
+    *ptr = NULL;
+    return no_cuda();
+}
+
+void backend_host_free(void *ptr) { (void)ptr; }
+
+int backend_copy_async(Device d, void *dst, const void *src, size_t bytes)
+{
+    (void)d, (void)dst, (void)src, (void)bytes;
+    return no_cuda();
+}
+
+int backend_copy_wait(Device d)
+{
+    (void)d;
+    return no_cuda();
+}
+
+int backend_capture_begin(Device d)
+{
+    (void)d;
+    return no_cuda();
+}
+
+int backend_capture_end(Device d, BackendGraph **graph)
+{
+    (void)d;
+    *graph = NULL;
+    return no_cuda();
+}
+
+size_t backend_graph_nodes(const BackendGraph *graph)
+{
+    (void)graph;
+    return 0;
+}
+
+int backend_graph_launch(BackendGraph *graph)
+{
+    (void)graph;
+    return no_cuda();
+}
+
+void backend_graph_free(BackendGraph *graph) { (void)graph; }
+
+int backend_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t n, int64_t din,
+                            int64_t h, int64_t c, float *w1, float *b1, float *w2, float *b2,
+                            long epochs, float lr, float *losses)
+{
+    (void)d, (void)x, (void)y, (void)n, (void)din, (void)h, (void)c, (void)w1, (void)b1;
+    (void)w2, (void)b2, (void)epochs, (void)lr, (void)losses;
+    return no_cuda();
+}

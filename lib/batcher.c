@@ -6,38 +6,6 @@
 
 #include "err.h"
 
-int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst)
-{
-    if (x->device.kind != DEVICE_CPU || dst->device.kind != DEVICE_CPU)
-        return err_set(ERR_DEVICE, "tensor_copy_rows works on CPU tensors");
-    TRY(tensor_check_2d(x, DTYPE_F32, 0, 0, "tensor_copy_rows", "x"));
-    TRY(tensor_check_2d(dst, DTYPE_F32, count, x->shape[1], "tensor_copy_rows", "dst"));
-    int64_t n = x->shape[0], d = x->shape[1];
-    if (start < 0 || count < 0 || start + count > n)
-        return err_set(ERR_ARG, "tensor_copy_rows: rows %lld..%lld of a tensor with %lld rows",
-                       (long long)start, (long long)(start + count), (long long)n);
-    for (int64_t j = 0; j < d; j++) /* column j: contiguous in both */
-        memcpy(tensor_f32(dst) + j * count, tensor_f32(x) + j * n + start,
-               (size_t)count * sizeof(float));
-    return ERR_OK;
-}
-
-int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src)
-{
-    if (src->device.kind != DEVICE_CPU || dst->device.kind != DEVICE_CPU)
-        return err_set(ERR_DEVICE, "tensor_put_rows works on CPU tensors");
-    TRY(tensor_check_2d(dst, DTYPE_F32, 0, 0, "tensor_put_rows", "dst"));
-    TRY(tensor_check_2d(src, DTYPE_F32, 0, dst->shape[1], "tensor_put_rows", "src"));
-    int64_t n = dst->shape[0], count = src->shape[0], d = dst->shape[1];
-    if (start < 0 || start + count > n)
-        return err_set(ERR_ARG, "tensor_put_rows: rows %lld..%lld of a tensor with %lld rows",
-                       (long long)start, (long long)(start + count), (long long)n);
-    for (int64_t j = 0; j < d; j++)
-        memcpy(tensor_f32(dst) + j * n + start, tensor_f32(src) + j * count,
-               (size_t)count * sizeof(float));
-    return ERR_OK;
-}
-
 static int batcher_call(void *state, const Value *args, int nargs, Value *out)
 {
     (void)nargs;

@@ -40,17 +40,6 @@ typedef struct BatcherState {
 int batcher_new(Module *model, Device device, int64_t batch_size, int64_t in_features,
                 int64_t out_features, Callable *out);
 
-/**
- * @brief Copy rows [@p start, @p start + @p count) of @p x (n, d) into @p dst (count, d).
- *
- * Both on the CPU. Rows of a column-major matrix are strided, so this is a
- * gather; @p dst must have the right shape already.
- */
-int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst);
-
-/** @brief The reverse: copy all rows of @p src (count, d) into rows starting at @p start of @p dst. */
-int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src);
-
 /* ---- Exercise of Lesson 04 (lessons/04_callable_objects/exercises.c) ---- */
 
 /**

@@ -49,6 +49,19 @@ void counters_sync(void);
 /** @brief Count a copy of @p bytes: @p kind is 'u' (host to device), 'd' (device to host) or 'x' (device to device). */
 void counters_copy(char kind, size_t bytes);
 
+/**
+ * @brief Record the order of events in @p buf: 'L' a launch, 'S' a sync, 'C' a clock read.
+ *
+ * At most @p cap - 1 events are kept, and @p buf stays NUL-terminated. A
+ * clock read is a call of timer_now(). @p buf NULL stops recording. The
+ * grader uses it to check that a timing waits for the GPU before it reads
+ * the clock.
+ */
+void counters_trace(char *buf, size_t cap);
+
+/** @brief Note a clock read in the trace (timer_now() calls it). */
+void counters_clock(void);
+
 /** @brief Count an allocation (positive) or a release (negative) of device memory. */
 void counters_memory(long long delta);
 

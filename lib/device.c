@@ -73,3 +73,8 @@ int device_info(Device d, DeviceInfo *info)
     info->physical = physical;
     return ERR_OK;
 }
+
+int device_synchronize(Device d)
+{
+    return d.kind == DEVICE_CUDA ? backend_synchronize(d) : ERR_OK;
+}

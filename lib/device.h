@@ -91,6 +91,14 @@ int device_count(int *count);
  */
 int device_from_string(const char *text, Device *out);
 
+/**
+ * @brief Wait until @p d has finished all the work queued on it: torch.cuda.synchronize().
+ *
+ * Counted as a sync (counters.h) on a GPU; on the CPU there is nothing to
+ * wait for, and nothing is counted.
+ */
+int device_synchronize(Device d);
+
 /** @brief The facts of CUDA device @p d (::ERR_DEVICE for the CPU or a missing device). */
 int device_info(Device d, DeviceInfo *info);
 

@@ -167,3 +167,14 @@ int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy)
     *accuracy = n ? (float)right / (float)n : 0.0f;
     return ERR_OK;
 }
+
+int loss_item(Loss *loss, float *value)
+{
+    if (!loss || !value || !loss->ready)
+        return err_set(ERR_ARG, "loss_item: there is no loss yet (call loss_forward first)");
+    if (loss->on_device && loss->probs->device.kind == DEVICE_CUDA)
+        TRY(backend_copy(&loss->value, device_cpu(), tensor_f32(loss->on_device),
+                         loss->probs->device, sizeof(float)));
+    *value = loss->value;
+    return ERR_OK;
+}

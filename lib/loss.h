@@ -44,6 +44,15 @@ void loss_free(Loss *loss);
  */
 int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float *value);
 
+/**
+ * @brief The value of the last loss_forward(): PyTorch's `loss.item()`.
+ *
+ * On the CPU it is already there. On a GPU it is one float copied back to
+ * the CPU, which first waits for everything queued before it: a sync, and
+ * the cost Lesson 03 measures. ::ERR_ARG before any forward.
+ */
+int loss_item(Loss *loss, float *value);
+
 /** @brief dLoss/dlogits of the last forward; @p *dlogits belongs to @p loss. */
 int loss_backward(Loss *loss, const Tensor **dlogits);
 

@@ -37,9 +37,12 @@ int plot_draw(const char *script, const char *datafile, const char *outfile, con
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (strchr(parts[i], '\'') || strchr(parts[i], '\n'))
             return err_set(ERR_ARG, "plot: \"%s\" contains a quote or a newline", parts[i]);
+    const char *slash = strrchr(script, '/');
+    int dir_len = slash ? (int)(slash - script + 1) : 0;
     char vars[4096];
-    snprintf(vars, sizeof vars, "datafile='%s'; outfile='%s'; title='%s'; dumb=%d", datafile,
-             outfile ? outfile : "", title ? title : "", outfile ? 0 : 1);
+    snprintf(vars, sizeof vars,
+             "datafile='%s'; outfile='%s'; title='%s'; dumb=%d; scriptdir='%.*s'", datafile,
+             outfile ? outfile : "", title ? title : "", outfile ? 0 : 1, dir_len, script);
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();

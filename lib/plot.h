@@ -3,9 +3,10 @@
  * @brief Drawing the lessons' charts with gnuplot.
  *
  * Each chart is a gnuplot script beside its lesson. A program writes a data
- * file, then plot_draw() runs the script with four variables set:
- * `datafile`, `outfile`, `title` and `dumb` (1 for a text plot on standard
- * output, 0 for a PNG at `outfile`). A class over SSH sees the text plot; the
+ * file, then plot_draw() runs the script with five variables set:
+ * `datafile`, `outfile`, `title`, `dumb` (1 for a text plot on standard
+ * output, 0 for a PNG at `outfile`) and `scriptdir` (the script's folder
+ * with its trailing slash, to `load` a shared part from). A class over SSH sees the text plot; the
  * PNG goes to `out/`. Without gnuplot the lesson says so in one line and
  * keeps the data file.
  */

@@ -304,3 +304,39 @@ int tensor_check_2d(const Tensor *t, DType dtype, int64_t rows, int64_t cols,
     return err_set(ERR_SHAPE, "%s%s%s has shape %s, expected %s", op, sep, what,
                    tensor_shape_str(t, got, sizeof got), want);
 }
+
+int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst)
+{
+    TRY(tensor_check_2d(x, DTYPE_F32, 0, 0, "tensor_copy_rows", "x"));
+    TRY(tensor_check_2d(dst, DTYPE_F32, count, x->shape[1], "tensor_copy_rows", "dst"));
+    TRY(tensor_same_device("tensor_copy_rows", x, dst));
+    int64_t n = x->shape[0], d = x->shape[1];
+    if (start < 0 || count < 0 || start + count > n)
+        return err_set(ERR_ARG, "tensor_copy_rows: rows %lld..%lld of a tensor with %lld rows",
+                       (long long)start, (long long)(start + count), (long long)n);
+    if (x->device.kind == DEVICE_CUDA)
+        return backend_copy_rows(x->device, tensor_f32(x), n, start, tensor_f32(dst), count, 0,
+                                 count, d);
+    for (int64_t j = 0; j < d; j++) /* column j: contiguous in both */
+        memcpy(tensor_f32(dst) + j * count, tensor_f32(x) + j * n + start,
+               (size_t)count * sizeof(float));
+    return ERR_OK;
+}
+
+int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src)
+{
+    TRY(tensor_check_2d(dst, DTYPE_F32, 0, 0, "tensor_put_rows", "dst"));
+    TRY(tensor_check_2d(src, DTYPE_F32, 0, dst->shape[1], "tensor_put_rows", "src"));
+    TRY(tensor_same_device("tensor_put_rows", dst, src));
+    int64_t n = dst->shape[0], count = src->shape[0], d = dst->shape[1];
+    if (start < 0 || start + count > n)
+        return err_set(ERR_ARG, "tensor_put_rows: rows %lld..%lld of a tensor with %lld rows",
+                       (long long)start, (long long)(start + count), (long long)n);
+    if (dst->device.kind == DEVICE_CUDA)
+        return backend_copy_rows(dst->device, tensor_f32(src), count, 0, tensor_f32(dst), n,
+                                 start, count, d);
+    for (int64_t j = 0; j < d; j++)
+        memcpy(tensor_f32(dst) + j * n + start, tensor_f32(src) + j * count,
+               (size_t)count * sizeof(float));
+    return ERR_OK;
+}

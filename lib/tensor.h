@@ -134,6 +134,22 @@ int tensor_set_rows(Tensor *t, const float *src);
 int tensor_get_rows(const Tensor *t, float *dst);
 
 /**
+ * @brief Copy rows [@p start, @p start + @p count) of @p x (n, d) into @p dst (count, d).
+ *
+ * Both on the same device. Rows of a column-major matrix are strided, so
+ * this is a gather: on the CPU one memcpy per column, on a GPU one kernel
+ * launch (k_copy_rows), which does not wait for the GPU. @p dst must have
+ * the right shape already.
+ */
+int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst);
+
+/**
+ * @brief The reverse: copy all rows of @p src (count, d) into rows starting at @p start of
+ *        @p dst (n, d), both on the same device (on a GPU one launch).
+ */
+int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src);
+
+/**
  * @brief The memory offset of the element at row-major position @p flat.
  *
  * Maps the position an element has in PyTorch's order to where it is in this

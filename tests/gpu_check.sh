@@ -31,9 +31,12 @@ say "building for sm_${archs// / sm_}"
 step build make --no-print-directory build GPU_ARCHS="$archs"
 step gpu-tests make --no-print-directory test GPU_ARCHS="$archs"
 step lesson-02 make --no-print-directory lesson37 PART=2 GPU_ARCHS="$archs" ARGS="--no-plot"
+# Lesson 03: every timing demo at full size (about a minute on a recent GPU).
+step demos make --no-print-directory demos GPU_ARCHS="$archs" ARGS="--no-plot"
 step bench make --no-print-directory bench GPU_ARCHS="$archs"
 step grade make --no-print-directory grade IMPL=solutions GPU_ARCHS="$archs"
 grep -q "Every exercise passes" "$report" || { say "   grade: the answers did not get full marks"; status=1; }
 say "(add each later lesson's GPU demos here as it lands)"
+say "The CSV files of the demos are in out/03_*.csv."
 say "result: $([ $status = 0 ] && echo all passed || echo FAILURES above)"
 exit $status

@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/backend.h"
 #include "lib/counters.h"
 #include "lib/data.h"
 #include "lib/device.h"
 #include "lib/err.h"
 #include "lib/layers.h"
+#include "lib/timer.h"
 #include "lib/train.h"
 #include "tests/common/iris.h"
 #include "tests/gpu/gpu_suites.h"
@@ -259,6 +261,92 @@ START_TEST(test_iris_on_the_device_matches_the_cpu)
 }
 END_TEST
 
+/* Rows gathered and scattered on the device, one launch each, as on the CPU. */
+START_TEST(test_copy_rows_on_the_device)
+{
+    Device g = gpu();
+    Tensor *a = tensor_new_2d(9, 4), *part = tensor_new_2d(3, 4), *back = tensor_new_2d(9, 4);
+    for (int i = 0; i < 36; i++) tensor_f32(a)[i] = (float)i;
+    ck_assert_int_eq(tensor_copy_rows(a, 5, 3, part), ERR_OK);
+    Tensor *ga = NULL, *gpart = NULL, *gback = NULL, *got = NULL;
+    ck_assert_int_eq(tensor_to(a, g, &ga), ERR_OK);
+    gpart = tensor_new(DTYPE_F32, g, 2, (int64_t[]){3, 4});
+    gback = tensor_new(DTYPE_F32, g, 2, (int64_t[]){9, 4});
+    counters_reset();
+    ck_assert_int_eq(tensor_copy_rows(ga, 5, 3, gpart), ERR_OK);
+    ck_assert_int_eq(tensor_put_rows(gback, 1, gpart), ERR_OK);
+    Counters c = counters_get();
+    ck_assert_uint_eq(c.launches, 2);
+    ck_assert_uint_eq(c.syncs, 0);
+    ck_assert_int_eq(tensor_to(gpart, device_cpu(), &got), ERR_OK);
+    ck_assert_mem_eq(got->data, part->data, 12 * sizeof(float));
+    tensor_free(got);
+    ck_assert_int_eq(tensor_put_rows(back, 1, part), ERR_OK);
+    ck_assert_int_eq(tensor_to(gback, device_cpu(), &got), ERR_OK);
+    ck_assert_mem_eq(got->data, back->data, 36 * sizeof(float));
+    /* Rows past the end, and tensors on two devices, are errors. */
+    ck_assert_int_eq(tensor_copy_rows(ga, 7, 3, gpart), ERR_ARG);
+    ck_assert_int_eq(tensor_copy_rows(a, 0, 3, gpart), ERR_DEVICE);
+    Tensor *all[] = {a, part, back, ga, gpart, gback, got};
+    for (int i = 0; i < 7; i++) tensor_free(all[i]);
+}
+END_TEST
+
+/* What Lesson 03 counts: a launch, a sync, a read of the loss, a free. */
+START_TEST(test_what_lesson_03_counts)
+{
+    Device g = gpu();
+    char trace[32];
+    counters_reset();
+    counters_trace(trace, sizeof trace);
+    ck_assert_int_eq(backend_empty_kernel(g), ERR_OK);
+    timer_now();
+    ck_assert_int_eq(device_synchronize(g), ERR_OK);
+    ck_assert_int_eq(device_synchronize(device_cpu()), ERR_OK); /* nothing to wait for */
+    Tensor *t = tensor_new(DTYPE_F32, g, 1, (int64_t[]){8});
+    tensor_free(t); /* cudaFree waits for the GPU */
+    counters_trace(NULL, 0);
+    ck_assert_str_eq(trace, "LCSS");
+    Counters c = counters_get();
+    ck_assert_uint_eq(c.launches, 1);
+    ck_assert_uint_eq(c.syncs, 2);
+    /* loss.item(): a sync on the GPU, only there. */
+    Dataset train, test;
+    Tensor *xtr, *xte;
+    iris_scaled(&train, &test, &xtr, &xte);
+    Run dev;
+    iris_on(&dev, g, &train, xtr);
+    float v = NAN, w = NAN;
+    ck_assert_int_eq(loss_item(dev.loss, &v), ERR_ARG); /* no forward yet */
+    ck_assert_int_eq(train_step(dev.model, dev.loss, dev.opt, dev.x, dev.y, &w), ERR_OK);
+    ck_assert_int_eq(train_step(dev.model, dev.loss, dev.opt, dev.x, dev.y, NULL), ERR_OK);
+    counters_reset();
+    ck_assert_int_eq(loss_item(dev.loss, &v), ERR_OK);
+    ck_assert_uint_eq(counters_get().syncs, 1);
+    ck_assert(v < w); /* the second epoch's loss, after one step */
+    run_free(&dev);
+    iris_free(&train, &test, xtr, xte);
+}
+END_TEST
+
+/* Pinned memory copied on the copy stream, then used by the compute stream. */
+START_TEST(test_copy_beside_compute)
+{
+    Device g = gpu();
+    float *pinned = NULL, *d = NULL, back[64];
+    ck_assert_int_eq(backend_host_alloc(64 * sizeof(float), (void **)&pinned), ERR_OK);
+    for (int i = 0; i < 64; i++) pinned[i] = (float)i - 3.0f;
+    ck_assert_int_eq(backend_alloc(g, 64 * sizeof(float), (void **)&d), ERR_OK);
+    ck_assert_int_eq(backend_copy_async(g, d, pinned, 64 * sizeof(float)), ERR_OK);
+    ck_assert_int_eq(backend_copy_wait(g), ERR_OK);
+    ck_assert_int_eq(backend_relu_backward(g, d, d, d, 64), ERR_OK); /* keeps the positives */
+    ck_assert_int_eq(backend_copy(back, device_cpu(), d, g, sizeof back), ERR_OK);
+    for (int i = 0; i < 64; i++) ck_assert_float_eq(back[i], i > 3 ? (float)i - 3.0f : 0.0f);
+    backend_free(g, d, 64 * sizeof(float));
+    backend_host_free(pinned);
+}
+END_TEST
+
 START_TEST(test_module_round_trip)
 {
     Device g = gpu();
@@ -289,6 +377,9 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, test_out_of_memory_message);
     tcase_add_test(tc, test_module_round_trip);
     tcase_add_test(tc, test_iris_on_the_device_matches_the_cpu);
+    tcase_add_test(tc, test_copy_rows_on_the_device);
+    tcase_add_test(tc, test_what_lesson_03_counts);
+    tcase_add_test(tc, test_copy_beside_compute);
     suite_add_tcase(s, tc);
     return s;
 }

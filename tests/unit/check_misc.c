@@ -1,4 +1,4 @@
-/* check_misc.c: cpuinfo parsing, timer formatting and gnuplot plotting. */
+/* check_misc.c: cpuinfo parsing, timers and counters, gnuplot plotting, Iris. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stdio.h>
@@ -7,9 +7,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/counters.h"
 #include "lib/cpuinfo.h"
 #include "lib/err.h"
+#include "lib/iris.h"
 #include "lib/plot.h"
+#include "lib/train.h"
 #include "lib/timer.h"
 #include "suites.h"
 
@@ -91,6 +94,74 @@ START_TEST(test_timer_format_and_clock)
 }
 END_TEST
 
+static double g_fake_now;
+static double fake_clock(void) { return g_fake_now += 0.5; }
+
+/* The trace records clock reads in order with what counters count; a test
+ * clock replaces the real one and is undone with NULL. */
+START_TEST(test_counters_trace_and_test_clock)
+{
+    char trace[8];
+    counters_reset();
+    counters_trace(trace, sizeof trace);
+    g_fake_now = 10.0;
+    timer_set_clock(fake_clock);
+    ck_assert(timer_now() == 10.5);
+    counters_launch(2);
+    counters_sync();
+    counters_copy('d', 4); /* a copy to the CPU waits: a sync */
+    ck_assert(timer_now() == 11.0);
+    counters_launch(5); /* past the end of the buffer: kept NUL-terminated */
+    timer_set_clock(NULL);
+    counters_trace(NULL, 0);
+    ck_assert_str_eq(trace, "CLLSSCL");
+    Counters c = counters_get();
+    ck_assert_uint_eq(c.launches, 7);
+    ck_assert_uint_eq(c.syncs, 2);
+    counters_launch(1); /* recording stopped: the buffer is not touched */
+    ck_assert_str_eq(trace, "CLLSSCL");
+}
+END_TEST
+
+/* Iris as the lessons load it, and Lesson 01's network from a seed. */
+START_TEST(test_iris_data_and_network)
+{
+    IrisData iris;
+    ck_assert_int_eq(iris_data_load(WB_ROOT "/lessons/data/iris.csv", &iris), ERR_OK);
+    ck_assert_int_eq(iris.x_train->shape[0], 120);
+    ck_assert_int_eq(iris.x_test->shape[0], 30);
+    ck_assert_int_eq(iris.train.y->shape[0], 120);
+    float lo = 1, hi = 0;
+    for (int64_t i = 0; i < iris.x_train->numel; i++) {
+        float v = tensor_f32(iris.x_train)[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    ck_assert(lo == 0.0f && hi == 1.0f); /* scaled on the training part */
+    Module *a = iris_mlp_new(42), *b = iris_mlp_new(42), *c = iris_mlp_new(7);
+    ck_assert_int_eq(module_num_scalars(a), 4 * 10 + 10 + 10 * 3 + 3);
+    Param *wa = module_find_param(a, "fc1.weight"), *wb = module_find_param(b, "fc1.weight"),
+          *wc = module_find_param(c, "fc1.weight");
+    ck_assert_mem_eq(wa->value->data, wb->value->data, 40 * sizeof(float));
+    ck_assert(memcmp(wa->value->data, wc->value->data, 40 * sizeof(float)) != 0);
+    /* On the CPU the loss is where it was computed: loss_item costs no sync. */
+    Loss *loss = loss_cross_entropy_new();
+    Optimizer *opt = optim_sgd_new(a, 0.01f);
+    float v = 0, w = 0;
+    ck_assert_int_eq(train_step(a, loss, opt, iris.x_train, iris.train.y, &v), ERR_OK);
+    counters_reset();
+    ck_assert_int_eq(loss_item(loss, &w), ERR_OK);
+    ck_assert(v == w && counters_get().syncs == 0);
+    optim_free(opt);
+    loss_free(loss);
+    module_free(a), module_free(b), module_free(c);
+    iris_data_free(&iris);
+    ck_assert_int_eq(iris_data_load("no/such/iris.csv", &iris), ERR_IO);
+    ck_assert_ptr_null(iris.x_train);
+    ck_assert(strstr(err_message(), "no/such/iris.csv") != NULL);
+}
+END_TEST
+
 START_TEST(test_plot_png_or_clear_error)
 {
     char dat[] = "/tmp/wb-plot-XXXXXX";
@@ -141,6 +212,8 @@ Suite *misc_suite(void)
     TCase *tc = tcase_create("timer_plot");
     tcase_add_test(tc, test_timer_format_and_clock);
     tcase_add_test(tc, test_plot_png_or_clear_error);
+    tcase_add_test(tc, test_counters_trace_and_test_clock);
+    tcase_add_test(tc, test_iris_data_and_network);
     suite_add_tcase(s, tc);
     return s;
 }
