@@ -342,7 +342,8 @@ docs: deps
 
 fixtures:
 	@test -n "$(PYTHON)" || { echo "make fixtures needs PyTorch: sudo apt-get install -y python3-torch python3-sklearn"; exit 1; }
-	$(PYTHON) tests/gen_fixtures.py tests/fixtures
+	@for g in tests/gen_fixtures*.py; do echo "$(PYTHON) $$g tests/fixtures"; \
+	  $(PYTHON) $$g tests/fixtures || exit 1; done
 
 clean:
 	rm -rf build out

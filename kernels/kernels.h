@@ -196,6 +196,52 @@ cudaError_t k_mlp_train_fused(const float *x, const int32_t *y, int n, int d, in
                               float *w1, float *b1, float *w2, float *b2, int epochs, float lr,
                               float *losses, cudaStream_t s);
 
+/* ---- half.cu ------------------------------------------------------------- */
+
+/*
+ * Half-precision arrays are passed as uint16_t: the bits of an f16 (IEEE
+ * binary16, CUDA's __half) or a bf16 (__nv_bfloat16) value. Conversions round
+ * to nearest even, overflow to inf and keep subnormals and -0, as lib/half.c
+ * does on the CPU; only a NaN's bits differ (CUDA writes 0x7FFF). Sizes and
+ * errors follow the rules at the top of this file.
+ */
+
+/** @brief h[i] = x[i] rounded to f16 (`__float2half_rn`) for i in [0, n). */
+cudaError_t k_f32_to_f16(const float *x, uint16_t *h, int64_t n, cudaStream_t s);
+
+/** @brief x[i] = the f16 value h[i] as a float (exact) for i in [0, n). */
+cudaError_t k_f16_to_f32(const uint16_t *h, float *x, int64_t n, cudaStream_t s);
+
+/** @brief h[i] = x[i] rounded to bf16 (`__float2bfloat16_rn`) for i in [0, n). */
+cudaError_t k_f32_to_bf16(const float *x, uint16_t *h, int64_t n, cudaStream_t s);
+
+/** @brief x[i] = the bf16 value h[i] as a float (exact) for i in [0, n). */
+cudaError_t k_bf16_to_f32(const uint16_t *h, float *x, int64_t n, cudaStream_t s);
+
+/**
+ * @brief Round in place through f16: x[i] = float(half(x[i])) for i in [0, n).
+ *
+ * The GPU twin of half_round() (lib/half.h): afterwards each value is what
+ * storing it in f16 keeps, so f32 buffers can stand for f16 ones.
+ */
+cudaError_t k_round_f16(float *x, int64_t n, cudaStream_t s);
+
+/** @brief Round in place through bf16: x[i] = float(bf16(x[i])) for i in [0, n). */
+cudaError_t k_round_bf16(float *x, int64_t n, cudaStream_t s);
+
+/**
+ * @brief GradScaler's unscale: g[i] *= inv_scale, and *found_inf = 1 if any g[i] is inf or NaN.
+ *
+ * PyTorch's `_amp_foreach_non_finite_check_and_unscale_` for one gradient
+ * tensor of n floats: every value is multiplied (non-finite ones stay
+ * non-finite), and found_inf, one int on the device, is set to 1 when a value
+ * was inf or NaN. The kernel never resets it to 0: zero it once
+ * (cudaMemsetAsync), run this for every gradient, and read it once. n == 0
+ * leaves it as it is. The CPU twin is half_unscale_check() (lib/half.h).
+ */
+cudaError_t k_unscale_check(float *g, int64_t n, float inv_scale, int *found_inf,
+                            cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,54 +33,13 @@
 #include "lib/optim.h"
 #include "lib/train.h"
 #include "tests/common/iris.h"
-#ifdef CUDASIM
-#include "lib/cudasim/cudasim.h"
-#endif
 
 /* ---- helpers ------------------------------------------------------------- */
-
-/* Kernels launched so far (the simulator counts them; a GPU does not tell,
- * and there the tests check the values only). */
-static unsigned long long launches(void)
-{
-#ifdef CUDASIM
-    return cudasim_launch_count();
-#else
-    return 0;
-#endif
-}
-
-/* splitmix64, so the data are the same on every machine. */
-typedef struct {
-    uint64_t state;
-} TestRng;
-
-static uint64_t rng_next(TestRng *r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* Uniform in [-bound, bound). */
 static float uniform(TestRng *r, double bound)
 {
     return (float)(bound * (2.0 * (double)(rng_next(r) >> 11) * 0x1.0p-53 - 1.0));
-}
-
-static void *to_device(const void *host, size_t bytes)
-{
-    void *d = NULL;
-    CUDA_OK(cudaMalloc(&d, bytes));
-    if (host) CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
-    return d;
-}
-
-static void from_device(void *host, const void *dev, size_t bytes)
-{
-    CUDA_OK(cudaDeviceSynchronize()); /* reports errors of the kernel before */
-    CUDA_OK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
 }
 
 static void *alloc(size_t bytes)

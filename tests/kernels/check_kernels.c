@@ -29,19 +29,6 @@
 
 /* ---- helpers ------------------------------------------------------------- */
 
-/* splitmix64: a small seeded generator, so the data are the same on every machine. */
-typedef struct {
-    uint64_t state;
-} TestRng;
-
-static uint64_t rng_next(TestRng *r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static double rng_uniform(TestRng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
 
 enum { REAL, INTEGER };
@@ -70,20 +57,6 @@ static float *random_matrix(int64_t rows, int64_t cols, int64_t ld, uint64_t see
         for (int64_t i = 0; i < ld; i++)
             p[i + j * ld] = i < rows ? entry(&r, column_scale(j), kind) : NAN;
     return p;
-}
-
-static void *to_device(const void *host, size_t bytes)
-{
-    void *d = NULL;
-    CUDA_OK(cudaMalloc(&d, bytes));
-    if (host) CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
-    return d;
-}
-
-static void from_device(void *host, const void *dev, size_t bytes)
-{
-    CUDA_OK(cudaDeviceSynchronize()); /* reports errors of the kernels before */
-    CUDA_OK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
 }
 
 /* got[k] against want[k] for k < count, within atol + rtol * |want|; a matrix

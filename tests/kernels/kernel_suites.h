@@ -13,4 +13,7 @@ Suite *kernels_suite(void);
 /** @brief k_mlp_train_fused against lib's CPU training and a double-precision one. */
 Suite *fused_suite(void);
 
+/** @brief kernels/half.cu and cublasGemmEx against lib/half.c, bit for bit. */
+Suite *half_kernels_suite(void);
+
 #endif

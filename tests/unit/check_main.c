@@ -17,6 +17,9 @@ int main(void)
     srunner_add_suite(sr, cpuinfo_suite());
     srunner_add_suite(sr, misc_suite());
     srunner_add_suite(sr, callable_suite());
+    srunner_add_suite(sr, json_suite());
+    srunner_add_suite(sr, safetensors_suite());
+    srunner_add_suite(sr, half_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -15,5 +15,8 @@ Suite *train_suite(void);
 Suite *cpuinfo_suite(void);
 Suite *misc_suite(void);
 Suite *callable_suite(void);
+Suite *json_suite(void);
+Suite *safetensors_suite(void);
+Suite *half_suite(void);
 
 #endif
