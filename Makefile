@@ -76,7 +76,7 @@ CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -I. -DWB_ROOT='"$(CURDIR)"' -MMD -MP \
 CFLAGS_LIB := $(CFLAGS_ALL) -Werror
 # Student code: warnings are shown but do not stop the build.
 CFLAGS_EX  := $(CFLAGS_ALL)
-LDLIBS     := $(LIBMVEC) -lm
+LDLIBS     := $(LIBMVEC) -lm -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
@@ -170,6 +170,7 @@ DEMOS      := sync launch copy batch fused
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 BENCH_BIN  := $(BUILD)/solutions/bench_iris
 BENCH_GEMM := $(BUILD)/solutions/bench_sgemm
+BENCH_TRAINER := $(BUILD)/solutions/bench_trainer
 
 KERNEL_CU  := $(wildcard kernels/*.cu)
 SIM_A      := $(BUILD)/libcudasim.a
@@ -202,7 +203,7 @@ help:
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
 	@echo "  make hint EX=01.3        a longer hint for one exercise"
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
-	@echo "  make bench               time our Iris training against PyTorch's on this machine"
+	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
 	@echo "  make docs                build the HTML docs in build/docs (warnings are errors)"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
 	@echo "  make deps                install what a fresh Debian needs (as root) or print the command"
@@ -255,7 +256,7 @@ gpu-status:
 	  "here, so the kernels are tested on the simulator"; \
 	else echo "GPU parts: built with $(NVCC); a CUDA device is here"; fi
 
-build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) $(BENCH_GEMM) \
+build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER) \
        $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS)) \
        $(GRADE_DRIVER) $(foreach l,$(GRADED),$(BUILD)/grade/solutions/grade$(l))
 
@@ -328,10 +329,12 @@ valgrind: deps
 gpu-check:
 	@bash tests/gpu_check.sh
 
-bench: deps $(BENCH_BIN) $(BENCH_GEMM)
+bench: deps $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER)
 	@$(BENCH_BIN) $(if $(PYTHON),--python $(PYTHON))
 	@echo
 	@$(BENCH_GEMM)
+	@echo
+	@$(BENCH_TRAINER)
 
 docs: deps
 	@mkdir -p build/docs
@@ -488,6 +491,11 @@ $(BENCH_GEMM): $(BUILD)/obj/tests/bench/bench_sgemm.o $(call flavor_objs,solutio
 	@echo "  LINK  $@"
 	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
 
+$(BENCH_TRAINER): $(BUILD)/obj/tests/bench/bench_trainer.o $(call flavor_objs,solutions,$(APP_FLAVOR))
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
+
 $(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call flavor_objs,solutions,$(APP_FLAVOR))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
@@ -497,6 +505,7 @@ ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(call EX_OBJ,solutions) $(call EX
            $(BACKEND_cpu) $(BACKEND_sim) $(BACKEND_cuda) $(GPU_TEST_OBJ) $(SIM_TEST_OBJ) \
            $(call EXCU_OBJ,solutions,sim) $(call EXCU_OBJ,lessons,sim) \
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
-           $(BUILD)/obj/tests/bench/bench_iris.o $(BUILD)/obj/tests/bench/bench_sgemm.o $(GRADE_OBJ) $(BUILD)/obj/tests/graded/driver.o \
+           $(BUILD)/obj/tests/bench/bench_iris.o $(BUILD)/obj/tests/bench/bench_sgemm.o \
+           $(BUILD)/obj/tests/bench/bench_trainer.o $(GRADE_OBJ) $(BUILD)/obj/tests/graded/driver.o \
            $(foreach l,$(GRADED),$(call grade_obj,$(l),$(call grade_flavor,$(l)))) $(SIM_OBJ) $(SIM_KOBJ)
 -include $(ALL_OBJ:.o=.d)

@@ -132,3 +132,31 @@ extern "C" cudaError_t k_copy_rows(const float *src, int64_t src_rows, int64_t s
         (int)(count * cols));
     return cudaGetLastError();
 }
+
+/* p *= f; p: (n) */
+static __global__ void scale_kernel(float *p, int n, float f)
+{
+    int stride = blockDim.x * gridDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) p[i] *= f;
+}
+
+extern "C" cudaError_t k_scale(float *p, int64_t n, float f, cudaStream_t s)
+{
+    if (n < 0 || !ew_fits(n) || (n > 0 && !p)) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    scale_kernel<<<ew_blocks(n), EW_THREADS, 0, s>>>(p, (int)n, f);
+    return cudaGetLastError();
+}
+
+/* acc[0] += w * x[0], by one thread: the order of additions is the launch order. */
+static __global__ void accumulate_kernel(float *acc, const float *x, float w)
+{
+    acc[0] += w * x[0];
+}
+
+extern "C" cudaError_t k_accumulate(float *acc, const float *x, float w, cudaStream_t s)
+{
+    if (!acc || !x) return cudaErrorInvalidValue;
+    accumulate_kernel<<<1, 1, 0, s>>>(acc, x, w);
+    return cudaGetLastError();
+}

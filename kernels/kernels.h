@@ -81,6 +81,15 @@ cudaError_t k_copy_rows(const float *src, int64_t src_rows, int64_t src_start, f
                         int64_t dst_rows, int64_t dst_start, int64_t count, int64_t cols,
                         cudaStream_t s);
 
+/** @brief p[i] *= f for i in [0, n): a gradient times the loss scale. */
+cudaError_t k_scale(float *p, int64_t n, float f, cudaStream_t s);
+
+/**
+ * @brief acc[0] += w * x[0]: add one value kept on the device (a batch's loss) to a sum
+ *        kept there too, so an epoch's loss is read back once, not once per batch.
+ */
+cudaError_t k_accumulate(float *acc, const float *x, float w, cudaStream_t s);
+
 /**
  * @brief An empty kernel: one block of one thread that does nothing.
  *
@@ -112,6 +121,20 @@ cudaError_t k_sum_columns(const float *x, float *out, int64_t rows, int64_t cols
  * run. With n == 0, *out is set to 0 and no kernel is launched.
  */
 cudaError_t k_sum(const float *x, int64_t n, float *out, cudaStream_t s);
+
+/**
+ * @brief k_sum() without atomics: the same sum, bit for bit, on every run.
+ *
+ * Each block writes its partial sum to partials[block] (room for
+ * k_sum_ordered_partials(n) floats), then one block adds the partials in
+ * block order into *out. Two launches instead of one: the price of
+ * determinism (what `torch.use_deterministic_algorithms(True)` asks for).
+ */
+cudaError_t k_sum_ordered(const float *x, int64_t n, float *partials, float *out,
+                          cudaStream_t s);
+
+/** @brief How many partial sums k_sum_ordered() writes for @p n values. */
+int64_t k_sum_ordered_partials(int64_t n);
 
 /* ---- softmax_ce.cu ------------------------------------------------------- */
 
@@ -195,6 +218,73 @@ const char *k_sgemm_name(int variant);
 cudaError_t k_mlp_train_fused(const float *x, const int32_t *y, int n, int d, int h, int c,
                               float *w1, float *b1, float *w2, float *b2, int epochs, float lr,
                               float *losses, cudaStream_t s);
+
+/* ---- optim.cu ------------------------------------------------------------ */
+
+/**
+ * @brief One step of `torch.optim.SGD` (dampening 0) on one parameter tensor.
+ *
+ * p, g and buf hold n floats (any shape, flattened): the parameter, its
+ * gradient and its momentum buffer. Per element: d = g + weight_decay * p
+ * (as one fmaf); when momentum != 0, buf = first ? d : momentum * buf + d
+ * (the product rounded first) and d = nesterov ? d + momentum * buf (fmaf) :
+ * buf; then p = p - lr * d (fmaf). With momentum == 0, buf is not used and
+ * may be NULL. PyTorch's CPU order of operations, so the result is lib's CPU
+ * update to the bit.
+ */
+cudaError_t k_sgd_momentum_step(float *p, const float *g, float *buf, int64_t n, float lr,
+                                float momentum, float weight_decay, int nesterov, int first,
+                                cudaStream_t s);
+
+/**
+ * @brief One step of `torch.optim.Adam` on one parameter tensor, with scalars from the host.
+ *
+ * p, g, m (exp_avg) and v (exp_avg_sq) hold n floats. The caller computes,
+ * in double as PyTorch does, and passes as floats: one_minus_beta1 = 1 -
+ * beta1, one_minus_beta2 = 1 - beta2, neg_step_size = -lr / (1 - beta1^t)
+ * and bias_correction2_sqrt = sqrt(1 - beta2^t) for step t. Per element:
+ * d = g + weight_decay * p (fmaf; skipped when weight_decay is 0);
+ * m = fmaf(one_minus_beta1, d, m * beta1); v = fmaf(one_minus_beta2 * d, d,
+ * v * beta2); p = p + neg_step_size * m / (sqrt(v) / bias_correction2_sqrt +
+ * eps), each operation rounded as written.
+ */
+cudaError_t k_adam_step(float *p, const float *g, float *m, float *v, int64_t n, float beta1,
+                        float beta2, float one_minus_beta1, float one_minus_beta2,
+                        float neg_step_size, float bias_correction2_sqrt, float eps,
+                        float weight_decay, cudaStream_t s);
+
+/** @brief How many partial sums k_sum_squares() writes for n values (0 if n <= 0, at most 256). */
+int k_sum_squares_blocks(int64_t n);
+
+/**
+ * @brief Partial sums of squares of x (n floats): partials[b] for b < k_sum_squares_blocks(n).
+ *
+ * Each block of 256 threads sums x[i]^2 over its grid-stride slice and
+ * reduces the 256 values in a fixed tree in shared memory; nothing is added
+ * atomically, so the same x gives the same bits on every run. Several
+ * tensors' partials can go side by side into one array, to be finished by
+ * one k_norm_from_partials(). n == 0 writes nothing.
+ */
+cudaError_t k_sum_squares(const float *x, int64_t n, float *partials, cudaStream_t s);
+
+/**
+ * @brief *norm = sqrt(partials[0] + ... + partials[count - 1]), in one block, in a fixed order.
+ *
+ * norm points to one float on the device; count == 0 gives 0.
+ */
+cudaError_t k_norm_from_partials(const float *partials, int64_t count, float *norm,
+                                 cudaStream_t s);
+
+/**
+ * @brief Clip one gradient tensor by a global norm held on the device.
+ *
+ * g holds n floats; norm points to the total norm (k_norm_from_partials()).
+ * Each block computes clip_coef = max_norm / (*norm + 1e-6f) and, when it is
+ * below 1 or NaN (PyTorch multiplies by `clamp(clip_coef, max=1)`), sets
+ * g[i] *= clip_coef. The CPU never needs to read the norm.
+ */
+cudaError_t k_clip_scale(float *g, int64_t n, const float *norm, float max_norm,
+                         cudaStream_t s);
 
 /* ---- half.cu ------------------------------------------------------------- */
 

@@ -64,6 +64,17 @@ static __global__ void sum_kernel(const float *x, int n, float *out)
     if (threadIdx.x == 0) atomicAdd(out, total);
 }
 
+/* partial[blockIdx.x] = this block's share of the sum of x (n): no atomics. */
+static __global__ void sum_partials_kernel(const float *x, int n, float *partial_out)
+{
+    __shared__ float partial[RD_THREADS];
+    int stride = blockDim.x * gridDim.x;
+    float v = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) v += x[i];
+    float total = block_sum(v, partial);
+    if (threadIdx.x == 0) partial_out[blockIdx.x] = total;
+}
+
 extern "C" cudaError_t k_sum_columns(const float *x, float *out, int64_t rows, int64_t cols,
                                      int accumulate, cudaStream_t s)
 {
@@ -89,4 +100,25 @@ extern "C" cudaError_t k_sum(const float *x, int64_t n, float *out, cudaStream_t
     if (blocks > RD_MAX_BLOCKS) blocks = RD_MAX_BLOCKS;
     sum_kernel<<<(unsigned int)blocks, RD_THREADS, 0, s>>>(x, (int)n, out);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t k_sum_ordered(const float *x, int64_t n, float *partials, float *out,
+                                     cudaStream_t s)
+{
+    if (n < 0 || !out || !partials || n > INT_MAX - (int64_t)RD_THREADS * RD_MAX_BLOCKS)
+        return cudaErrorInvalidValue;
+    if (n > 0 && !x) return cudaErrorInvalidValue;
+    if (n == 0) return cudaMemsetAsync(out, 0, sizeof(float), s);
+    int64_t blocks = (n + RD_THREADS - 1) / RD_THREADS;
+    if (blocks > RD_MAX_BLOCKS) blocks = RD_MAX_BLOCKS;
+    sum_partials_kernel<<<(unsigned int)blocks, RD_THREADS, 0, s>>>(x, (int)n, partials);
+    /* The partials, in block order, by one block: the same sum on every run. */
+    sum_columns_kernel<<<1, RD_THREADS, 0, s>>>(partials, out, (int)blocks, 0);
+    return cudaGetLastError();
+}
+
+extern "C" int64_t k_sum_ordered_partials(int64_t n)
+{
+    int64_t blocks = (n + RD_THREADS - 1) / RD_THREADS;
+    return blocks < 1 ? 1 : blocks > RD_MAX_BLOCKS ? RD_MAX_BLOCKS : blocks;
 }

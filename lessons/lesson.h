@@ -38,6 +38,9 @@ int lesson03_run(const LessonContext *ctx, int argc, char **argv);
 /* Part 4: lessons/04_callable_objects/lesson.c */
 int lesson04_run(const LessonContext *ctx, int argc, char **argv);
 
+/* Part 5: lessons/05_trainer/lesson.c */
+int lesson05_run(const LessonContext *ctx, int argc, char **argv);
+
 /* Print a part's heading. */
 void lesson_heading(int part, const char *title, const char *readme);
 

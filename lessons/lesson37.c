@@ -30,7 +30,7 @@ static const Part parts[] = {
     {"Moving work to the GPU", "02_device_transfer", lesson02_run},
     {"Why the GPU looks slower", "03_why_gpu_slower", lesson03_run},
     {"Callable objects and the module call", "04_callable_objects", lesson04_run},
-    {"The full trainer", "05_trainer", NULL},
+    {"The full trainer", "05_trainer", lesson05_run},
 };
 #define N_PARTS ((int)(sizeof parts / sizeof parts[0]))
 

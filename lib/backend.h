@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "tensor.h"
 
 /** @brief "CUDA", "CUDA simulator" or "none". */
 const char *backend_name(void);
@@ -168,5 +169,78 @@ void backend_graph_free(BackendGraph *graph);
 int backend_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t n, int64_t din,
                             int64_t h, int64_t c, float *w1, float *b1, float *w2, float *b2,
                             long epochs, float lr, float *losses);
+
+/* ---- Optimizers and gradient clipping (kernels/optim.cu) ----------------- */
+
+/**
+ * @brief One `torch.optim.SGD` step on @p n values: p, g and the momentum buffer @p buf.
+ *
+ * See k_sgd_momentum_step(); @p first says that the buffer is not set yet
+ * (the first step copies the gradient into it). One launch.
+ */
+int backend_sgd_momentum_step(Device d, float *p, const float *g, float *buf, int64_t n, float lr,
+                              float momentum, float weight_decay, bool nesterov, bool first);
+
+/**
+ * @brief One `torch.optim.Adam` step on @p n values: p, g, exp_avg @p m and exp_avg_sq @p v.
+ *
+ * The scalars are those of k_adam_step(), computed by the caller in double.
+ * One launch.
+ */
+int backend_adam_step(Device d, float *p, const float *g, float *m, float *v, int64_t n,
+                      float beta1, float beta2, float one_minus_beta1, float one_minus_beta2,
+                      float neg_step_size, float bias_correction2_sqrt, float eps,
+                      float weight_decay);
+
+/**
+ * @brief Clip @p n gradient tensors on @p d together to the 2-norm @p max_norm.
+ *
+ * grads[i] points to sizes[i] floats on @p d. One k_sum_squares launch per
+ * non-empty tensor, one k_norm_from_partials, one k_clip_scale per non-empty
+ * tensor; the partial sums go to scratch memory that the backend keeps per
+ * device (allocated on the first call, grown when a call needs more, held
+ * until the program ends). With @p total_norm not NULL the norm is copied
+ * back: one sync, the call's only one; with NULL, nothing waits for the GPU.
+ */
+int backend_clip_grad_norm(Device d, float *const *grads, const int64_t *sizes, int n,
+                           float max_norm, float *total_norm);
+
+/* ---- Lesson 05: the trainer's mixed precision and its epoch loss ---------- */
+
+/** @brief p[i] *= f over @p n values (the loss scale on a gradient). */
+int backend_scale(Device d, float *p, int64_t n, float f);
+
+/** @brief acc[0] += w * x[0], both on @p d: a batch's loss added to the epoch's sum. */
+int backend_accumulate(Device d, float *acc, const float *x, float w);
+
+/**
+ * @brief GradScaler's unscale of one gradient: g *= inv_scale, noting any inf or NaN in
+ *        the device's flag (read and cleared by backend_unscale_result()).
+ */
+int backend_unscale(Device d, float *g, int64_t n, float inv_scale);
+
+/** @brief Read and clear the flag of backend_unscale(): one 4-byte copy back, a sync. */
+int backend_unscale_result(Device d, bool *found_inf);
+
+/**
+ * @brief C = alpha op(A) op(B) + beta C with A and B rounded to @p half (f16 or bf16) for the
+ *        product, f32 accumulation, and C rounded to @p half: cublasGemmEx on tensor cores.
+ *
+ * A, B and C are f32 arrays on @p d (A and B are converted into scratch
+ * half buffers first; they are not changed); the result equals half_gemm()'s
+ * on the CPU up to the order of the sums. Column-major, leading dimensions
+ * equal to the stored rows.
+ */
+int backend_gemm_half(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                      const float *A, const float *B, float beta, float *C, DType half);
+
+/**
+ * @brief *out = the sum of @p n floats at @p x, all on @p d: with atomics (k_sum, whose last
+ *        bits can change from run to run) or, @p deterministic, in a fixed order.
+ */
+int backend_sum(Device d, const float *x, int64_t n, float *out, bool deterministic);
+
+/** @brief Round @p n floats in place through @p half and back (k_round_f16, k_round_bf16). */
+int backend_round(Device d, float *p, int64_t n, DType half);
 
 #endif /* WB_BACKEND_H */

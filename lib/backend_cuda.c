@@ -246,6 +246,18 @@ static int launched(const char *kernel, Device d, cudaError_t e)
     return ERR_OK;
 }
 
+/* cuBLAS's handle for @p d, made on first use and bound to the device's stream. */
+static int blas_handle(Device d, cudaStream_t st)
+{
+    if (g_blas[d.index]) return ERR_OK;
+    cublasStatus_t s = cublasCreate(&g_blas[d.index]);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return err_set(ERR_DEVICE, "cublasCreate on cuda:%d failed: %s", d.index,
+                       cublasGetStatusString(s));
+    cublasSetStream(g_blas[d.index], st);
+    return ERR_OK;
+}
+
 int backend_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                  const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
                  int64_t ldc)
@@ -255,13 +267,7 @@ int backend_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, fl
     if (m > 2147483647 || n > 2147483647 || k > 2147483647 || lda > 2147483647 ||
         ldb > 2147483647 || ldc > 2147483647)
         return err_set(ERR_ARG, "gemm: sizes beyond 2^31 are not supported by cublasSgemm");
-    if (!g_blas[d.index]) {
-        cublasStatus_t s = cublasCreate(&g_blas[d.index]);
-        if (s != CUBLAS_STATUS_SUCCESS)
-            return err_set(ERR_DEVICE, "cublasCreate on cuda:%d failed: %s", d.index,
-                           cublasGetStatusString(s));
-        cublasSetStream(g_blas[d.index], st);
-    }
+    TRY(blas_handle(d, st));
     cublasStatus_t s = cublasSgemm(g_blas[d.index], ta ? CUBLAS_OP_T : CUBLAS_OP_N,
                                    tb ? CUBLAS_OP_T : CUBLAS_OP_N, (int)m, (int)n, (int)k, &alpha,
                                    A, (int)lda, B, (int)ldb, &beta, C, (int)ldc);
@@ -508,4 +514,187 @@ int backend_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t 
     return launched("k_mlp_train_fused", d,
                     k_mlp_train_fused(x, y, (int)n, (int)din, (int)h, (int)c, w1, b1, w2, b2,
                                       (int)epochs, lr, losses, s));
+}
+
+/* ---- Optimizers and gradient clipping ------------------------------------- */
+
+int backend_sgd_momentum_step(Device d, float *p, const float *g, float *buf, int64_t n, float lr,
+                              float momentum, float weight_decay, bool nesterov, bool first)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_sgd_momentum_step", d,
+                    k_sgd_momentum_step(p, g, buf, n, lr, momentum, weight_decay, nesterov,
+                                        first, s));
+}
+
+int backend_adam_step(Device d, float *p, const float *g, float *m, float *v, int64_t n,
+                      float beta1, float beta2, float one_minus_beta1, float one_minus_beta2,
+                      float neg_step_size, float bias_correction2_sqrt, float eps,
+                      float weight_decay)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_adam_step", d,
+                    k_adam_step(p, g, m, v, n, beta1, beta2, one_minus_beta1, one_minus_beta2,
+                                neg_step_size, bias_correction2_sqrt, eps, weight_decay, s));
+}
+
+/* Clipping's partial sums and norm, per device. Allocating per call would
+ * cost a cudaFree, which waits for the GPU, every training step. */
+static float *g_norm_scratch[MAX_DEVICES];
+static size_t g_norm_scratch_floats[MAX_DEVICES];
+
+int backend_clip_grad_norm(Device d, float *const *grads, const int64_t *sizes, int n,
+                           float max_norm, float *total_norm)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    size_t need = 1; /* the partials of every tensor, then the norm */
+    for (int i = 0; i < n; i++) need += (size_t)k_sum_squares_blocks(sizes[i]);
+    if (need > g_norm_scratch_floats[d.index]) {
+        void *grown = NULL;
+        TRY(backend_alloc(d, need * sizeof(float), &grown));
+        backend_free(d, g_norm_scratch[d.index], g_norm_scratch_floats[d.index] * sizeof(float));
+        g_norm_scratch[d.index] = grown;
+        g_norm_scratch_floats[d.index] = need;
+    }
+    float *partials = g_norm_scratch[d.index], *norm = partials + need - 1;
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] == 0) continue;
+        TRY(launched("k_sum_squares", d, k_sum_squares(grads[i], sizes[i], partials + at, s)));
+        at += (size_t)k_sum_squares_blocks(sizes[i]);
+    }
+    TRY(launched("k_norm_from_partials", d,
+                 k_norm_from_partials(partials, (int64_t)at, norm, s)));
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] == 0) continue;
+        TRY(launched("k_clip_scale", d, k_clip_scale(grads[i], sizes[i], norm, max_norm, s)));
+    }
+    if (!total_norm) return ERR_OK;
+    return backend_copy(total_norm, device_cpu(), norm, d, sizeof(float));
+}
+
+/* ---- Lesson 05 ------------------------------------------------------------------ */
+
+int backend_scale(Device d, float *p, int64_t n, float f)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_scale", d, k_scale(p, n, f, s));
+}
+
+int backend_accumulate(Device d, float *acc, const float *x, float w)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_accumulate", d, k_accumulate(acc, x, w, s));
+}
+
+/* One found-inf flag per device, zero between reads. */
+static int *g_found_inf[MAX_DEVICES];
+
+int backend_unscale(Device d, float *g, int64_t n, float inv_scale)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (!g_found_inf[d.index]) {
+        TRY(backend_alloc(d, sizeof(int), (void **)&g_found_inf[d.index]));
+        TRY(backend_zero(d, g_found_inf[d.index], sizeof(int)));
+    }
+    return launched("k_unscale_check", d,
+                    k_unscale_check(g, n, inv_scale, g_found_inf[d.index], s));
+}
+
+int backend_unscale_result(Device d, bool *found_inf)
+{
+    *found_inf = false;
+    TRY(use(d));
+    if (!g_found_inf[d.index]) return ERR_OK; /* nothing was unscaled */
+    int flag = 0;
+    TRY(backend_copy(&flag, device_cpu(), g_found_inf[d.index], d, sizeof flag));
+    *found_inf = flag != 0;
+    return backend_zero(d, g_found_inf[d.index], sizeof(int));
+}
+
+int backend_round(Device d, float *p, int64_t n, DType half)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (half == DTYPE_F32) return ERR_OK;
+    return half == DTYPE_F16 ? launched("k_round_f16", d, k_round_f16(p, n, s))
+                             : launched("k_round_bf16", d, k_round_bf16(p, n, s));
+}
+
+/* Scratch half buffers for backend_gemm_half's operands, grown as needed. */
+static uint16_t *g_half_a[MAX_DEVICES], *g_half_b[MAX_DEVICES];
+static size_t g_half_cap[MAX_DEVICES][2];
+
+static int half_scratch(Device d, int which, size_t count, uint16_t **out)
+{
+    uint16_t **p = which ? &g_half_b[d.index] : &g_half_a[d.index];
+    size_t *cap = &g_half_cap[d.index][which];
+    if (count > *cap) {
+        backend_free(d, *p, *cap * sizeof(uint16_t));
+        *p = NULL;
+        *cap = 0;
+        TRY(backend_alloc(d, count * sizeof(uint16_t), (void **)p));
+        *cap = count;
+    }
+    *out = *p;
+    return ERR_OK;
+}
+
+static int to_half(Device d, const float *x, uint16_t *h, int64_t n, DType half, cudaStream_t s)
+{
+    return half == DTYPE_F16 ? launched("k_f32_to_f16", d, k_f32_to_f16(x, h, n, s))
+                             : launched("k_f32_to_bf16", d, k_f32_to_bf16(x, h, n, s));
+}
+
+int backend_gemm_half(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                      const float *A, const float *B, float beta, float *C, DType half)
+{
+    cudaStream_t st = NULL;
+    TRY(stream(d, &st));
+    if (half != DTYPE_F16 && half != DTYPE_BF16)
+        return err_set(ERR_ARG, "backend_gemm_half: float16 or bfloat16, not %s",
+                       dtype_name(half));
+    if (m > 2147483647 || n > 2147483647 || k > 2147483647)
+        return err_set(ERR_ARG, "gemm: sizes beyond 2^31 are not supported by cublasGemmEx");
+    TRY(blas_handle(d, st));
+    int64_t lda = ta ? k : m, ldb = tb ? n : k;
+    uint16_t *ah, *bh;
+    TRY(half_scratch(d, 0, (size_t)(m * k), &ah));
+    TRY(half_scratch(d, 1, (size_t)(k * n), &bh));
+    TRY(to_half(d, A, ah, m * k, half, st));
+    TRY(to_half(d, B, bh, k * n, half, st));
+    cudaDataType t = half == DTYPE_F16 ? CUDA_R_16F : CUDA_R_16BF;
+    /* f32 output, then one rounding: the same as cuBLAS writing half directly. */
+    cublasStatus_t s = cublasGemmEx(g_blas[d.index], ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                    tb ? CUBLAS_OP_T : CUBLAS_OP_N, (int)m, (int)n, (int)k, &alpha,
+                                    ah, t, (int)lda, bh, t, (int)ldb, &beta, C, CUDA_R_32F, (int)m,
+                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    count_launch(d);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        const char *detail = sim_detail();
+        return err_set(ERR_DEVICE, "cublasGemmEx (%lld x %lld x %lld, %s) on cuda:%d failed: %s%s%s",
+                       (long long)m, (long long)n, (long long)k, dtype_name(half), d.index,
+                       cublasGetStatusString(s), *detail ? "; " : "", detail);
+    }
+    return backend_round(d, C, m * n, half);
+}
+
+int backend_sum(Device d, const float *x, int64_t n, float *out, bool deterministic)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (!deterministic) return launched("k_sum", d, k_sum(x, n, out, s));
+    float *partials = NULL;
+    size_t bytes = sizeof(float) * (size_t)k_sum_ordered_partials(n);
+    TRY(backend_alloc(d, bytes, (void **)&partials));
+    int rc = launched("k_sum_ordered", d, k_sum_ordered(x, n, partials, out, s));
+    counters_launch(1); /* its second kernel */
+    backend_free(d, partials, bytes);
+    return rc;
 }

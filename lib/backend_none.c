@@ -188,3 +188,76 @@ int backend_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t 
     (void)w2, (void)b2, (void)epochs, (void)lr, (void)losses;
     return no_cuda();
 }
+
+/* ---- Optimizers and gradient clipping ------------------------------------- */
+
+int backend_sgd_momentum_step(Device d, float *p, const float *g, float *buf, int64_t n, float lr,
+                              float momentum, float weight_decay, bool nesterov, bool first)
+{
+    (void)d, (void)p, (void)g, (void)buf, (void)n, (void)lr, (void)momentum, (void)weight_decay;
+    (void)nesterov, (void)first;
+    return no_cuda();
+}
+
+int backend_adam_step(Device d, float *p, const float *g, float *m, float *v, int64_t n,
+                      float beta1, float beta2, float one_minus_beta1, float one_minus_beta2,
+                      float neg_step_size, float bias_correction2_sqrt, float eps,
+                      float weight_decay)
+{
+    (void)d, (void)p, (void)g, (void)m, (void)v, (void)n, (void)beta1, (void)beta2;
+    (void)one_minus_beta1, (void)one_minus_beta2, (void)neg_step_size;
+    (void)bias_correction2_sqrt, (void)eps, (void)weight_decay;
+    return no_cuda();
+}
+
+int backend_clip_grad_norm(Device d, float *const *grads, const int64_t *sizes, int n,
+                           float max_norm, float *total_norm)
+{
+    (void)d, (void)grads, (void)sizes, (void)n, (void)max_norm, (void)total_norm;
+    return no_cuda();
+}
+
+int backend_scale(Device d, float *p, int64_t n, float f)
+{
+    (void)d, (void)p, (void)n, (void)f;
+    return no_cuda();
+}
+
+int backend_accumulate(Device d, float *acc, const float *x, float w)
+{
+    (void)d, (void)acc, (void)x, (void)w;
+    return no_cuda();
+}
+
+int backend_unscale(Device d, float *g, int64_t n, float inv_scale)
+{
+    (void)d, (void)g, (void)n, (void)inv_scale;
+    return no_cuda();
+}
+
+int backend_unscale_result(Device d, bool *found_inf)
+{
+    (void)d;
+    *found_inf = false;
+    return no_cuda();
+}
+
+int backend_gemm_half(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                      const float *A, const float *B, float beta, float *C, DType half)
+{
+    (void)d, (void)ta, (void)tb, (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)B;
+    (void)beta, (void)C, (void)half;
+    return no_cuda();
+}
+
+int backend_round(Device d, float *p, int64_t n, DType half)
+{
+    (void)d, (void)p, (void)n, (void)half;
+    return no_cuda();
+}
+
+int backend_sum(Device d, const float *x, int64_t n, float *out, bool deterministic)
+{
+    (void)d, (void)x, (void)n, (void)out, (void)deterministic;
+    return no_cuda();
+}

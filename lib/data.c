@@ -384,3 +384,41 @@ int scaler_transform(const Scaler *s, const Tensor *x, Tensor **out)
     *out = y;
     return ERR_OK;
 }
+
+int dataset_synthetic(int64_t n, int64_t d, int classes, float noise, uint64_t seed,
+                      Dataset *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 1 || d < 1 || classes < 2 || classes > DATA_MAX_COLUMNS || !(noise >= 0.0f) ||
+        n > INT32_MAX)
+        return err_set(ERR_ARG, "synthetic data: n = %lld, d = %lld, classes = %d, noise = %g "
+                                "(need n >= 1, d >= 1, 2 to %d classes, noise >= 0)",
+                       (long long)n, (long long)d, classes, (double)noise, DATA_MAX_COLUMNS);
+    Rng rng;
+    rng_seed(&rng, seed, 0);
+    float *centre = malloc(sizeof *centre * (size_t)(classes * d));
+    out->x = tensor_new_2d(n, d);
+    out->y = tensor_new(DTYPE_I32, device_cpu(), 1, &n);
+    if (!centre || !out->x || !out->y) {
+        free(centre);
+        dataset_free(out);
+        return err_set(ERR_NOMEM, "synthetic data: out of memory for %lld x %lld floats",
+                       (long long)n, (long long)d);
+    }
+    for (int64_t k = 0; k < (int64_t)classes * d; k++) centre[k] = rng_normal(&rng);
+    int32_t *y = tensor_i32(out->y);
+    for (int64_t i = 0; i < n; i++) y[i] = (int32_t)(i % classes);
+    rng_shuffle_i32(&rng, y, (size_t)n);
+    float *x = tensor_f32(out->x);
+    for (int64_t j = 0; j < d; j++) /* column by column: x(i, j) is x[i + j * n] */
+        for (int64_t i = 0; i < n; i++)
+            x[i + j * n] = centre[y[i] * d + j] + noise * rng_normal(&rng);
+    free(centre);
+    out->n_classes = classes;
+    /* The names have room for DATA_MAX_COLUMNS; x holds all d columns. */
+    out->n_features = d > DATA_MAX_COLUMNS ? DATA_MAX_COLUMNS : (int)d;
+    for (int c = 0; c < classes; c++) snprintf(out->class_names[c], DATA_NAME_MAX, "%d", c);
+    for (int j = 0; j < out->n_features; j++)
+        snprintf(out->feature_names[j], DATA_NAME_MAX, "f%d", j);
+    return ERR_OK;
+}

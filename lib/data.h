@@ -73,6 +73,18 @@ int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, 
 int dataset_split(const Dataset *all, float test_fraction, uint64_t seed, Dataset *train,
                   Dataset *test);
 
+/**
+ * @brief A synthetic classification set, big enough to keep a GPU busy: @p n rows of
+ *        @p d features in @p classes Gaussian clusters.
+ *
+ * Each class has a centre drawn from N(0, 1) per feature; a row is its
+ * class's centre plus N(0, @p noise) per feature; the labels cycle through
+ * the classes in a shuffled order. The same seed gives the same data on
+ * every machine.
+ */
+int dataset_synthetic(int64_t n, int64_t d, int classes, float noise, uint64_t seed,
+                      Dataset *out);
+
 /** @brief Release the tensors of @p ds and zero it; safe on a zeroed dataset. */
 void dataset_free(Dataset *ds);
 

@@ -34,6 +34,20 @@ Module *linear_new(const char *name, int64_t in_features, int64_t out_features, 
 /** @brief The rectified linear unit, `nn.ReLU()`: y = max(x, 0). */
 Module *relu_new(const char *name);
 
+/** Most hidden layers mlp_new() builds. */
+#define MLP_MAX_HIDDEN 8
+
+/**
+ * @brief A multilayer perceptron: Linear, ReLU, ..., Linear, as a Sequential named @p name.
+ *
+ * Widths @p in, @p hidden[0..n_hidden), @p out; the layers are named fc1,
+ * relu1, fc2, ... as in a PyTorch `nn.Sequential` written by hand, and their
+ * weights are drawn from @p rng in that order. At most ::MLP_MAX_HIDDEN hidden
+ * layers.
+ */
+Module *mlp_new(const char *name, int64_t in, const int64_t *hidden, int n_hidden, int64_t out,
+                Rng *rng);
+
 /* ---- Exercises of Lesson 01 (lessons/01_cpu_baseline/exercises.c) ------ */
 
 /**

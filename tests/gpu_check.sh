@@ -33,6 +33,9 @@ step gpu-tests make --no-print-directory test GPU_ARCHS="$archs"
 step lesson-02 make --no-print-directory lesson37 PART=2 GPU_ARCHS="$archs" ARGS="--no-plot"
 # Lesson 03: every timing demo at full size (about a minute on a recent GPU).
 step demos make --no-print-directory demos GPU_ARCHS="$archs" ARGS="--no-plot"
+# Lesson 05: the trainer, mixed precision and resuming, on the GPU.
+step lesson-05 make --no-print-directory lesson37 PART=5 GPU_ARCHS="$archs" \
+    ARGS="--no-plot --device cuda"
 step bench make --no-print-directory bench GPU_ARCHS="$archs"
 step grade make --no-print-directory grade IMPL=solutions GPU_ARCHS="$archs"
 grep -q "Every exercise passes" "$report" || { say "   grade: the answers did not get full marks"; status=1; }

@@ -16,6 +16,7 @@ int main(void)
     SRunner *sr = srunner_create(kernels_suite());
     srunner_add_suite(sr, fused_suite());
     srunner_add_suite(sr, half_kernels_suite());
+    srunner_add_suite(sr, optim_kernels_suite());
     srunner_add_suite(sr, gpu_suite());
 #ifdef CUDASIM
     srunner_add_suite(sr, sim_suite());

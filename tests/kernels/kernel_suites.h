@@ -16,4 +16,7 @@ Suite *fused_suite(void);
 /** @brief kernels/half.cu and cublasGemmEx against lib/half.c, bit for bit. */
 Suite *half_kernels_suite(void);
 
+/** @brief kernels/optim.cu, and lib's optimizers and clipping on a device against the CPU. */
+Suite *optim_kernels_suite(void);
+
 #endif

@@ -18,5 +18,8 @@ Suite *callable_suite(void);
 Suite *json_suite(void);
 Suite *safetensors_suite(void);
 Suite *half_suite(void);
+Suite *sched_suite(void);
+Suite *loader_suite(void);
+Suite *trainer_suite(void);
 
 #endif
