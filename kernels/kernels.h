@@ -142,11 +142,11 @@ int64_t k_sum_ordered_partials(int64_t n);
  * @brief Fused softmax and mean cross-entropy: probs = softmax(logits), *loss.
  *
  * logits and probs are (n, c) column-major, targets holds n labels in
- * [0, c), loss points to one float. One thread per row i computes the row
- * maximum m, e_j = exp(z(i, j) - m), their sum S, probs(i, j) = e_j / S and
- * the row loss m + log(S) - z(i, targets[i]); the wrapper zeroes *loss and the
- * threads atomicAdd rowloss / n, so *loss is the batch mean (PyTorch's
- * `F.cross_entropy`). A label outside [0, c) makes *loss NaN (check labels on
+ * [0, c), loss points to one float. For each row i, the row maximum m,
+ * e_j = exp(z(i, j) - m), their sum S, probs(i, j) = e_j / S and the row loss
+ * m + log(S) - z(i, targets[i]); *loss is the mean of the row losses (PyTorch's
+ * `F.cross_entropy`), added in a fixed order by one block of threads, so it
+ * has the same bits on every run. A label outside [0, c) makes *loss NaN (check labels on
  * the host first, as lib does). With n == 0, *loss is set to NaN (the mean of
  * nothing, as in PyTorch) and no kernel is launched; n > 0 needs c >= 1.
  */

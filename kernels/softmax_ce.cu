@@ -1,6 +1,7 @@
 /* softmax_ce.cu: softmax and cross-entropy fused into one kernel, and its backward.
  *
- * The forward kernel gives each row of the (n, c) logits to one thread. With
+ * The forward kernel gives each row of the (n, c) logits to one thread of its
+ * one block. With
  * the column-major layout, element (i, j) is at z[i + j * n], so at each step
  * j the threads of a warp read 32 consecutive floats: coalesced. Subtracting
  * the row maximum before exp keeps every exponential in (0, 1], so nothing
@@ -15,24 +16,36 @@
 
 #define CE_THREADS 256
 
-/* logits, probs: (n, c); targets: (n); *loss += mean share of each row's loss. */
+/* logits, probs: (n, c); targets: (n); *loss = the mean of the row losses.
+ * One block, as PyTorch's NLL loss: thread k takes rows k, k + blockDim.x, ...
+ * and adds their losses in that order, then a tree in shared memory adds the
+ * threads' sums in a fixed order. No atomics, so *loss has the same bits on
+ * every run (atomicAdd would add the rows in whatever order they finish). */
 static __global__ void softmax_ce_forward_kernel(const float *logits, const int32_t *targets,
                                                  float *probs, float *loss, int n, int c)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return; /* no barrier below, so idle threads may leave */
-    float m = logits[i];
-    for (int j = 1; j < c; j++) m = fmaxf(m, logits[i + j * n]);
-    float sum = 0.0f;
-    for (int j = 0; j < c; j++) {
-        float e = expf(logits[i + j * n] - m); /* <= 1: cannot overflow */
-        probs[i + j * n] = e;
-        sum += e;
+    __shared__ float part[CE_THREADS];
+    float acc = 0.0f;
+    for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) {
+        float m = logits[i];
+        for (int j = 1; j < c; j++) m = fmaxf(m, logits[i + j * n]);
+        float sum = 0.0f;
+        for (int j = 0; j < c; j++) {
+            float e = expf(logits[i + j * n] - m); /* <= 1: cannot overflow */
+            probs[i + j * n] = e;
+            sum += e;
+        }
+        for (int j = 0; j < c; j++) probs[i + j * n] /= sum;
+        int t = targets[i];
+        acc += (t >= 0 && t < c) ? m + logf(sum) - logits[i + t * n] : nanf("");
     }
-    for (int j = 0; j < c; j++) probs[i + j * n] /= sum;
-    int t = targets[i];
-    float row_loss = (t >= 0 && t < c) ? m + logf(sum) - logits[i + t * n] : nanf("");
-    atomicAdd(loss, row_loss / (float)n);
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int half = CE_THREADS / 2; half > 0; half /= 2) {
+        if ((int)threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *loss = part[0] / (float)n;
 }
 
 /* dlogits(i, j) = (probs(i, j) - [j == targets[i]]) / n; one thread per element. */
@@ -64,11 +77,8 @@ extern "C" cudaError_t k_softmax_ce_forward(const float *logits, const int32_t *
     if (n == 0) /* the mean of nothing: NaN, as in PyTorch; all-one bits are a NaN */
         return cudaMemsetAsync(loss, 0xff, sizeof(float), s);
     if (c == 0 || !logits || !targets || !probs) return cudaErrorInvalidValue;
-    cudaError_t err = cudaMemsetAsync(loss, 0, sizeof(float), s);
-    if (err != cudaSuccess) return err;
-    unsigned int blocks = (unsigned int)((n + CE_THREADS - 1) / CE_THREADS);
     int rows = (int)n, nc = (int)c;
-    softmax_ce_forward_kernel<<<blocks, CE_THREADS, 0, s>>>(logits, targets, probs, loss, rows, nc);
+    softmax_ce_forward_kernel<<<1, CE_THREADS, 0, s>>>(logits, targets, probs, loss, rows, nc);
     return cudaGetLastError();
 }
 

@@ -459,7 +459,7 @@ static int section_reproducible(const ExperimentConfig *cfg, const char *root, E
            "...),\n  in a fixed order (deterministic mode) %d (%.9g)%s\n",
            sim ? "the CUDA simulator" : info.name, runs, d_atomic, d_atomic == 1 ? "" : "s",
            (double)a0, d_ordered, (double)o0,
-           sim ? "; the simulator runs blocks in order, so its atomics never vary" : "");
+           sim ? "; the simulator runs blocks one after another, so this sum never varies there" : "");
     return ERR_OK;
 }
 

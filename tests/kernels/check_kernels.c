@@ -453,6 +453,38 @@ START_TEST(test_softmax_ce_forward_matches_cpu)
 }
 END_TEST
 
+/* The loss must not depend on the order in which threads finish (atomicAdd's does: the
+ * simulator runs every other block's threads last to first, a GPU in any order), or a
+ * resumed training run would not report the losses of the run it continues. */
+START_TEST(test_softmax_ce_forward_same_bits_every_run)
+{
+    require_device();
+    const int64_t shapes[][2] = {{130, 10}, {1000, 7}};
+    for (size_t s = 0; s < 2; s++) {
+        int64_t n = shapes[s][0], c = shapes[s][1];
+        size_t bytes = (size_t)(n * c) * sizeof(float);
+        float *z = random_logits(n, c, 1600 + s);
+        int32_t *t = random_targets(n, c, 1700 + s);
+        float *z_d = to_device(z, bytes), *p_d = to_device(NULL, bytes), *loss_d = to_device(NULL, 4);
+        int32_t *t_d = to_device(t, (size_t)n * sizeof(int32_t));
+        uint32_t first = 0;
+        for (int run = 0; run < 4; run++) {
+            float loss;
+            uint32_t bits;
+            CUDA_OK(k_softmax_ce_forward(z_d, t_d, p_d, loss_d, n, c, 0));
+            from_device(&loss, loss_d, sizeof loss);
+            memcpy(&bits, &loss, sizeof bits);
+            if (run == 0) first = bits;
+            ck_assert_msg(bits == first, "loss of logits (%lld, %lld): run %d gave %a, run 0 "
+                          "gave bits %08x: the sum depends on the order threads run in",
+                          (long long)n, (long long)c, run, (double)loss, first);
+        }
+        cudaFree(z_d), cudaFree(p_d), cudaFree(loss_d), cudaFree(t_d);
+        free(z), free(t);
+    }
+}
+END_TEST
+
 START_TEST(test_softmax_ce_backward_matches_cpu)
 {
     require_device();
@@ -705,6 +737,7 @@ Suite *kernels_suite(void)
     tc = tcase_create("softmax_ce");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_softmax_ce_forward_matches_cpu);
+    tcase_add_test(tc, test_softmax_ce_forward_same_bits_every_run);
     tcase_add_test(tc, test_softmax_ce_backward_matches_cpu);
     tcase_add_test(tc, test_softmax_ce_bad_label_gives_nan);
     tcase_add_test(tc, test_softmax_ce_empty_and_invalid_arguments);
