@@ -79,6 +79,7 @@ void trainer_free(Trainer *t)
 {
     if (!t) return;
     history_free(&t->hist);
+    tensor_free(t->loss_sum);
     free(t);
 }
 
@@ -117,7 +118,8 @@ static int scale_tensor(Tensor *g, float f)
     return ERR_OK;
 }
 
-/* forward, loss, backward (scaled), unscale, clip, step, update; *value: the batch loss */
+/* forward, loss, backward (scaled), unscale, clip, step, update; *value: the batch loss
+ * (value NULL: leave it on the device, where the epoch sums it without a sync) */
 static int train_step_amp(Trainer *t, const Batch *b, float *value, bool *stepped)
 {
     const Tensor *logits, *dlogits;
@@ -132,7 +134,7 @@ static int train_step_amp(Trainer *t, const Batch *b, float *value, bool *steppe
         rc = scale_tensor((Tensor *)dlogits, grad_scaler_factor(&t->scaler) * t->opts.loss_weight);
     if (!rc) rc = module_backward(t->model, dlogits, NULL);
     amp_set_autocast(DTYPE_F32);
-    if (!rc) rc = loss_item(t->loss, value);
+    if (!rc && value) rc = loss_item(t->loss, value);
     if (!rc) rc = grad_scaler_unscale(&t->scaler, t->opt); /* before clipping: true norms */
     if (!rc && t->opts.clip_norm > 0.0f && !t->scaler.found_inf) {
         float norm;
@@ -150,8 +152,9 @@ static void progress(const Trainer *t, long epoch, int64_t done, int64_t total, 
     char bar[32];
     for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
     bar[width] = '\0';
-    printf("\r\033[Kepoch %ld/%ld [%s] %lld/%lld batches, loss %.4f", epoch, t->opts.epochs,
-           bar, (long long)done, (long long)total, mean);
+    printf("\r\033[Kepoch %ld/%ld [%s] %lld/%lld batches", epoch, t->opts.epochs, bar,
+           (long long)done, (long long)total);
+    if (!isnan(mean)) printf(", loss %.4f", mean); /* on a GPU it is read once per epoch */
     fflush(stdout);
 }
 
@@ -162,6 +165,13 @@ int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s)
     s->lr = t->opt->lr;
     module_train(t->model, true);
     TRY(loader_begin(t->train, epoch));
+    /* On a GPU the batch losses are summed where they are, and read once per epoch:
+     * reading each one would make every step a sync (Lesson 03). */
+    bool gpu = t->device.kind == DEVICE_CUDA;
+    if (gpu && !t->loss_sum && !(t->loss_sum = tensor_new(DTYPE_F32, t->device, 1,
+                                                          (int64_t[]){1})))
+        return err_code();
+    if (gpu) TRY(backend_zero(t->device, t->loss_sum->data, sizeof(float)));
     double sum = 0;
     int64_t rows = 0, done = 0, total = loader_batches(t->train);
     for (;;) {
@@ -170,7 +180,10 @@ int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s)
         TRY(loader_next(t->train, &b, &end));
         if (end) break;
         float v = 0;
-        int rc = train_step_amp(t, &b, &v, &stepped);
+        int rc = train_step_amp(t, &b, gpu ? NULL : &v, &stepped);
+        if (!rc && gpu && (stepped || !t->scaler.enabled))
+            rc = backend_accumulate(t->device, tensor_f32(t->loss_sum),
+                                    tensor_f32(t->loss->on_device), (float)b.x->shape[0]);
         if (rc) return err_context("epoch %ld, batch %lld", epoch, (long long)b.index);
         if (stepped || !t->scaler.enabled) { /* a skipped step's loss is not the model's */
             sum += (double)v * (double)b.x->shape[0];
@@ -178,7 +191,13 @@ int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s)
         } else {
             s->skipped++;
         }
-        progress(t, epoch, ++done, total, rows ? sum / (double)rows : NAN);
+        progress(t, epoch, ++done, total, rows && !gpu ? sum / (double)rows : NAN);
+    }
+    if (gpu) { /* the one read of the epoch */
+        float total_loss = 0;
+        TRY(backend_copy(&total_loss, device_cpu(), tensor_f32(t->loss_sum), t->device,
+                         sizeof total_loss));
+        sum = total_loss;
     }
     s->train_loss = rows ? (float)(sum / (double)rows) : NAN;
     if (!isfinite(s->train_loss) && !t->scaler.enabled) {

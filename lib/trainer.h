@@ -95,6 +95,7 @@ typedef struct Trainer {
     int n_callbacks;    /**< how many */
     double epoch_start; /**< timer_now() when the current epoch began */
     const char *config_json; /**< the run's config, stored in checkpoints (may be NULL) */
+    Tensor *loss_sum;   /**< on a GPU: the epoch's loss summed on the device, read once */
 } Trainer;
 
 /**
