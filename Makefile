@@ -188,7 +188,7 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build gpu-check valgrind lesson37 test bench docs fixtures clean \
+.PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test bench docs fixtures clean \
         gpu-status grade hint grade-all demos $(DEMOS:%=demo-%)
 
 help:
@@ -206,6 +206,8 @@ help:
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
 	@echo "  make docs                build the HTML docs in build/docs (warnings are errors)"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
+	@echo "  make gpu-deps            download what gpu-check needs, for a GPU machine without network"
+	@echo "  make test-gpu            only the kernel and GPU-path tests, on the GPU"
 	@echo "  make deps                install what a fresh Debian needs (as root) or print the command"
 	@echo "  make build               build everything without running it"
 	@echo "  make fixtures            regenerate tests/fixtures with PyTorch (needs python3-torch)"
@@ -328,6 +330,20 @@ valgrind: deps
 
 gpu-check:
 	@bash tests/gpu_check.sh
+
+# For a GPU machine without network: the Debian packages it needs, into .gpu-deps/.
+gpu-deps:
+	@bash tests/gpu_deps.sh
+
+# The kernel and GPU-path tests on the GPU alone (make test runs them too, after
+# the CPU's and the simulator's); make gpu-check uses it.
+test-gpu: deps gpu-status
+	@test -n "$(NVCC)" || { echo "make test-gpu: nvcc not found, so there are no GPU tests"; exit 2; }
+	@test -n "$(HAVE_GPU)" || { echo "make test-gpu: no CUDA device here (make test runs" \
+	  "these tests on the simulator)"; exit 2; }
+	@$(MAKE) --no-print-directory $(GPU_TESTS)
+	@echo "== kernels and the GPU paths, on the GPU"
+	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0 $(GPU_TESTS)
 
 bench: deps $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER)
 	@$(BENCH_BIN) $(if $(PYTHON),--python $(PYTHON))

@@ -1,45 +1,128 @@
 #!/usr/bin/env bash
 # make gpu-check: on a machine with a GPU, build for it, run every GPU test on
-# the device (not the simulator) and every GPU demo, and write a short report
-# to out/gpu-check.txt (date, GPU, driver, toolkit, each step and its result),
-# ready to be quoted in the docs. It changes no GPU setting.
+# the device (not the simulator) and every GPU demo and benchmark, and write a
+# short report to out/gpu-check.txt (date, GPU, driver, toolkit, each step, its
+# time and its result), ready to be quoted in the docs. It changes no GPU
+# setting.
+#
+# Made to fit a short loan of a GPU machine in one call:
+# - the most telling steps first (build, the GPU tests, Iris and the SGEMM
+#   series, the benchmarks), each under its own time limit, so a hang costs one
+#   step, not the run;
+# - the simulator's tests are left out (CI runs them on every change);
+# - with OUT set (a folder that comes back from the machine), the report and
+#   the demos' CSV files are copied there after every step, so even a run cut
+#   short returns what it found;
+# - a machine that cannot install packages takes them from .gpu-deps/, made
+#   beforehand with make gpu-deps (tests/gpu_deps.sh), unpacked under
+#   /tmp/wb-deps (nothing of the system's is overwritten).
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p out
 report=out/gpu-check.txt
 status=0
+t0=$(date +%s)
 say() { echo "$*" | tee -a "$report"; }
-step() { # step NAME COMMAND...: run, keep its output, record pass or fail
-    local name=$1; shift
-    say "== $name: $*"
-    if "$@" >> "$report" 2>&1; then say "   $name: ok"; else say "   $name: FAILED"; status=1; fi
+send_back() { # the report and the demos' data, to $OUT when the caller set it
+    [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ] || return 0
+    cp "$report" "$OUT/" 2>/dev/null
+    tar -czf "$OUT/gpu-check-data.tar.gz" out/*.csv out/experiments/*/metrics.csv 2>/dev/null
+    return 0
+}
+step() { # step NAME SECONDS COMMAND...: run with a time limit, keep its output, record the result
+    local name=$1 limit=$2; shift 2
+    local start rc
+    start=$(date +%s)
+    say "== $name: $* (limit ${limit} s)"
+    timeout --kill-after=10 "$limit" "$@" >> "$report" 2>&1
+    rc=$?
+    if [ $rc = 0 ]; then
+        say "   $name: ok in $(($(date +%s) - start)) s"
+    elif [ $rc = 124 ] || [ $rc = 137 ]; then
+        say "   $name: TIMED OUT after $limit s"; status=1
+    else
+        say "   $name: FAILED (status $rc) in $(($(date +%s) - start)) s"; status=1
+    fi
+    send_back
+    return $rc
 }
 
 : > "$report"
 say "GPU check, $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"
 if ! nvidia-smi -L > /dev/null 2>&1; then
     say "no GPU: nvidia-smi finds none; nothing to check here (make test covers the simulator)"
+    send_back
     exit 2
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader \
     | sed 's/^/GPU: /' | tee -a "$report"
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$NVCC" --version | tail -2 | sed 's/^/nvcc: /' | tee -a "$report"
-# Build only for the GPUs present: quicker than the full list.
-archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d . | sort -u | tr '\n' ' ')
-say "building for sm_${archs// / sm_}"
-step build make --no-print-directory build GPU_ARCHS="$archs"
-step gpu-tests make --no-print-directory test GPU_ARCHS="$archs"
-step lesson-02 make --no-print-directory lesson37 PART=2 GPU_ARCHS="$archs" ARGS="--no-plot"
-# Lesson 03: every timing demo at full size (about a minute on a recent GPU).
-step demos make --no-print-directory demos GPU_ARCHS="$archs" ARGS="--no-plot"
+# The CUDA libraries, where the toolkit keeps them, in case the loader does not know them.
+CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
+for d in "$CUDA_HOME/lib64" "$CUDA_HOME/lib"; do
+    [ -d "$d" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
+done
+
+# ---- Check, OpenBLAS and pkg-config: the system's, or the ones in .gpu-deps/
+have_deps() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists check openblas; }
+if ! have_deps; then
+    debs=$(ls .gpu-deps/*.deb 2>/dev/null)
+    if [ -z "$debs" ]; then
+        say "Check, OpenBLAS or pkg-config is missing here, and there is no .gpu-deps/ folder."
+        say "On a machine with network run make gpu-deps, then bring .gpu-deps/ along."
+        send_back
+        exit 1
+    fi
+    R=/tmp/wb-deps
+    rm -rf "$R" && mkdir -p "$R"
+    for f in $debs; do # dpkg-deb where there is one, else the .deb's own layout (ar + tar)
+        if command -v dpkg-deb >/dev/null 2>&1; then
+            dpkg-deb -x "$f" "$R"
+        else
+            member=$(ar t "$f" | grep '^data\.tar')
+            case $member in *.xz) z=-J ;; *.gz) z=-z ;; *.zst) z=--zstd ;; *) z= ;; esac
+            ar p "$f" "$member" | tar -x $z -C "$R" -f -
+        fi
+    done
+    L=$R/usr/lib/x86_64-linux-gnu
+    export PATH="$R/usr/bin:$PATH"
+    export PKG_CONFIG_SYSROOT_DIR=$R
+    export PKG_CONFIG_LIBDIR=$L/pkgconfig:$L/openblas-pthread/pkgconfig
+    export CPATH="$R/usr/include${CPATH:+:$CPATH}"
+    export LIBRARY_PATH="$L:$L/openblas-pthread${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    # Our own folder for OpenBLAS and subunit; the Fortran runtime only where the
+    # system has none (a system copy may be newer than Debian 12's).
+    mkdir -p "$R/runtime"
+    for lib in "$L"/libsubunit.so* "$L"/libpkgconf.so* "$L"/openblas-pthread/libopenblas*.so*; do
+        ln -sf "$lib" "$R/runtime/"
+    done
+    for lib in libgfortran.so.5 libquadmath.so.0; do
+        ldconfig -p 2>/dev/null | grep -q "$lib " || ln -sf "$L/$lib" "$R/runtime/"
+    done
+    export LD_LIBRARY_PATH="$R/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    if have_deps; then say "Check, OpenBLAS and pkg-config: from .gpu-deps/ (unpacked in $R)"
+    else say "the packages in .gpu-deps/ did not provide Check and OpenBLAS"; send_back; exit 1; fi
+fi
+
+# Build only for the GPUs present: quicker than the full list. No gnuplot or
+# Doxygen needed (no plots here), so make deps asks for nothing else.
+archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d . | sort -u | xargs)
+M=(make --no-print-directory GPU_ARCHS="$archs" DEPS_ALL="pkg-config check g++ libopenblas-dev")
+say "building for sm_${archs// / sm_} with $(nproc) jobs"
+# STEPS="gpu-tests bench" reruns some steps only (the build always runs).
+want() { [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $1 "* ]]; }
+step build 300 "${M[@]}" -j"$(nproc)" build || { say "result: the build failed; see above"; send_back; exit 1; }
+want gpu-tests && step gpu-tests 150 "${M[@]}" test-gpu
+want lesson-02 && step lesson-02 90 "${M[@]}" lesson37 PART=2 ARGS="--no-plot"
+want bench && step bench 150 "${M[@]}" bench
+# Lesson 03: every timing demo at full size.
+want demos && step demos 150 "${M[@]}" demos ARGS="--no-plot"
 # Lesson 05: the trainer, mixed precision and resuming, on the GPU.
-step lesson-05 make --no-print-directory lesson37 PART=5 GPU_ARCHS="$archs" \
-    ARGS="--no-plot --device cuda"
-step bench make --no-print-directory bench GPU_ARCHS="$archs"
-step grade make --no-print-directory grade IMPL=solutions GPU_ARCHS="$archs"
-grep -q "Every exercise passes" "$report" || { say "   grade: the answers did not get full marks"; status=1; }
-say "(add each later lesson's GPU demos here as it lands)"
-say "The CSV files of the demos are in out/03_*.csv."
-say "result: $([ $status = 0 ] && echo all passed || echo FAILURES above)"
+want lesson-05 && step lesson-05 120 "${M[@]}" lesson37 PART=5 ARGS="--no-plot --device cuda"
+want grade && step grade 120 "${M[@]}" grade IMPL=solutions
+! want grade || grep -q "Every exercise passes" "$report" || { say "   grade: the answers did not get full marks"; status=1; }
+say "The CSV files of the demos are in out/03_*.csv (and in gpu-check-data.tar.gz)."
+say "total: $(($(date +%s) - t0)) s; result: $([ $status = 0 ] && echo all passed || echo FAILURES above)"
+send_back
 exit $status
