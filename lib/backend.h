@@ -126,8 +126,13 @@ void backend_host_free(void *ptr);
  * @brief Start copying @p bytes from pinned host memory @p src to @p dst on @p d, on the
  *        device's copy stream, and return at once.
  *
- * The copy runs beside the kernels of the device's compute stream. Call
- * backend_copy_wait() before a kernel that reads @p dst.
+ * The copy runs beside the kernels of the device's compute stream, and does
+ * not wait for them (that is the point): @p dst must be a buffer no queued
+ * kernel still uses, and not a fresh tensor_new() one, whose zero-fill is
+ * queued on the compute stream and could land after the copy. @p src must
+ * stay untouched until the copy is done. Call backend_copy_wait() before a
+ * kernel, or a copy to the CPU, that reads @p dst. (The simulator runs
+ * everything in order, so it cannot show a mistake here; a GPU can.)
  */
 int backend_copy_async(Device d, void *dst, const void *src, size_t bytes);
 
@@ -145,6 +150,9 @@ typedef struct BackendGraph BackendGraph;
  * the CPU, no allocation): that is an error that names the operation.
  */
 int backend_capture_begin(Device d);
+
+/** @brief Whether @p d is recording a CUDA Graph (between capture begin and end). */
+bool backend_capturing(Device d);
 
 /** @brief Stop recording and make the graph ready to replay (cudaGraphInstantiate). */
 int backend_capture_end(Device d, BackendGraph **graph);

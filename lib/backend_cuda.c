@@ -431,6 +431,11 @@ struct BackendGraph {
     size_t nodes;
 };
 
+bool backend_capturing(Device d)
+{
+    return d.kind == DEVICE_CUDA && d.index >= 0 && d.index < MAX_DEVICES && g_capturing[d.index];
+}
+
 int backend_capture_begin(Device d)
 {
     cudaStream_t s = NULL;

@@ -153,6 +153,12 @@ int backend_copy_wait(Device d)
     return no_cuda();
 }
 
+bool backend_capturing(Device d)
+{
+    (void)d;
+    return false;
+}
+
 int backend_capture_begin(Device d)
 {
     (void)d;

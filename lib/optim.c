@@ -236,6 +236,14 @@ int optim_step(Optimizer *opt)
         opt->step++;
         return ERR_OK;
     }
+    /* A graph keeps the numbers this step works out on the CPU (the first step's
+     * buffer creation, Adam's bias corrections): each replay would repeat them. */
+    if (opt->n_params > 0 && backend_capturing(opt->params[0].param->value->device))
+        return err_set(ERR_ARG, "optim_step: %s cannot be recorded in a CUDA Graph: the graph "
+                                "would replay this step's %s on every launch; record plain SGD, "
+                                "or run the optimizer step outside the graph",
+                       opt->kind == OPTIM_ADAM ? "Adam" : "SGD with momentum",
+                       opt->kind == OPTIM_ADAM ? "bias corrections" : "step count");
     for (int i = 0; i < opt->n_params; i++) TRY(check_param(opt, i));
     bool first = opt->step == 0; /* PyTorch creates the momentum buffer now */
     opt->step++;

@@ -10,6 +10,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@
 #include "lib/device.h"
 #include "lib/err.h"
 #include "lib/layers.h"
+#include "lib/optim.h"
 #include "lib/timer.h"
 #include "lib/train.h"
 #include "tests/common/iris.h"
@@ -50,7 +53,17 @@ START_TEST(test_device_facts)
     ck_assert_int_ge(info.cc_major, 7);
     ck_assert_int_gt(info.runtime_version, 0);
     ck_assert_int_gt(info.cublas_version, 0);
-    ck_assert_int_eq(info.physical, 0);
+    /* cuda:0 is the machine's GPU 0, or the first of CUDA_VISIBLE_DEVICES when it is set
+     * (-1 when that entry is a UUID rather than a number). */
+    const char *env = getenv("CUDA_VISIBLE_DEVICES");
+    int want = 0;
+    if (env) {
+        char *end;
+        long first = strtol(env, &end, 10);
+        want = end != env && (*end == ',' || *end == '\0') && first >= 0 ? (int)first : -1;
+    }
+    ck_assert_msg(info.physical == want, "cuda:0 is physical GPU %d; with CUDA_VISIBLE_DEVICES=%s "
+                  "it should be %d", info.physical, env ? env : "(unset)", want);
     if (info.simulated) ck_assert_str_eq(info.name, "CUDA simulator (CPU)");
     ck_assert(device_cuda_built());
 }
@@ -347,6 +360,42 @@ START_TEST(test_copy_beside_compute)
 }
 END_TEST
 
+/* A CUDA Graph keeps what a step worked out on the CPU, so the optimizers whose steps
+ * change such numbers (Adam's bias corrections, momentum's first step) refuse to be
+ * recorded, and say why; plain SGD records. */
+START_TEST(test_graph_refuses_stateful_optimizers)
+{
+    Device g = gpu();
+    Dataset train, test;
+    Tensor *xtr, *xte;
+    iris_scaled(&train, &test, &xtr, &xte);
+    Run r;
+    iris_on(&r, g, &train, xtr);
+    ck_assert_int_eq(train_step(r.model, r.loss, r.opt, r.x, r.y, NULL), ERR_OK); /* grads */
+    Optimizer *stateful[] = {optim_adam_new(r.model, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f),
+                             optim_sgd_momentum_new(r.model, 0.01f, 0.9f, 0.0f, false)};
+    BackendGraph *graph = NULL;
+    ck_assert_int_eq(backend_capture_begin(g), ERR_OK);
+    ck_assert(backend_capturing(g));
+    for (int i = 0; i < 2; i++) {
+        int64_t step = stateful[i]->step;
+        ck_assert_int_eq(optim_step(stateful[i]), ERR_ARG);
+        ck_assert_msg(strstr(err_message(), "cannot be recorded in a CUDA Graph") != NULL,
+                      "optim_step while recording said: %s", err_message());
+        ck_assert_int_eq(stateful[i]->step, step); /* refused before it changed anything */
+    }
+    ck_assert_int_eq(optim_step(r.opt), ERR_OK); /* plain SGD */
+    ck_assert_int_eq(backend_capture_end(g, &graph), ERR_OK);
+    ck_assert(!backend_capturing(g));
+    ck_assert_uint_ge(backend_graph_nodes(graph), 1);
+    ck_assert_int_eq(optim_step(stateful[0]), ERR_OK); /* outside a recording it runs */
+    backend_graph_free(graph);
+    for (int i = 0; i < 2; i++) optim_free(stateful[i]);
+    run_free(&r);
+    iris_free(&train, &test, xtr, xte);
+}
+END_TEST
+
 START_TEST(test_module_round_trip)
 {
     Device g = gpu();
@@ -380,6 +429,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, test_copy_rows_on_the_device);
     tcase_add_test(tc, test_what_lesson_03_counts);
     tcase_add_test(tc, test_copy_beside_compute);
+    tcase_add_test(tc, test_graph_refuses_stateful_optimizers);
     suite_add_tcase(s, tc);
     return s;
 }
