@@ -136,10 +136,9 @@ static int train_step_amp(Trainer *t, const Batch *b, float *value, bool *steppe
     amp_set_autocast(DTYPE_F32);
     if (!rc && value) rc = loss_item(t->loss, value);
     if (!rc) rc = grad_scaler_unscale(&t->scaler, t->opt); /* before clipping: true norms */
-    if (!rc && t->opts.clip_norm > 0.0f && !t->scaler.found_inf) {
-        float norm;
-        rc = clip_grad_norm(t->model, t->opts.clip_norm, &norm);
-    }
+    /* The norm is not read back: on a GPU it stays there, and so does the wait. */
+    if (!rc && t->opts.clip_norm > 0.0f && !t->scaler.found_inf)
+        rc = clip_grad_norm(t->model, t->opts.clip_norm, NULL);
     if (!rc) rc = grad_scaler_step(&t->scaler, t->opt, stepped);
     if (!rc) rc = grad_scaler_update(&t->scaler);
     return rc;

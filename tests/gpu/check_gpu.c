@@ -8,7 +8,9 @@
  * code asks for.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
 #include <check.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,7 +22,9 @@
 #include "lib/data.h"
 #include "lib/device.h"
 #include "lib/err.h"
+#include "lib/experiment.h"
 #include "lib/layers.h"
+#include "lib/loader.h"
 #include "lib/optim.h"
 #include "lib/timer.h"
 #include "lib/train.h"
@@ -396,6 +400,63 @@ START_TEST(test_graph_refuses_stateful_optimizers)
 }
 END_TEST
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* One epoch of the trainer on the device: float32 with clipping waits for the GPU once
+ * (the epoch's loss, summed there); float16 with a GradScaler once more per step (the
+ * overflow flag, as PyTorch's scaler.step). The epoch loss is the CPU's. */
+START_TEST(test_trainer_waits_for_the_gpu_once_per_epoch)
+{
+    Device g = gpu();
+    char root[64] = "/tmp/wb-gpu-trainer-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    const char *precision[] = {"float32", "float16"};
+    for (int k = 0; k < 2; k++) {
+        float loss[2] = {0};
+        for (int on_gpu = 0; on_gpu < 2; on_gpu++) {
+            ExperimentConfig c;
+            experiment_config_default(&c);
+            snprintf(c.name, sizeof c.name, "%s-%d", precision[k], on_gpu);
+            snprintf(c.device, sizeof c.device, "%s", on_gpu ? "cuda" : "cpu");
+            snprintf(c.precision, sizeof c.precision, "%s", precision[k]);
+            c.grad_scaler = k == 1;
+            c.hidden[0] = 24;
+            c.epochs = 2;
+            c.batch_size = 64;
+            c.clip_norm = 1.0f;
+            Experiment *e = NULL;
+            ck_assert_msg(experiment_open(&c, root, &e) == ERR_OK, "%s", err_message());
+            e->trainer->opts.progress = false;
+            EpochStats st;
+            ck_assert_msg(trainer_train_epoch(e->trainer, 1, &st) == ERR_OK, "%s", err_message());
+            loss[on_gpu] = st.train_loss;
+            if (on_gpu) {
+                ck_assert(device_equal(e->device, g));
+                counters_reset();
+                ck_assert_msg(trainer_train_epoch(e->trainer, 2, &st) == ERR_OK, "%s",
+                              err_message());
+                int64_t steps = loader_batches(e->trainer->train);
+                uint64_t want = k == 0 ? 1 : (uint64_t)steps + 1;
+                ck_assert_msg(counters_get().syncs == want,
+                              "%s: an epoch of %lld steps waited for the GPU %llu times, "
+                              "expected %llu", precision[k], (long long)steps,
+                              (unsigned long long)counters_get().syncs,
+                              (unsigned long long)want);
+            }
+            experiment_free(e);
+        }
+        ck_assert_msg(fabsf(loss[1] - loss[0]) <= 1e-4f * fabsf(loss[0]),
+                      "%s: epoch 1's loss is %.7g on the GPU and %.7g on the CPU", precision[k],
+                      (double)loss[1], (double)loss[0]);
+    }
+    ck_assert_int_eq(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+END_TEST
+
 START_TEST(test_module_round_trip)
 {
     Device g = gpu();
@@ -430,6 +491,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, test_what_lesson_03_counts);
     tcase_add_test(tc, test_copy_beside_compute);
     tcase_add_test(tc, test_graph_refuses_stateful_optimizers);
+    tcase_add_test(tc, test_trainer_waits_for_the_gpu_once_per_epoch);
     suite_add_tcase(s, tc);
     return s;
 }
