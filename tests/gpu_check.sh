@@ -29,14 +29,19 @@ send_back() { # the report and the demos' data, to $OUT when the caller set it
     tar -czf "$OUT/gpu-check-data.tar.gz" out/*.csv out/experiments/*/metrics.csv 2>/dev/null
     return 0
 }
+# What a program prints when it did not find the GPU after all (it still exits 0).
+NO_GPU='skipped \(no CUDA device|skipped: no|GPU half: skipped|no usable NVIDIA driver|sections below are skipped'
 step() { # step NAME SECONDS COMMAND...: run with a time limit, keep its output, record the result
     local name=$1 limit=$2; shift 2
     local start rc
     start=$(date +%s)
     say "== $name: $* (limit ${limit} s)"
-    timeout --kill-after=10 "$limit" "$@" >> "$report" 2>&1
+    timeout --kill-after=10 "$limit" "$@" > out/gpu-check-step.log 2>&1
     rc=$?
-    if [ $rc = 0 ]; then
+    cat out/gpu-check-step.log >> "$report"
+    if [ $rc = 0 ] && grep -qiE "$NO_GPU" out/gpu-check-step.log; then
+        say "   $name: ran, but WITHOUT the GPU (its GPU parts say skipped; see above)"; status=1
+    elif [ $rc = 0 ]; then
         say "   $name: ok in $(($(date +%s) - start)) s"
     elif [ $rc = 124 ] || [ $rc = 137 ]; then
         say "   $name: TIMED OUT after $limit s"; status=1
@@ -65,11 +70,14 @@ for d in "$CUDA_HOME/lib64" "$CUDA_HOME/lib"; do
 done
 
 # ---- Check, OpenBLAS and pkg-config: the system's, or the ones in .gpu-deps/
-have_deps() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists check openblas; }
+have_deps() {
+    command -v make >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 &&
+        pkg-config --exists check openblas
+}
 if ! have_deps; then
     debs=$(ls .gpu-deps/*.deb 2>/dev/null)
     if [ -z "$debs" ]; then
-        say "Check, OpenBLAS or pkg-config is missing here, and there is no .gpu-deps/ folder."
+        say "Check, OpenBLAS, pkg-config or make is missing here, and there is no .gpu-deps/ folder."
         say "On a machine with network run make gpu-deps, then bring .gpu-deps/ along."
         send_back
         exit 1
@@ -101,8 +109,8 @@ if ! have_deps; then
         ldconfig -p 2>/dev/null | grep -q "$lib " || ln -sf "$L/$lib" "$R/runtime/"
     done
     export LD_LIBRARY_PATH="$R/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    if have_deps; then say "Check, OpenBLAS and pkg-config: from .gpu-deps/ (unpacked in $R)"
-    else say "the packages in .gpu-deps/ did not provide Check and OpenBLAS"; send_back; exit 1; fi
+    if have_deps; then say "Check, OpenBLAS, pkg-config, make: from .gpu-deps/ where missing (unpacked in $R)"
+    else say "the packages in .gpu-deps/ did not provide Check, OpenBLAS and make"; send_back; exit 1; fi
 fi
 
 # Build only for the GPUs present: quicker than the full list. No gnuplot or
@@ -124,5 +132,6 @@ want grade && step grade 120 "${M[@]}" grade IMPL=solutions
 ! want grade || grep -q "Every exercise passes" "$report" || { say "   grade: the answers did not get full marks"; status=1; }
 say "The CSV files of the demos are in out/03_*.csv (and in gpu-check-data.tar.gz)."
 say "total: $(($(date +%s) - t0)) s; result: $([ $status = 0 ] && echo all passed || echo FAILURES above)"
+rm -f out/gpu-check-step.log
 send_back
 exit $status

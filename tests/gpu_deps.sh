@@ -4,14 +4,15 @@
 # into .gpu-deps/ (git ignores it). Take that folder along to the GPU machine;
 # make gpu-check finds it there, unpacks it under /tmp/wb-deps (never over the
 # system's own files) and builds against it. It holds Check and its subunit,
-# OpenBLAS (with the Fortran runtime it links), and pkg-config: about 13 MB.
+# OpenBLAS (with the Fortran runtime it links), pkg-config and make: about 13 MB.
 #
 #   make gpu-deps                     here (Debian 12, with network)
 #   make gpu-check                    there, with .gpu-deps/ beside the Makefile
+#   (or bash tests/gpu_check.sh, where there is no make yet)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACKAGES="check libsubunit-dev libsubunit0 libopenblas-pthread-dev libopenblas0-pthread
-          libgfortran5 libquadmath0 pkgconf pkgconf-bin libpkgconf3"
+          libgfortran5 libquadmath0 pkgconf pkgconf-bin libpkgconf3 make"
 command -v apt-get >/dev/null 2>&1 || {
     echo "make gpu-deps: needs apt-get (Debian or Ubuntu) to download the packages"; exit 2; }
 mkdir -p .gpu-deps
