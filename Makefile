@@ -139,7 +139,8 @@ flavor_link = $(if $(filter cpu,$(1)),$(CC),$(CXX))
 # SIM=1 runs their GPU parts on the simulator (built apart, in BUILD-sim).
 APP_FLAVOR := $(if $(filter 1,$(SIM)),sim,$(if $(NVCC),cuda,cpu))
 PART_OBJ   := $(LESSONS:%=$(BUILD)/obj/lessons/%/lesson.o)
-UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c tests/common/iris.c
+UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c tests/common/iris.c \
+              tests/common/tmpdir.c
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
 # Graded suites: tests/graded/gradeNN.c for lesson NN.
@@ -147,7 +148,8 @@ GRADED     := $(patsubst tests/graded/grade%.c,%,$(wildcard tests/graded/grade[0
 GRADE_LESSONS := $(or $(LESSON),$(GRADED))
 lesson_dir  = $(filter $(1)_%,$(LESSONS))
 GRADE_OBJ  := $(BUILD)/obj/tests/graded/grader.o $(BUILD)/obj/tests/graded/graded.o \
-              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/iris.o
+              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/iris.o \
+              $(BUILD)/obj/tests/common/tmpdir.o
 # A lesson's grader links that lesson's exercises from IMPL and every other
 # lesson's from the answers, so one lesson's compile error costs only that lesson.
 # Lessons with a CUDA exercise are graded on the GPU if there is one, else on
@@ -179,7 +181,7 @@ SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
 # Tests of the kernels and of lib's GPU paths, in the sim and cuda flavours;
 # the simulator's own tests only in the first.
 GPU_TEST_SRC := $(wildcard tests/kernels/*.c) tests/gpu/check_gpu.c tests/gpu/check_gpu_main.c \
-                tests/common/fixture.c tests/common/iris.c
+                tests/common/fixture.c tests/common/iris.c tests/common/tmpdir.c
 SIM_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/simc/%.o) $(BUILD)/obj/simc/tests/sim/check_sim.o \
                 $(BUILD)/obj/sim/tests/sim/sim_kernels.o
 SIM_TESTS  := $(BUILD)/tests/sim_tests

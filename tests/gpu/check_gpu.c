@@ -8,9 +8,7 @@
  * code asks for.
  */
 #define _POSIX_C_SOURCE 200809L
-#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
 #include <check.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,6 +27,7 @@
 #include "lib/timer.h"
 #include "lib/train.h"
 #include "tests/common/iris.h"
+#include "tests/common/tmpdir.h"
 #include "tests/gpu/gpu_suites.h"
 
 static Device gpu(void)
@@ -400,20 +399,14 @@ START_TEST(test_graph_refuses_stateful_optimizers)
 }
 END_TEST
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 /* One epoch of the trainer on the device: float32 with clipping waits for the GPU once
  * (the epoch's loss, summed there); float16 with a GradScaler once more per step (the
  * overflow flag, as PyTorch's scaler.step). The epoch loss is the CPU's. */
 START_TEST(test_trainer_waits_for_the_gpu_once_per_epoch)
 {
     Device g = gpu();
-    char root[64] = "/tmp/wb-gpu-trainer-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(root));
+    char root[64];
+    tmpdir_make(root, sizeof root, "wb-gpu-trainer");
     const char *precision[] = {"float32", "float16"};
     for (int k = 0; k < 2; k++) {
         float loss[2] = {0};
@@ -453,7 +446,7 @@ START_TEST(test_trainer_waits_for_the_gpu_once_per_epoch)
                       "%s: epoch 1's loss is %.7g on the GPU and %.7g on the CPU", precision[k],
                       (double)loss[1], (double)loss[0]);
     }
-    ck_assert_int_eq(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+    ck_assert_int_eq(tmpdir_remove(root), 0);
 }
 END_TEST
 

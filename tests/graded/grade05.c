@@ -9,7 +9,6 @@
  * written in the test with one defect each.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "lib/optim.h"
 #include "lib/safetensors.h"
 #include "tests/common/fixture.h"
+#include "tests/common/tmpdir.h"
 
 /* ---- ex05.1 grad_scaler_update ---------------------------------------------------- */
 
@@ -243,8 +243,7 @@ static char g_root[64];
 static Experiment *tiny(const char *name, long epochs)
 {
     if (!g_root[0]) {
-        snprintf(g_root, sizeof g_root, "/tmp/wb-grade05-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(g_root));
+        tmpdir_make(g_root, sizeof g_root, "wb-grade05");
     }
     ExperimentConfig c;
     experiment_config_default(&c);
@@ -258,16 +257,10 @@ static Experiment *tiny(const char *name, long epochs)
     return e;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 /* rm -rf, without a shell. */
 static void cleanup(void)
 {
-    if (g_root[0] && nftw(g_root, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+    if (g_root[0] && tmpdir_remove(g_root) != 0)
         fprintf(stderr, "could not remove %s\n", g_root);
 }
 

@@ -17,6 +17,7 @@
 #include "lib/err.h"
 #include "lib/safetensors.h"
 #include "suites.h"
+#include "tests/common/tmpdir.h"
 
 /* ---- a fresh folder per test, under /tmp ------------------------------- */
 
@@ -24,34 +25,12 @@ static char tmp_dir[64];
 
 static void make_tmp_dir(void)
 {
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/wb-st-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char path[512];
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            chmod(path, 0755);
-            remove_tree(path);
-        } else {
-            unlink(path);
-        }
-    }
-    closedir(d);
-    rmdir(dir);
+    tmpdir_make(tmp_dir, sizeof tmp_dir, "wb-st");
 }
 
 static void remove_tmp_dir(void)
 {
-    remove_tree(tmp_dir);
+    tmpdir_remove(tmp_dir);
 }
 
 static void path_in(char *buf, size_t size, const char *name)
@@ -906,8 +885,7 @@ START_TEST(test_failed_saves_touch_nothing)
     } else {
         printf("note: running as root, so the read-only-folder save was not tried\n");
     }
-    chmod(dir, 0755);
-    remove_tree(dir);
+    tmpdir_remove(dir);
 }
 END_TEST
 

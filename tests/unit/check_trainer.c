@@ -1,7 +1,6 @@
 /* check_trainer.c: the trainer object, its checkpoints, and experiment configs. */
 #define _XOPEN_SOURCE 700
 #include <check.h>
-#include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,25 +16,18 @@
 #include "lib/fileio.h"
 #include "lib/safetensors.h"
 #include "suites.h"
+#include "tests/common/tmpdir.h"
 
 static char g_root[64];
 
 static void make_root(void)
 {
-    snprintf(g_root, sizeof g_root, "/tmp/wb-trainer-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(g_root));
+    tmpdir_make(g_root, sizeof g_root, "wb-trainer");
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-/* rm -rf, without a shell: a test may have changed PATH. */
 static void remove_root(void)
 {
-    ck_assert_int_eq(nftw(g_root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+    ck_assert_int_eq(tmpdir_remove(g_root), 0);
 }
 
 /* A small, quick digits run: 4 epochs of a 64-24-10 MLP. */
