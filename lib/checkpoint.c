@@ -187,16 +187,6 @@ int checkpoint_save_weights(Module *model, const char *path)
 
 /* ---- reading ----------------------------------------------------------------------- */
 
-static const char *shape_str(int ndim, const int64_t *shape, char *buf, size_t size)
-{
-    size_t used = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < ndim && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? ", " : "",
-                                 (long long)shape[i]);
-    if (used < size) snprintf(buf + used, size - used, "]");
-    return buf;
-}
-
 /* A tensor of the file that must have @p like's shape, in F32. */
 static int expect_like(const SafeTensors *st, const char *path, const char *name,
                        const Tensor *like, const char *what, const StTensor **out)
@@ -208,8 +198,9 @@ static int expect_like(const SafeTensors *st, const char *path, const char *name
     if (!same) {
         char a[96], b[96];
         return err_set(ERR_FORMAT, "%s: tensor \"%s\" is %s %s, expected F32 %s (%s)", path, name,
-                       safetensors_dtype_name(f->dtype), shape_str(f->ndim, f->shape, a, sizeof a),
-                       shape_str(like->ndim, like->shape, b, sizeof b), what);
+                       safetensors_dtype_name(f->dtype),
+                       safetensors_shape_str(f->ndim, f->shape, a, sizeof a),
+                       safetensors_shape_str(like->ndim, like->shape, b, sizeof b), what);
     }
     *out = f;
     return ERR_OK;

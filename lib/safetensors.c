@@ -57,8 +57,7 @@ static const char *const known_dtypes[] = {"F32",  "F16",     "BF16",    "I32", 
 enum { N_HANDLED = 4 };
 static const DType handled[N_HANDLED] = {DTYPE_F32, DTYPE_F16, DTYPE_BF16, DTYPE_I32};
 
-/* "[2, 3]" */
-static const char *shape_str(const int64_t *shape, int ndim, char *buf, size_t size)
+const char *safetensors_shape_str(int ndim, const int64_t *shape, char *buf, size_t size)
 {
     size_t at = 0;
     at += (size_t)snprintf(buf, size, "[");
@@ -116,12 +115,14 @@ static int check_tensor(const char *path, const StTensor *t, int i)
             return err_set(ERR_ARG,
                            "%s: cannot save: tensor \"%s\" has shape %s, with a negative "
                            "size",
-                           path, t->name, shape_str(t->shape, t->ndim, shape, sizeof shape));
+                           path, t->name,
+                           safetensors_shape_str(t->ndim, t->shape, shape, sizeof shape));
         if (t->shape[d] && need > SIZE_MAX / (uint64_t)t->shape[d])
             return err_set(ERR_ARG,
                            "%s: cannot save: tensor \"%s\" with shape %s is larger than "
                            "memory",
-                           path, t->name, shape_str(t->shape, t->ndim, shape, sizeof shape));
+                           path, t->name,
+                           safetensors_shape_str(t->ndim, t->shape, shape, sizeof shape));
         need *= (uint64_t)t->shape[d];
     }
     if (t->bytes != need)
@@ -129,7 +130,7 @@ static int check_tensor(const char *path, const StTensor *t, int i)
                        "%s: cannot save: tensor \"%s\" has %zu bytes, but %s with shape "
                        "%s needs %" PRIu64,
                        path, t->name, t->bytes, dt,
-                       shape_str(t->shape, t->ndim, shape, sizeof shape), need);
+                       safetensors_shape_str(t->ndim, t->shape, shape, sizeof shape), need);
     if (!t->data && t->bytes)
         return err_set(ERR_ARG, "%s: cannot save: tensor \"%s\" has no data", path, t->name);
     return ERR_OK;
@@ -523,7 +524,7 @@ static int parse_entry(const char *path, const JsonValue *m, StTensor *t, Span *
         t->shape[d] = (int64_t)size;
         if (size && need > UINT64_MAX / size)
             return err_set(ERR_FORMAT, "%s: tensor \"%s\": shape %s has more bytes than any file",
-                           path, name, shape_str(t->shape, d + 1, shape, sizeof shape));
+                           path, name, safetensors_shape_str(d + 1, t->shape, shape, sizeof shape));
         need *= size;
     }
 
@@ -551,7 +552,7 @@ static int parse_entry(const char *path, const JsonValue *m, StTensor *t, Span *
                        "%s: tensor \"%s\": data_offsets [%" PRIu64 ", %" PRIu64 "] hold "
                        "%" PRIu64 " bytes, but %s with shape %s needs %" PRIu64,
                        path, name, b, e, e - b, dt->string,
-                       shape_str(t->shape, t->ndim, shape, sizeof shape), need);
+                       safetensors_shape_str(t->ndim, t->shape, shape, sizeof shape), need);
     t->bytes = (size_t)need;
     sp->begin = b;
     sp->end = e;

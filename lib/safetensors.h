@@ -108,6 +108,12 @@ const char *safetensors_meta(const SafeTensors *st, const char *key);
 void safetensors_free(SafeTensors *st);
 
 /**
+ * @brief A shape as the file's header writes it, "[2, 3]", into @p buf (@p size bytes,
+ *        cut short if too small); returns @p buf, for error messages.
+ */
+const char *safetensors_shape_str(int ndim, const int64_t *shape, char *buf, size_t size);
+
+/**
  * @brief The file's dtype name of @p dtype ("F32", "F16", "BF16", "I32").
  */
 const char *safetensors_dtype_name(DType dtype);

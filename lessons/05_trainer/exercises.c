@@ -79,7 +79,8 @@ int trainer_run_epochs(Trainer *t, long upto)
  * TODO(ex05.5): wb.format and wb.version, then every parameter of the model as
  * "model.NAME", F32, same shape; and no "model." tensor the model lacks. The
  * messages are in lib/checkpoint.h.
- * Hint: module_parameters, safetensors_find, safetensors_meta. About 35 lines.
+ * Hint: module_parameters, safetensors_find, safetensors_meta, safetensors_shape_str.
+ * About 30 lines.
  */
 int checkpoint_validate(const SafeTensors *st, Module *model, const char *path)
 {

@@ -96,16 +96,6 @@ int clip_grad_norm_scale(float *const *grads, const int64_t *sizes, int n, float
 
 /* ex05.5 Checking a checkpoint before loading it ----------------------------------------- */
 
-static const char *dims(int ndim, const int64_t *shape, char *buf, size_t size)
-{
-    size_t used = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < ndim && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? ", " : "",
-                                 (long long)shape[i]);
-    if (used < size) snprintf(buf + used, size - used, "]");
-    return buf;
-}
-
 int checkpoint_validate(const SafeTensors *st, Module *model, const char *path)
 {
     const char *format = safetensors_meta(st, "wb.format");
@@ -139,8 +129,8 @@ int checkpoint_validate(const SafeTensors *st, Module *model, const char *path)
         if (!same)
             return err_set(ERR_FORMAT, "%s: tensor \"%s\" has shape %s; this model's is %s: the "
                                        "checkpoint is of another model",
-                           path, name, dims(f->ndim, f->shape, a, sizeof a),
-                           dims(v->ndim, v->shape, b, sizeof b));
+                           path, name, safetensors_shape_str(f->ndim, f->shape, a, sizeof a),
+                           safetensors_shape_str(v->ndim, v->shape, b, sizeof b));
     }
     for (int i = 0; i < safetensors_count(st); i++) { /* and nothing the model lacks */
         const char *name = safetensors_get(st, i)->name;
