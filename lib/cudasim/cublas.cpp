@@ -19,7 +19,12 @@
 extern "C" int cudasim_is_device_range(const void *p, size_t n);
 extern "C" void cudasim_report(const char *message);
 namespace cudasim {
+/* Run work as a device operation on the stream (or record it); while it
+ * runs it may touch device memory, which host code may not. */
 cudaError_t issue_work(const char *call, cudaStream_t stream, std::function<cudaError_t()> work);
+/* The operation is about to touch the device buffer holding p: open it to
+ * every thread (OpenBLAS's too) now. */
+void device_operand(const void *p);
 }
 
 struct cublasContext {
@@ -235,6 +240,8 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
         cudasim::issue_work("cublasSgemm", handle->stream, [=, alpha = *alpha, beta = *beta] {
             if (check_sgemm(transa, transb, m, n, k, A, lda, B, ldb, C, ldc))
                 return cudaErrorInvalidValue;
+            if (k > 0) cudasim::device_operand(A), cudasim::device_operand(B);
+            cudasim::device_operand(C);
             bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
             cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans,
                         tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C,
@@ -267,6 +274,8 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
     cudaError_t e = cudasim::issue_work("cublasGemmEx", handle->stream, [=] {
         if (check_gemm("cublasGemmEx", transa, transb, m, n, k, A, ab, lda, B, ab, ldb, C, cb, ldc))
             return cudaErrorInvalidValue;
+        if (k > 0) cudasim::device_operand(A), cudasim::device_operand(B);
+        cudasim::device_operand(C);
         bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
         int a_rows = ta ? k : m, b_rows = tb ? n : k;
         /* Widen to float, multiply with float accumulation, round to Ctype:

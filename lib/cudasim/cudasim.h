@@ -39,6 +39,27 @@ void cudasim_set_report_stream(FILE *stream);
  */
 unsigned long long cudasim_launch_count(void);
 
+/**
+ * @brief How host code is kept out of device memory: "protection keys" or "mprotect".
+ *
+ * On a GPU the CPU cannot dereference a device pointer; in the simulator,
+ * host code that reads or writes a cudaMalloc buffer dies of a SIGSEGV with a
+ * message saying so. Memory protection keys (x86-64 CPUs with PKU) make that
+ * check nearly free; without them (or with CUDASIM_PKEYS=0) the simulator
+ * uses mprotect, which costs some microseconds per buffer a kernel touches.
+ */
+const char *cudasim_memory_guard(void);
+
+/**
+ * @brief Choose how host code is kept out of device memory (for tests).
+ *
+ * 1 asks for memory protection keys (granted where the CPU and the kernel
+ * have them), 0 for mprotect. Only while no cudaMalloc buffer exists (after
+ * cudaDeviceReset, say). Returns 1 when protection keys are now in use, 0 for
+ * mprotect, and -1 (nothing changed) while device buffers exist.
+ */
+int cudasim_set_memory_guard(int protection_keys);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,6 +84,28 @@ struct Pack final : Args {
     Pack(void (*f)(P...), std::tuple<P...> a) : fn(f), args(std::move(a)) {}
     void run() const override { std::apply(fn, args); }
     Args *copy() const override { return new Pack(*this); }
+    void pointers(void (*visit)(const void *)) const override
+    {
+        std::apply([visit](const P &...a) { (visit_pointers(visit, a), ...); }, args);
+    }
+
+  private:
+    /* A pointer argument, or each pointer-aligned word of a struct argument
+     * (which may hold pointers; a word that is not one is ignored). */
+    template <typename T>
+    static void visit_pointers(void (*visit)(const void *), const T &a)
+    {
+        if constexpr (std::is_pointer<T>::value) {
+            if constexpr (std::is_object<typename std::remove_pointer<T>::type>::value)
+                visit((const void *)a);
+        } else if constexpr (std::is_class<T>::value && std::is_trivially_copyable<T>::value) {
+            for (size_t at = 0; at + sizeof(void *) <= sizeof(T); at += alignof(void *)) {
+                const void *word;
+                std::memcpy(&word, reinterpret_cast<const char *>(&a) + at, sizeof word);
+                visit(word);
+            }
+        }
+    }
 };
 
 template <typename... P>

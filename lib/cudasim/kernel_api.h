@@ -27,6 +27,9 @@ struct Args {
     virtual ~Args() = default;
     virtual void run() const = 0; /* the kernel, for one thread */
     virtual Args *copy() const = 0;
+    /* Calls visit with each argument that is a pointer (the buffers the
+     * launch will likely touch: the runtime opens them beforehand). */
+    virtual void pointers(void (*visit)(const void *)) const = 0;
 };
 
 enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };

@@ -3,7 +3,9 @@
  *
  * Device memory is host memory, each buffer placed so that it ends against an
  * inaccessible guard page: a kernel that reads or writes past the end faults
- * at once, and the fault handler names the kernel, block and thread. Blocks
+ * at once, and the fault handler names the kernel, block and thread. Outside
+ * the simulator's device operations, device buffers are shut to host code
+ * (memory protection keys, or mprotect), which dies if it touches one. Blocks
  * run one after another. In a block, threads run one after another too: as
  * plain calls when the kernel uses no barrier, otherwise each as a fiber
  * (ucontext) that yields at __syncthreads and warp operations, so that the
@@ -26,6 +28,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -102,6 +106,8 @@ struct Alloc {
     char *map;        /* the mapping: [slack][data][guard page] */
     size_t map_bytes;
     bool device;      /* false: pinned host memory from cudaMallocHost */
+    bool guarded;     /* shut to host code: device memory a program allocated */
+    bool open;        /* opened for the device operation running now */
 };
 std::map<uintptr_t, Alloc> g_allocs; /* by start address */
 size_t g_in_use = 0;
@@ -122,15 +128,21 @@ const Alloc *find_alloc(const void *p, uintptr_t *start = nullptr)
     return nullptr;
 }
 
-/* The allocation whose guard page (or slack) holds address a, for fault reports. */
-const Alloc *near_alloc(uintptr_t a, uintptr_t *start)
+/* The allocation whose mapping (slack, data or guard page) holds address a,
+ * or NULL; for the fault handler, so it only reads. */
+Alloc *mapping_of(uintptr_t a, uintptr_t *start)
 {
-    for (auto &kv : g_allocs) {
-        uintptr_t lo = (uintptr_t)kv.second.map, hi = lo + kv.second.map_bytes;
-        if (a >= lo && a < hi) {
-            *start = kv.first;
-            return &kv.second;
+    auto it = g_allocs.upper_bound(a); /* the first buffer that starts after a */
+    for (int k = 0; k < 2; k++) {      /* a may be in its slack, or in the one before */
+        if (it != g_allocs.end()) {
+            uintptr_t lo = (uintptr_t)it->second.map, hi = lo + it->second.map_bytes;
+            if (a >= lo && a < hi) {
+                *start = it->first;
+                return &it->second;
+            }
         }
+        if (it == g_allocs.begin()) break;
+        --it;
     }
     return nullptr;
 }
@@ -157,7 +169,155 @@ size_t front_bytes(const char *data, const char *map)
     return (size_t)(data - map) < kFront ? (size_t)(data - map) : kFront;
 }
 
-void *map_buffer(size_t size, bool device)
+/* ---- keeping host code out of device memory ------------------------------ */
+
+/* On a GPU the CPU cannot dereference a device pointer. Here device memory is
+ * host memory, so the data pages of every cudaMalloc buffer are shut to
+ * everything but the simulator's device operations (kernels, copies,
+ * memsets, cuBLAS calls, graph launches), and host code that touches them
+ * faults: the fault handler says what happened and the program dies of the
+ * SIGSEGV, as it would on a GPU machine. Two ways to shut them:
+ *
+ *  - memory protection keys (x86-64 with PKU, Linux 4.9 and later): the
+ *    buffers' pages carry their own key, which this thread's PKRU register
+ *    denies outside device operations and allows during them (a write of one
+ *    register, tens of nanoseconds, whatever the number of buffers). PKRU is
+ *    per thread: other threads (OpenBLAS's workers, in a cuBLAS call) still
+ *    fault, and the handler then opens the buffer to every thread (key 0)
+ *    until the operation ends, as below;
+ *
+ *  - otherwise mprotect: the pages are PROT_NONE, and a buffer is opened
+ *    (PROT_READ | PROT_WRITE) when a device operation first touches it: the
+ *    operation opens the buffers it knows (a copy's, a memset's, a cuBLAS
+ *    call's operands), and a kernel faults on the others, whereupon the
+ *    handler opens the buffer and lets the access go on. When the outermost
+ *    operation ends, the buffers it opened are shut again.
+ *
+ * CUDASIM_PKEYS=0 chooses mprotect where protection keys exist. */
+#if defined(__x86_64__) && defined(PKEY_DISABLE_ACCESS)
+#define CUDASIM_HAVE_PKEYS 1
+#else
+#define CUDASIM_HAVE_PKEYS 0
+#endif
+
+int g_pkey = -1;            /* the protection key of device buffers, or -1 */
+bool g_use_pkeys = false;   /* shut with g_pkey (else with mprotect) */
+std::atomic<int> g_device_ops{0}; /* device operations running (they nest) */
+std::vector<uintptr_t> g_opened;  /* buffers opened since the outermost began */
+std::atomic_flag g_open_lock = ATOMIC_FLAG_INIT; /* for the handler on other threads */
+
+size_t data_bytes(const Alloc &a) { return a.map_bytes - g_page; }
+
+/* Shut a buffer's data pages (and its canaries) to host code. */
+void shut(Alloc &a)
+{
+#if CUDASIM_HAVE_PKEYS
+    if (g_use_pkeys)
+        pkey_mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE, g_pkey);
+    else
+#endif
+        mprotect(a.map, data_bytes(a), PROT_NONE);
+    a.open = false;
+}
+
+/* Open a buffer to every thread until the outermost device operation ends:
+ * called by the operations, and by the fault handler on any thread (hence
+ * the lock, and g_opened's capacity reserved beforehand: no allocation). */
+void open_buffer(uintptr_t start, Alloc &a)
+{
+    while (g_open_lock.test_and_set(std::memory_order_acquire)) {
+    }
+    if (!a.open) {
+#if CUDASIM_HAVE_PKEYS
+        if (g_use_pkeys)
+            pkey_mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE, 0);
+        else
+#endif
+            mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE);
+        a.open = true;
+        g_opened.push_back(start);
+    }
+    g_open_lock.clear(std::memory_order_release);
+}
+
+/* A device operation is about to touch the device buffer holding p: open it
+ * now rather than on a fault (with protection keys this thread may touch
+ * them all already). */
+void open_for_device(const void *p)
+{
+    if (g_use_pkeys || !p) return;
+    uintptr_t start;
+    auto it = g_allocs.upper_bound((uintptr_t)p);
+    if (it == g_allocs.begin()) return;
+    --it;
+    start = it->first;
+    Alloc &a = it->second;
+    if (a.guarded && !a.open && (uintptr_t)p < start + (a.size ? a.size : 1)) open_buffer(start, a);
+}
+
+/* This thread may touch device buffers (during device operations) or not. */
+void allow_device_memory(bool allow)
+{
+#if CUDASIM_HAVE_PKEYS
+    if (g_use_pkeys) pkey_set(g_pkey, allow ? 0 : PKEY_DISABLE_ACCESS);
+#else
+    (void)allow;
+#endif
+}
+
+/* The buffers of the operation that ends, shut again (with mprotect, those
+ * next to each other in one call: the guard pages between them are
+ * PROT_NONE anyway). */
+void shut_opened()
+{
+    if (g_opened.empty()) return;
+    std::vector<Alloc *> open;
+    for (uintptr_t start : g_opened) {
+        auto it = g_allocs.find(start);
+        if (it != g_allocs.end() && it->second.open) open.push_back(&it->second);
+    }
+    g_opened.clear();
+    if (g_use_pkeys) {
+        for (Alloc *a : open) shut(*a);
+        return;
+    }
+    std::sort(open.begin(), open.end(), [](Alloc *x, Alloc *y) { return x->map < y->map; });
+    for (size_t i = 0; i < open.size();) {
+        size_t j = i;
+        while (j + 1 < open.size() && open[j + 1]->map == open[j]->map + open[j]->map_bytes) j++;
+        char *end = open[j]->map + data_bytes(*open[j]);
+        mprotect(open[i]->map, (size_t)(end - open[i]->map), PROT_NONE);
+        for (size_t k = i; k <= j; k++) open[k]->open = false;
+        i = j + 1;
+    }
+}
+
+/* A device operation: kernels, copies, memsets, cuBLAS calls, graph
+ * launches. While one runs (they nest), device buffers may be touched. */
+struct DeviceOp {
+    DeviceOp()
+    {
+        if (g_device_ops.fetch_add(1) == 0) {
+            g_opened.reserve(g_allocs.size()); /* the handler must not allocate */
+            allow_device_memory(true);
+        }
+    }
+    ~DeviceOp()
+    {
+        if (g_device_ops.load() == 1) {
+            shut_opened();
+            allow_device_memory(false);
+        }
+        g_device_ops.fetch_sub(1);
+    }
+    DeviceOp(const DeviceOp &) = delete;
+    DeviceOp &operator=(const DeviceOp &) = delete;
+};
+
+/* A buffer: device memory (a cudaMalloc, shut to host code when guarded),
+ * pinned host memory, or a launch's dynamic shared memory (device, not
+ * guarded: it lives only during the launch). */
+void *map_buffer(size_t size, bool device, bool guarded)
 {
     /* Data ending at most 15 bytes (usually 0) before a guard page; the bytes
      * between its end and the page are canaries. */
@@ -178,7 +338,8 @@ void *map_buffer(size_t size, bool device)
     __asan_poison_memory_region(data + size, rounded - size); /* ASan names the thread */
     __asan_poison_memory_region(data - front, front);
 #endif
-    g_allocs[(uintptr_t)data] = Alloc{size, map, map_bytes, device};
+    Alloc &a = g_allocs[(uintptr_t)data] = Alloc{size, map, map_bytes, device, guarded, false};
+    if (guarded) shut(a);
     if (device) g_in_use += size;
     return data;
 }
@@ -194,11 +355,13 @@ void unmap_buffer(const Alloc &a)
 }
 
 /* Check the canaries around every device buffer; returns the first buffer
- * written outside its bounds (and in *before whether before its start), or NULL. */
+ * written outside its bounds (and in *before whether before its start), or NULL.
+ * (With mprotect, a buffer still shut was not touched: it is skipped.) */
 const Alloc *check_canaries(uintptr_t *start, bool *before)
 {
     for (auto &kv : g_allocs) {
         const Alloc &a = kv.second;
+        if (a.guarded && !a.open && !g_use_pkeys) continue;
         size_t rounded = rounded_size(a.size);
         const unsigned char *p = (const unsigned char *)kv.first;
         size_t front = front_bytes((const char *)p, a.map);
@@ -475,16 +638,64 @@ void describe_thread(char *buf, size_t n)
 
 char g_altstack[64 * 1024];
 
-void on_fault(int sig, siginfo_t *info, void *)
+/* Host code touched a buffer's mapping outside any device operation: say
+ * what happened, in one line written straight to stderr (the program is
+ * about to die, so even with reports silenced; and without stdio, which the
+ * faulting code may have been using). */
+void report_host_access(uintptr_t a, uintptr_t start, const Alloc &al, void *uctx)
 {
+    const char *did = "read or wrote";
+#if defined(__x86_64__) && defined(REG_ERR)
+    /* The page fault's error code: bit 1 is set for a write. */
+    did = ((ucontext_t *)uctx)->uc_mcontext.gregs[REG_ERR] & 2 ? "wrote" : "read";
+#else
+    (void)uctx;
+#endif
+    const char *kind = al.device ? "cudaMalloc" : "cudaMallocHost";
+    char where[160], msg[640];
+    if (a >= start && a < start + al.size)
+        snprintf(where, sizeof where, "byte %zu of a %zu-byte %s buffer", (size_t)(a - start),
+                 al.size, kind);
+    else if (a >= start)
+        snprintf(where, sizeof where, "%zu bytes past the end of a %zu-byte %s buffer",
+                 (size_t)(a - start - al.size), al.size, kind);
+    else
+        snprintf(where, sizeof where, "%zu bytes before the start of a %zu-byte %s buffer",
+                 (size_t)(start - a), al.size, kind);
+    int n;
+    if (al.device)
+        n = snprintf(msg, sizeof msg,
+                     "cudasim: host code %s device memory at %p (%s): on a GPU the CPU cannot "
+                     "dereference device pointers; copy the data with cudaMemcpy first\n",
+                     did, (void *)a, where);
+    else
+        n = snprintf(msg, sizeof msg,
+                     "cudasim: host code %s memory at %p (%s): an index beyond the buffer\n",
+                     did, (void *)a, where);
+    if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
+    ssize_t ignored = write(STDERR_FILENO, msg, (size_t)n);
+    (void)ignored;
+}
+
+void on_fault(int sig, siginfo_t *info, void *uctx)
+{
+    uintptr_t a = (uintptr_t)info->si_addr, start = 0;
+    Alloc *al = sig == SIGSEGV || sig == SIGBUS ? mapping_of(a, &start) : nullptr;
+    if (al && g_device_ops.load() > 0 && al->guarded && a < (uintptr_t)al->map + data_bytes(*al) &&
+        sig == SIGSEGV && (info->si_code == SEGV_ACCERR || info->si_code == 4 /* SEGV_PKUERR */)) {
+        /* A device operation touched a buffer still shut: open it, and the
+         * access goes on (a buffer opened already was opened by another
+         * thread just now: the access goes on too). */
+        open_buffer(start, *al);
+        return;
+    }
     if (!g_run.in_kernel) {
-        signal(sig, SIG_DFL); /* not ours: crash as usual */
+        if (al && g_device_ops.load() == 0) report_host_access(a, start, *al, uctx);
+        signal(sig, SIG_DFL); /* crash as usual: the access faults again */
         return;
     }
     char who[256], what[512];
     describe_thread(who, sizeof who);
-    uintptr_t a = (uintptr_t)info->si_addr, start = 0;
-    const Alloc *al = sig == SIGSEGV || sig == SIGBUS ? near_alloc(a, &start) : nullptr;
     if (sig == SIGFPE)
         snprintf(what, sizeof what,
                  "an integer division by zero (a GPU does not stop there, it gives an "
@@ -523,6 +734,13 @@ void install_fault_handler()
     __sanitizer_set_death_callback(on_asan_death);
 #endif
     g_page = (size_t)sysconf(_SC_PAGESIZE);
+#if CUDASIM_HAVE_PKEYS
+    /* The key starts denied to this thread (and other threads are denied
+     * every key but 0 from their start, or from this one's). */
+    g_pkey = pkey_alloc(0, PKEY_DISABLE_ACCESS);
+    const char *env = getenv("CUDASIM_PKEYS");
+    g_use_pkeys = g_pkey >= 0 && !(env && strcmp(env, "0") == 0);
+#endif
     stack_t ss;
     ss.ss_sp = g_altstack;
     ss.ss_size = sizeof g_altstack;
@@ -917,6 +1135,7 @@ cudaError_t check_config(const cudasim::LaunchConfig *c)
  * graph. */
 cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args)
 {
+    DeviceOp op;
     g_run.cfg = cfg;
     g_run.args = args;
     g_run.error = cudaSuccess;
@@ -935,12 +1154,15 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
     g_run.shared_seen.clear();
     g_run.dynamic_shared = nullptr;
     if (cfg->shared_bytes) {
-        g_run.dynamic_shared = (char *)map_buffer(cfg->shared_bytes, true);
+        g_run.dynamic_shared = (char *)map_buffer(cfg->shared_bytes, true, false);
         g_in_use -= cfg->shared_bytes; /* not device memory the program allocated */
         if (!g_run.dynamic_shared) return fail(cudaErrorLaunchOutOfResources);
     }
     cudasim_grid_dim = cfg->grid;
     cudasim_block_dim = cfg->block;
+    /* With mprotect, open the buffers passed as arguments now: cheaper than
+     * a fault each (those reached otherwise fault, and open then). */
+    if (!g_use_pkeys) args->pointers(open_for_device);
 
     g_run.in_kernel = true;
     g_run.on_fiber = false;
@@ -949,6 +1171,8 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
         if (g_run.on_fiber) __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
         g_run.on_fiber = false;
+        /* Back from the fault handler, which ran with the signal's PKRU. */
+        allow_device_memory(true);
     } else {
         for (unsigned z = 0; z < cfg->grid.z; z++)
             for (unsigned y = 0; y < cfg->grid.y; y++)
@@ -1110,6 +1334,21 @@ extern "C" void cudasim_clear_report(void) { g_report.clear(); }
 extern "C" void cudasim_set_report_stream(FILE *stream) { g_report_stream = stream; }
 extern "C" unsigned long long cudasim_launch_count(void) { return g_launches; }
 
+extern "C" const char *cudasim_memory_guard(void)
+{
+    install_fault_handler();
+    return g_use_pkeys ? "protection keys" : "mprotect";
+}
+
+extern "C" int cudasim_set_memory_guard(int protection_keys)
+{
+    install_fault_handler();
+    for (auto &kv : g_allocs)
+        if (kv.second.guarded) return -1; /* shut the other way */
+    g_use_pkeys = protection_keys && g_pkey >= 0;
+    return g_use_pkeys;
+}
+
 /* ---- the runtime API ------------------------------------------------------------ */
 
 namespace {
@@ -1235,7 +1474,12 @@ cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cu
 {
     cudaError_t e = check_copy(call, dst, src, n, kind);
     if (e) return fail(e);
-    if (n) memmove(dst, src, n);
+    if (n) {
+        DeviceOp op;
+        open_for_device(dst);
+        open_for_device(src);
+        memmove(dst, src, n);
+    }
     return cudaSuccess;
 }
 
@@ -1248,7 +1492,11 @@ cudaError_t do_memset(const char *call, void *p, int value, size_t n)
 {
     cudaError_t e = check_set(call, p, n);
     if (e) return fail(e);
-    if (n) memset(p, value, n);
+    if (n) {
+        DeviceOp op;
+        open_for_device(p);
+        memset(p, value, n);
+    }
     return cudaSuccess;
 }
 
@@ -1504,7 +1752,7 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
                size, kTotalMemory - g_in_use, kTotalMemory);
         return fail(cudaErrorMemoryAllocation);
     }
-    void *p = map_buffer(size, true);
+    void *p = map_buffer(size, true, true);
     if (!p) return fail(cudaErrorMemoryAllocation);
     *ptr = p;
     return cudaSuccess;
@@ -1532,7 +1780,7 @@ cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
     API_ENTER();
     if (!ptr) return fail(cudaErrorInvalidValue);
-    *ptr = size ? map_buffer(size, false) : nullptr;
+    *ptr = size ? map_buffer(size, false, false) : nullptr;
     if (size && !*ptr) return fail(cudaErrorMemoryAllocation);
     return cudaSuccess;
 }
@@ -1865,6 +2113,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
         return fail(cudaErrorNotSupported);
     }
     const Graph &nodes = it->second;
+    DeviceOp op; /* one for all the nodes: what they open stays open until the end */
     for (size_t i = 0; i < nodes.size() && !e; i++) {
         char where[160];
         snprintf(where, sizeof where, "cudaGraphLaunch, node %zu of %zu (%s): ", i + 1,
@@ -1942,6 +2191,12 @@ extern "C" void cudasim_report(const char *message) { report("%s", message); }
 namespace cudasim {
 cudaError_t issue_work(const char *call, cudaStream_t stream, std::function<cudaError_t()> work)
 {
-    return issue(call, stream, std::move(work));
+    return issue(call, stream, [work = std::move(work)] {
+        DeviceOp op;
+        return work();
+    });
 }
+
+/* For cublas.cpp: a cuBLAS call is about to touch the device buffer holding p. */
+void device_operand(const void *p) { open_for_device(p); }
 } // namespace cudasim

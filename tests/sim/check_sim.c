@@ -8,12 +8,20 @@
  * kernel, the block and the thread (or threads). CUDA Graphs: a captured
  * epoch replayed must give what running it directly gives, and each call that
  * breaks a rule of stream capture must fail and invalidate the capture.
+ * Host code that touches device memory must die, as on a GPU, with a message
+ * that says so, while every device operation still reaches it.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <check.h>
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -857,6 +865,240 @@ START_TEST(test_graph_replay_errors_are_reported)
 }
 END_TEST
 
+/* ---- host code and device memory ------------------------------------------ */
+
+/* Loop tests run once with mprotect (0) and once with memory protection keys
+ * (1; mprotect again where the machine has none). */
+static void use_guard(int protection_keys)
+{
+    quiet();
+    int got = cudasim_set_memory_guard(protection_keys);
+    ck_assert_int_ge(got, 0);
+    if (!protection_keys) ck_assert_int_eq(got, 0);
+    ck_assert_str_eq(cudasim_memory_guard(), got ? "protection keys" : "mprotect");
+}
+
+/* Run what(arg) in a child process with its stderr captured in err; returns
+ * the signal that ended it, or 0 when it exited. */
+static int in_child(void (*what)(int), int arg, char *err, size_t n)
+{
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fd[0]);
+        dup2(fd[1], STDERR_FILENO);
+        what(arg);
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t used = 0;
+    ssize_t got;
+    while (used + 1 < n && (got = read(fd[0], err + used, n - 1 - used)) > 0) used += (size_t)got;
+    err[used] = '\0';
+    close(fd[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    if (WIFEXITED(status)) ck_assert_msg(0, "the child exited with %d: %s", WEXITSTATUS(status), err);
+    return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+static volatile float g_sink;
+
+/* In a child (no ck_assert here: a failure exits with 3): a 4096-byte buffer
+ * that copies, a memset, a kernel, cuBLAS and a graph all use, then host code
+ * reads element 5 of it (how bit 0 clear) or writes it (set). Bit 1 chooses
+ * protection keys. The buffer's address was a freed buffer's just before. */
+static void host_touches_device_memory(int how)
+{
+    cudaDeviceReset();
+    cudasim_set_report_stream(NULL);
+    if (cudasim_set_memory_guard(how >> 1 & 1) < 0) _exit(3);
+    float *d = NULL, h[1024];
+    if (cudaMalloc((void **)&d, 4096) != cudaSuccess || cudaFree(d) != cudaSuccess) _exit(3);
+    if (cudaMalloc((void **)&d, 4096) != cudaSuccess) _exit(3);
+    for (int i = 0; i < 1024; i++) h[i] = (float)i;
+    cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+    cudaMemset(d + 512, 0, 512 * sizeof(float));
+    sim_axpb(d, 2.0f, 1.0f, 1024, 0);
+    cublasHandle_t blas;
+    const float one = 1.0f, zero = 0.0f;
+    if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) _exit(3);
+    if (cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, d, 8, d + 64, 8, &zero,
+                    d + 512, 8) != CUBLAS_STATUS_SUCCESS)
+        _exit(3);
+    cudaStream_t s;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    cudaStreamCreate(&s);
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    sim_axpb(d + 256, 1.0f, 1.0f, 256, s);
+    cudaStreamEndCapture(s, &graph);
+    cudaGraphInstantiate(&exec, graph, 0);
+    if (cudaGraphLaunch(exec, s) != cudaSuccess) _exit(3);
+    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    if (h[5] != 11.0f || h[300] != 602.0f) _exit(3);
+    if (how & 1)
+        d[5] = 1.0f;
+    else
+        g_sink = d[5];
+    _exit(0); /* not reached: the access must kill the process */
+}
+
+START_TEST(test_host_access_to_device_memory_dies)
+{
+    /* _i: 0 read, 1 write; 2 and 3 the same with protection keys. */
+    char err[2048];
+    int sig = in_child(host_touches_device_memory, _i, err, sizeof err);
+    ck_assert_msg(sig == SIGSEGV, "host code that %s device memory died of signal %d, not SIGSEGV",
+                  _i & 1 ? "wrote" : "read", sig);
+#if defined(__x86_64__)
+    const char *want = _i & 1 ? "cudasim: host code wrote device memory at 0x"
+                              : "cudasim: host code read device memory at 0x";
+#else
+    const char *want = "cudasim: host code read or wrote device memory at 0x";
+#endif
+    ck_assert_msg(strstr(err, want) != NULL, "the message \"%s\" does not say \"%s\"", err, want);
+    const char *rest = "(byte 20 of a 4096-byte cudaMalloc buffer): on a GPU the CPU cannot "
+                       "dereference device pointers; copy the data with cudaMemcpy first\n";
+    ck_assert_msg(strstr(err, rest) != NULL, "the message \"%s\" does not say \"%s\"", err, rest);
+    const char *second = strstr(strstr(err, "cudasim:") + 1, "cudasim:");
+    ck_assert_msg(second == NULL, "more than one message: \"%s\"", err);
+}
+END_TEST
+
+/* Host code reading one past the end of a device buffer: the same message. */
+static void host_reads_past_the_end(int protection_keys)
+{
+    cudaDeviceReset();
+    if (cudasim_set_memory_guard(protection_keys) < 0) _exit(3);
+    float *d = NULL;
+    if (cudaMalloc((void **)&d, 256 * sizeof(float)) != cudaSuccess) _exit(3);
+    g_sink = d[256];
+    _exit(0);
+}
+
+START_TEST(test_host_access_past_the_end_dies)
+{
+    char err[2048];
+    ck_assert_int_eq(in_child(host_reads_past_the_end, _i, err, sizeof err), SIGSEGV);
+    ck_assert_msg(strstr(err, "device memory at 0x") &&
+                      strstr(err, "(0 bytes past the end of a 1024-byte cudaMalloc buffer)"),
+                  "the message: \"%s\"", err);
+}
+END_TEST
+
+START_TEST(test_device_operations_reach_device_memory)
+{
+    use_guard(_i);
+    enum { n = 1024 };
+    float *h = ramp(n), got[n];
+    float *d = dev(n * sizeof(float)), *e = dev(n * sizeof(float));
+
+    /* Copies both ways and device to device, a memset, kernels. */
+    ck_assert_int_eq(cudaMemcpy(d, h, sizeof got, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(sim_axpb(d, 2.0f, 1.0f, n, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(e, d, sizeof got, cudaMemcpyDeviceToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(e + n / 2, 0, n / 2 * sizeof(float)), cudaSuccess);
+    ck_assert_int_eq(sim_axpb(e, 1.0f, 1.0f, n, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(got, e, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < n; i++)
+        ck_assert_float_eq_tol(got[i], (i < n / 2 ? 2.0f * h[i] + 2.0f : 1.0f), 1e-5f);
+
+    /* cuBLAS on the same buffers: (16 x 16) = (16 x 16)(16 x 16), column-major. */
+    cublasHandle_t blas;
+    ck_assert_int_eq(cublasCreate(&blas), CUBLAS_STATUS_SUCCESS);
+    const float one = 1.0f, zero = 0.0f;
+    ck_assert_int_eq(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &one, d, 16, d + 256,
+                                 16, &zero, e, 16),
+                     CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cudaMemcpy(got, e, 256 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int j = 0; j < 16; j++)
+        for (int i = 0; i < 16; i++) {
+            double want = 0;
+            for (int p = 0; p < 16; p++)
+                want += (2.0 * h[i + 16 * p] + 1.0) * (2.0 * h[256 + p + 16 * j] + 1.0);
+            ck_assert_float_eq_tol(got[i + 16 * j], want, 1e-3 * fabs(want));
+        }
+    cublasDestroy(blas);
+
+    /* Async work and a graph replayed, into pinned memory, which host code may touch. */
+    float *pinned = NULL;
+    ck_assert_int_eq(cudaMallocHost((void **)&pinned, sizeof got), cudaSuccess);
+    for (int i = 0; i < n; i++) pinned[i] = (float)i;
+    cudaStream_t s;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpyAsync(d, pinned, sizeof got, cudaMemcpyHostToDevice, s), cudaSuccess);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMemsetAsync(e, 0, sizeof got, s), cudaSuccess);
+    ck_assert_int_eq(sim_axpb(d, 1.0f, 1.0f, n, s), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpyAsync(pinned, d, sizeof got, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &graph), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphLaunch(exec, s), cudaSuccess);
+    ck_assert_int_eq(cudaGraphLaunch(exec, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+    for (int i = 0; i < n; i++) ck_assert_float_eq_tol(pinned[i], (float)i + 2.0f, 1e-5f);
+    pinned[0] = -1.0f;
+    ck_assert_int_eq(cudaFreeHost(pinned), cudaSuccess);
+
+    /* A freed buffer's address, mapped again by host code, is host memory. */
+    ck_assert_int_eq(cudaFree(e), cudaSuccess);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *at = (char *)((uintptr_t)e & ~(uintptr_t)(page - 1));
+    char *m = mmap(at, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(m, MAP_FAILED);
+    memset(m, 7, page);
+    ck_assert_int_eq(m[page - 1], 7);
+    munmap(m, page);
+    /* And a new device buffer there works as any other. */
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    d = dev(n * sizeof(float));
+    ck_assert_int_eq(cudaMemcpy(d, h, sizeof got, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(sim_axpb(d, 1.0f, 0.5f, n, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < n; i++) ck_assert_float_eq_tol(got[i], h[i] + 0.5f, 1e-5f);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(s);
+    free(h);
+}
+END_TEST
+
+/* The guard is chosen only while no device buffer exists. */
+START_TEST(test_memory_guard_is_chosen_with_no_buffers)
+{
+    use_guard(0);
+    void *d = dev(64);
+    ck_assert_int_eq(cudasim_set_memory_guard(1), -1);
+    ck_assert_str_eq(cudasim_memory_guard(), "mprotect");
+    cudaFree(d);
+    ck_assert_int_ge(cudasim_set_memory_guard(1), 0);
+}
+END_TEST
+
+/* Other tests, again with mprotect (as on machines without protection keys),
+ * then back to the guard that was in use. */
+static int g_had_pkeys;
+
+static void with_mprotect(void)
+{
+    cudaDeviceReset();
+    g_had_pkeys = strcmp(cudasim_memory_guard(), "protection keys") == 0;
+    cudasim_set_memory_guard(0);
+}
+
+static void with_guard_as_before(void)
+{
+    cudaDeviceReset();
+    cudasim_set_memory_guard(g_had_pkeys);
+}
+
 Suite *sim_suite(void)
 {
     Suite *s = suite_create("cudasim");
@@ -899,5 +1141,27 @@ Suite *sim_suite(void)
     tcase_add_test(g, test_capture_rules);
     tcase_add_test(g, test_graph_replay_errors_are_reported);
     suite_add_tcase(s, g);
+    TCase *h = tcase_create("host_and_device_memory");
+    tcase_add_loop_test(h, test_host_access_to_device_memory_dies, 0, 4);
+    tcase_add_loop_test(h, test_host_access_past_the_end_dies, 0, 2);
+    tcase_add_loop_test(h, test_device_operations_reach_device_memory, 0, 2);
+    tcase_add_test(h, test_memory_guard_is_chosen_with_no_buffers);
+    suite_add_tcase(s, h);
+    /* Kernels, their planted bugs, graphs and cuBLAS with mprotect. */
+    TCase *m = tcase_create("with_mprotect");
+    tcase_add_checked_fixture(m, with_mprotect, with_guard_as_before);
+    tcase_add_test(m, test_cublas_sgemm);
+    tcase_add_test(m, test_block_sums_with_barriers_and_shuffles);
+    tcase_add_test(m, test_dynamic_shared_memory);
+    tcase_add_test(m, test_atomics);
+    tcase_add_test(m, test_off_by_one_write_is_reported);
+    tcase_add_test(m, test_off_by_one_inside_a_fiber_is_reported);
+    tcase_add_test(m, test_race_with_the_lower_neighbour_shows);
+#if !defined(__SANITIZE_ADDRESS__)
+    tcase_add_test(m, test_write_before_the_start_is_reported);
+#endif
+    tcase_add_test(m, test_graph_replays_an_epoch);
+    tcase_add_test(m, test_graph_replay_errors_are_reported);
+    suite_add_tcase(s, m);
     return s;
 }
