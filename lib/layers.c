@@ -109,9 +109,7 @@ static int linear_module_forward(Module *self, const Tensor *x, const Tensor **y
 {
     const LinearImpl *L = self->impl;
     TRY(tensor_check_2d(x, DTYPE_F32, 0, L->in, "", "input"));
-    TRY(exercise_result(tensor_same_device(self->label, x,
-                                           self->params[0].value),
-                        "02.3", "tensor_same_device"));
+    TRY(tensor_check_same_device(self->label, x, self->params[0].value));
     int64_t n = x->shape[0];
     int64_t shape[2] = {n, L->out}; // y: (n, out)
     TRY(tensor_resize(self->output, 2, shape));
@@ -144,9 +142,7 @@ static int linear_module_backward(Module *self, const Tensor *dy, const Tensor *
     const LinearImpl *L = self->impl;
     int64_t n = self->input->shape[0];
     TRY(tensor_check_2d(dy, DTYPE_F32, n, L->out, "", "output gradient"));
-    TRY(exercise_result(tensor_same_device(self->label, dy,
-                                           self->params[0].value),
-                        "02.3", "tensor_same_device"));
+    TRY(tensor_check_same_device(self->label, dy, self->params[0].value));
     float *dx_data = NULL;
     if (dx) {
         int64_t shape[2] = {n, L->in}; // dx: (n, in)
@@ -241,8 +237,7 @@ static int relu_module_forward(Module *self, const Tensor *x, const Tensor **y)
     if (x->dtype != DTYPE_F32)
         return err_set(ERR_SHAPE, "input has dtype %s, expected float32",
                        dtype_name(x->dtype));
-    TRY(exercise_result(tensor_same_device(self->label, x, self->output),
-                        "02.3", "tensor_same_device"));
+    TRY(tensor_check_same_device(self->label, x, self->output));
     TRY(tensor_resize(self->output, x->ndim, x->shape));
     self->input = x;
     if (x->device.kind == DEVICE_CUDA) {
@@ -264,8 +259,7 @@ static int relu_module_backward(Module *self, const Tensor *dy, const Tensor **d
                        tensor_shape_str(self->output, b, sizeof b));
     }
     if (!dx) return ERR_OK; /* no parameters: nothing to do without dx */
-    TRY(exercise_result(tensor_same_device(self->label, dy, self->output),
-                        "02.3", "tensor_same_device"));
+    TRY(tensor_check_same_device(self->label, dy, self->output));
     TRY(tensor_resize(self->grad_input, self->output->ndim, self->output->shape));
     if (dy->device.kind == DEVICE_CUDA) {
         TRY(backend_relu_backward(dy->device, tensor_f32(self->output), tensor_f32(dy),

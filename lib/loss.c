@@ -62,8 +62,7 @@ static int gpu_forward(Loss *loss, const Tensor *logits, const Tensor *targets, 
         return err_set(ERR_SHAPE, "cross_entropy: targets must be (%lld) int32, one class index "
                                   "per row of the logits",
                        (long long)n);
-    TRY(exercise_result(tensor_same_device("cross_entropy", logits, targets), "02.3",
-                        "tensor_same_device"));
+    TRY(tensor_check_same_device("cross_entropy", logits, targets));
     TRY(caches_on(loss, logits->device));
     TRY(tensor_resize(loss->probs, 2, logits->shape));
     loss->ready = 0;
@@ -108,8 +107,7 @@ int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float 
         return err_set(ERR_SHAPE, "cross_entropy: logits of shape (%lld, %lld) are empty",
                        (long long)n, (long long)c);
     if (logits->device.kind == DEVICE_CUDA) return gpu_forward(loss, logits, targets, value);
-    TRY(exercise_result(tensor_same_device("cross_entropy", logits, targets), "02.3",
-                        "tensor_same_device"));
+    TRY(tensor_check_same_device("cross_entropy", logits, targets));
     TRY(caches_on_cpu(loss));
     TRY(check_targets(targets, n, c));
     TRY(tensor_resize(loss->probs, 2, logits->shape));
@@ -142,8 +140,7 @@ int loss_backward(Loss *loss, const Tensor **dlogits)
 int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy)
 {
     TRY(tensor_check_2d(logits, DTYPE_F32, 0, 0, "accuracy", "logits"));
-    TRY(exercise_result(tensor_same_device("accuracy", logits, targets), "02.3",
-                        "tensor_same_device"));
+    TRY(tensor_check_same_device("accuracy", logits, targets));
     if (logits->device.kind == DEVICE_CUDA) { /* count on the CPU: two copies, one sync */
         Tensor *z = NULL, *t = NULL;
         int rc = tensor_to(logits, device_cpu(), &z);

@@ -132,7 +132,14 @@ int module_call(Module *m, const Tensor *x, const Tensor **y)
 {
     if (!m || !x || !y) return err_set(ERR_ARG, "module_call: NULL argument");
     if (m->n_pre_hooks == 0 && m->n_hooks == 0) return module_forward(m, x, y);
-    return exercise_result(module_call_hooks(m, x, y), "04.3", "module_call_hooks");
+    *y = NULL;
+    TRY(exercise_result(module_call_hooks(m, x, y), "04.3", "module_call_hooks"));
+    if (!*y)
+        return err_set(ERR_ARG, "exercise 04.3 module_call_hooks returned 0 for %s without "
+                                "setting *y: set it to the output (forward's, or a hook's "
+                                "replacement)",
+                       m->label);
+    return ERR_OK;
 }
 
 int module_forward(Module *m, const Tensor *x, const Tensor **y)

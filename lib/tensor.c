@@ -305,11 +305,21 @@ int tensor_check_2d(const Tensor *t, DType dtype, int64_t rows, int64_t cols,
                    tensor_shape_str(t, got, sizeof got), want);
 }
 
+int tensor_check_same_device(const char *op, const Tensor *a, const Tensor *b)
+{
+    if (device_equal(a->device, b->device)) return ERR_OK;
+    EXERCISE("02.3", tensor_same_device, op, a, b);
+    char da[16], db[16];
+    return err_set(ERR_DEVICE, "%s: tensors on %s and %s, and exercise 02.3 tensor_same_device "
+                               "let them pass: it must refuse tensors on different devices",
+                   op, device_str(a->device, da, sizeof da), device_str(b->device, db, sizeof db));
+}
+
 int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst)
 {
     TRY(tensor_check_2d(x, DTYPE_F32, 0, 0, "tensor_copy_rows", "x"));
     TRY(tensor_check_2d(dst, DTYPE_F32, count, x->shape[1], "tensor_copy_rows", "dst"));
-    TRY(tensor_same_device("tensor_copy_rows", x, dst));
+    TRY(tensor_check_same_device("tensor_copy_rows", x, dst));
     int64_t n = x->shape[0], d = x->shape[1];
     if (start < 0 || count < 0 || start + count > n)
         return err_set(ERR_ARG, "tensor_copy_rows: rows %lld..%lld of a tensor with %lld rows",
@@ -327,7 +337,7 @@ int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src)
 {
     TRY(tensor_check_2d(dst, DTYPE_F32, 0, 0, "tensor_put_rows", "dst"));
     TRY(tensor_check_2d(src, DTYPE_F32, 0, dst->shape[1], "tensor_put_rows", "src"));
-    TRY(tensor_same_device("tensor_put_rows", dst, src));
+    TRY(tensor_check_same_device("tensor_put_rows", dst, src));
     int64_t n = dst->shape[0], count = src->shape[0], d = dst->shape[1];
     if (start < 0 || start + count > n)
         return err_set(ERR_ARG, "tensor_put_rows: rows %lld..%lld of a tensor with %lld rows",

@@ -171,6 +171,17 @@ const char *tensor_shape_str(const Tensor *t, char *buf, size_t size);
 int tensor_check_2d(const Tensor *t, DType dtype, int64_t rows, int64_t cols,
                     const char *op, const char *what);
 
+/**
+ * @brief The same-device rule, as lib applies it before an operation @p op.
+ *
+ * Tensors on the same device pass at once; for tensors on different devices
+ * the rule is exercise 02.3 (tensor_same_device), whose ::ERR_DEVICE and
+ * message are returned (an exercise that lets them pass is reported as such).
+ * So code that keeps all its tensors on one device, the CPU code of Lesson 01
+ * among it, does not depend on exercise 02.3.
+ */
+int tensor_check_same_device(const char *op, const Tensor *a, const Tensor *b);
+
 /* ---- Exercise of Lesson 02 (lessons/02_device_transfer/exercises.c) ---- */
 
 /**

@@ -130,6 +130,24 @@ START_TEST(test_device_names_and_equality)
 }
 END_TEST
 
+START_TEST(test_same_device_rule)
+{
+    /* Tensors on one device pass without asking exercise 02.3; on two devices its
+     * error comes back (here the answer's, PyTorch's message). Only the device
+     * field is read. */
+    Tensor a = {0}, b = {0};
+    a.device = b.device = device_cpu();
+    err_clear();
+    ck_assert_int_eq(tensor_check_same_device("add", &a, &b), ERR_OK);
+    a.device = b.device = device_cuda(1);
+    ck_assert_int_eq(tensor_check_same_device("add", &a, &b), ERR_OK);
+    b.device = device_cpu();
+    ck_assert_int_eq(tensor_check_same_device("Linear fc1", &a, &b), ERR_DEVICE);
+    ck_assert_str_eq(err_message(), "Linear fc1: expected all tensors to be on the same device, "
+                                    "but found cuda:1 and cpu");
+}
+END_TEST
+
 START_TEST(test_dtype_table)
 {
     ck_assert_uint_eq(dtype_size(DTYPE_F32), 4);
@@ -156,6 +174,7 @@ Suite *tensor_suite(void)
     tcase_add_test(tc, test_check_2d_message);
     tcase_add_test(tc, test_dtype_table);
     tcase_add_test(tc, test_device_names_and_equality);
+    tcase_add_test(tc, test_same_device_rule);
     suite_add_tcase(s, tc);
     return s;
 }
