@@ -8,6 +8,7 @@ MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
 .SECONDEXPANSION:
 .SECONDARY:
+.DELETE_ON_ERROR:
 
 # ---- configuration ------------------------------------------------------
 IMPL  ?= solutions          # which exercises to link: solutions or lessons
@@ -74,8 +75,14 @@ WARN       := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
 CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -I. -DWB_ROOT='"$(CURDIR)"' -MMD -MP \
               $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
 CFLAGS_LIB := $(CFLAGS_ALL) -Werror
-# Student code: warnings are shown but do not stop the build.
-CFLAGS_EX  := $(CFLAGS_ALL)
+# Student code: warnings are shown but do not stop the build. It sees only the
+# headers of lib/ and kernels/ (through STUDENT_INC, which holds links to those two
+# folders, not the repository root), lists every file it read (-MD, for the include
+# check of tests/graded/check_student.pl) and puts each function in a section of
+# its own (for that script's call graph).
+STUDENT_INC := $(BUILD_ROOT)/student-include
+STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections
+CFLAGS_EX  := -std=c11 $(OPT) $(WARN) $(STUDENT_ONLY) $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
 LDLIBS     := $(LIBMVEC) -lm -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
@@ -88,6 +95,7 @@ CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_
 CXXFLAGS_KSIM := -std=c++17 $(OPT) -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
                  -I$(SIM_DIR) -include $(SIM_DIR)/kernel.h -MMD -MP
+CXXFLAGS_KSIM_EX := $(filter-out -I. -MMD,$(CXXFLAGS_KSIM)) $(STUDENT_ONLY)
 # C code that calls the CUDA runtime, built against the simulator's headers.
 CFLAGS_SIMC := $(CFLAGS_LIB) -I$(SIM_DIR)/include
 
@@ -98,6 +106,8 @@ NVCC_ARCH  := $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) 
               -gencode arch=compute_$(lastword $(GPU_ARCHS)),code=compute_$(lastword $(GPU_ARCHS))
 NVCCFLAGS_EX := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra
 NVCCFLAGS  := $(NVCCFLAGS_EX) -Xcompiler -Werror
+NVCCFLAGS_STUDENT := $(filter-out -I.,$(NVCCFLAGS_EX)) -I$(STUDENT_INC) \
+              -Xcompiler -ffunction-sections,-fdata-sections
 CFLAGS_CUDAC := $(CFLAGS_LIB) -I$(CUDA_HOME)/include
 CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -ldl -lrt -lpthread
 # (A GPU without nvcc cannot be used: nothing is built for it.)
@@ -115,9 +125,15 @@ CU_LESSONS := $(patsubst lessons/%/exercises.cu,%,$(wildcard lessons/[0-9][0-9]_
 STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR))))
 ex_dir      = $(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
 ex_obj      = $(BUILD)/obj/$(call ex_dir,$(1))/$(2)/exercises.o
+# What the grader links: a student's objects after tests/graded/check_student.pl.
+# (GRADE_UNCHECKED=1 skips the check: only for tests/graded/selftest.py, which shows
+# that the runner/judge split alone still gives a forgery 0.)
+graded_student = $(if $(filter 1,$(GRADE_UNCHECKED)),,$(filter lessons,$(1)))
+ex_gobj     = $(if $(call graded_student,$(1)),$(BUILD)/obj/student/$(STUDENT_KEY)/$(2)/exercises.checked.o,$(call ex_obj,$(1),$(2)))
 EX_OBJ      = $(foreach d,$(LESSONS),$(call ex_obj,$(1),$(d)))
 # A lesson's CUDA exercise (exercises.cu), built for flavour $(3): sim or cuda.
 excu_obj    = $(BUILD)/obj/$(3)/$(call ex_dir,$(1))/$(2)/exercises.o
+excu_gobj   = $(if $(call graded_student,$(1)),$(BUILD)/obj/$(3)/student/$(STUDENT_KEY)/$(2)/exercises.checked.o,$(call excu_obj,$(1),$(2),$(3)))
 EXCU_OBJ    = $(foreach d,$(CU_LESSONS),$(call excu_obj,$(1),$(d),$(2)))
 
 # Programs come in three flavours, which differ only in the GPU backend:
@@ -139,32 +155,46 @@ flavor_link = $(if $(filter cpu,$(1)),$(CC),$(CXX))
 # SIM=1 runs their GPU parts on the simulator (built apart, in BUILD-sim).
 APP_FLAVOR := $(if $(filter 1,$(SIM)),sim,$(if $(NVCC),cuda,cpu))
 PART_OBJ   := $(LESSONS:%=$(BUILD)/obj/lessons/%/lesson.o)
-UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c tests/common/iris.c \
-              tests/common/tmpdir.c
+UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c tests/common/fixture_tensor.c \
+              tests/common/iris.c tests/common/tmpdir.c
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
-# Graded suites: tests/graded/gradeNN.c for lesson NN.
+# Graded suites: tests/graded/gradeNN.c for lesson NN, built three ways (graded.h):
+#   $(BUILD)/grade/judgeNN          its JUDGE halves: no exercise code in it at all
+#   $(BUILD)/grade/IMPL/runNN       its RUN halves, linked with IMPL's exercises
+#   $(BUILD)/grade/reference/runNN  the RUN halves that compute reference values,
+#                                   linked with the answers only
+# and $(BUILD)/grade/ref/NN.records, what the reference runner recorded once.
 GRADED     := $(patsubst tests/graded/grade%.c,%,$(wildcard tests/graded/grade[0-9][0-9].c))
 GRADE_LESSONS := $(or $(LESSON),$(GRADED))
 lesson_dir  = $(filter $(1)_%,$(LESSONS))
-GRADE_OBJ  := $(BUILD)/obj/tests/graded/grader.o $(BUILD)/obj/tests/graded/graded.o \
-              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/iris.o \
-              $(BUILD)/obj/tests/common/tmpdir.o
-# A lesson's grader links that lesson's exercises from IMPL and every other
+GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/protocol.o \
+              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
+              $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
+GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
+              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/lib/err.o
+# A lesson's runner links that lesson's exercises from IMPL and every other
 # lesson's from the answers, so one lesson's compile error costs only that lesson.
 # Lessons with a CUDA exercise are graded on the GPU if there is one, else on
 # the simulator; the others need no GPU at all.
 # (GPU_GRADED: lessons without a kernel exercise whose checks still need a device.)
 GPU_GRADED  := 03 04
+# The other lessons' exercises come from the answers, except in the grader package
+# (make grader-package), which holds no answers: there the student's own are used.
+HAVE_ANSWERS := $(wildcard solutions/[0-9][0-9]_*/exercises.c)
+other_impl  = $(if $(HAVE_ANSWERS),solutions,$(1))
 grade_flavor = $(if $(filter $(1)_%,$(CU_LESSONS))$(filter $(1),$(GPU_GRADED)),$(if $(HAVE_GPU),cuda,sim),cpu)
-# The suite itself, compiled against the flavour's CUDA headers (if any).
-grade_obj   = $(BUILD)/obj/$(if $(filter sim,$(2)),simc/,$(if $(filter cuda,$(2)),cudac/))tests/graded/grade$(1).o
-grade_ex    = $(call ex_obj,$(2),$(call lesson_dir,$(1))) \
-              $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d))) \
-              $(if $(filter sim cuda,$(3)),$(if $(filter $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,$(2),$(call lesson_dir,$(1)),$(3))) \
-                $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,solutions,$(d),$(3)))) \
+flavor_dir  = $(if $(filter sim,$(1)),simc/,$(if $(filter cuda,$(1)),cudac/))
+# The RUN halves of suite $(1) for flavour $(2), as run (or reference) objects.
+grade_run_obj = $(BUILD)/obj/$(call flavor_dir,$(2))tests/graded/$(3)/grade$(1).o
+grade_ex    = $(call ex_gobj,$(2),$(call lesson_dir,$(1))) \
+              $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_gobj,$(call other_impl,$(2)),$(d))) \
+              $(if $(filter sim cuda,$(3)),$(if $(filter $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_gobj,$(2),$(call lesson_dir,$(1)),$(3))) \
+                $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_gobj,$(call other_impl,$(2)),$(d),$(3)))) \
               $(BACKEND_$(3)) $(if $(filter sim,$(3)),$(SIM_KOBJ)) $(if $(filter cuda,$(3)),$(CUDA_KOBJ)) \
               $(LIB_A) $(if $(filter sim,$(3)),$(SIM_A))
+GRADE_JUDGES := $(GRADED:%=$(BUILD)/grade/judge%)
+GRADE_REFS   := $(GRADED:%=$(BUILD)/grade/ref/%.records)
 GRADE_DRIVER := $(BUILD)/grade/driver
 
 LESSON37    = $(BUILD)/$(1)/lesson37
@@ -181,7 +211,8 @@ SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
 # Tests of the kernels and of lib's GPU paths, in the sim and cuda flavours;
 # the simulator's own tests only in the first.
 GPU_TEST_SRC := $(wildcard tests/kernels/*.c) tests/gpu/check_gpu.c tests/gpu/check_gpu_main.c \
-                tests/common/fixture.c tests/common/iris.c tests/common/tmpdir.c
+                tests/common/fixture.c tests/common/fixture_tensor.c tests/common/iris.c \
+                tests/common/tmpdir.c
 SIM_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/simc/%.o) $(BUILD)/obj/simc/tests/sim/check_sim.o \
                 $(BUILD)/obj/sim/tests/sim/sim_kernels.o
 SIM_TESTS  := $(BUILD)/tests/sim_tests
@@ -191,7 +222,7 @@ GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
 .PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test bench docs fixtures clean \
-        gpu-status grade hint grade-all demos $(DEMOS:%=demo-%)
+        gpu-status grade grader hint grade-all grader-package demos $(DEMOS:%=demo-%)
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -205,6 +236,7 @@ help:
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
 	@echo "  make hint EX=01.3        a longer hint for one exercise"
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
+	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
 	@echo "  make docs                build the HTML docs in build/docs (warnings are errors)"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
@@ -262,7 +294,7 @@ gpu-status:
 
 build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER) \
        $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS)) \
-       $(GRADE_DRIVER) $(foreach l,$(GRADED),$(BUILD)/grade/solutions/grade$(l))
+       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADED:%=$(BUILD)/grade/solutions/run%)
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
 	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
@@ -294,16 +326,19 @@ grade: deps-grade
 	@$(if $(filter-out $(GRADED),$(GRADE_LESSONS)),echo "make grade: no graded suite for lesson \
 	  $(filter-out $(GRADED),$(GRADE_LESSONS)) (graded: $(GRADED))"; exit 2)
 	@mkdir -p $(GRADE_OUT)
-	@# Always recompile the graded file: a submission may carry an old date.
-	@rm -f $(foreach l,$(GRADE_LESSONS),$(call ex_obj,$(GRADE_IMPL),$(call lesson_dir,$(l))))
+	@# Always recompile the student's files (all of them: in the grader package the
+	@# other lessons' are the student's too): a submission may carry an old date.
+	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(BUILD)/obj/student/$(STUDENT_KEY) \
+	  $(BUILD)/obj/sim/student/$(STUDENT_KEY) $(BUILD)/obj/cuda/student/$(STUDENT_KEY) \
+	  $(BUILD)/sim/student/$(STUDENT_KEY))
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) \
-	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/solutions/grade$(l)) >/dev/null
+	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records) >/dev/null
 	@for l in $(GRADE_LESSONS); do \
-	  rm -f $(BUILD)/grade/$(GRADE_IMPL)/grade$$l; \
-	  $(MAKE) --no-print-directory $(BUILD)/grade/$(GRADE_IMPL)/grade$$l \
+	  rm -f $(BUILD)/grade/$(GRADE_IMPL)/run$$l; \
+	  $(MAKE) --no-print-directory $(BUILD)/grade/$(GRADE_IMPL)/run$$l \
 	    IMPL=$(GRADE_IMPL) > $(GRADE_OUT)/compile_$$l.log 2>&1; \
 	  echo $$? > $(GRADE_OUT)/compile_$$l.status; \
-	done
+	 done
 	@$(GRADE_DRIVER) --impl $(GRADE_IMPL) --out $(GRADE_OUT) --bin $(BUILD)/grade \
 	  --lessons "$(GRADE_LESSONS)" --files "$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions)"
 
@@ -381,7 +416,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 
 # The student's exercises: same flags, but warnings do not stop the build.
-$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_DIR)/%/exercises.c
+$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_DIR)/%/exercises.c | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_EX) -c $< -o $@
@@ -424,21 +459,70 @@ $(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@
 
-$(GRADED:%=$(BUILD)/grade/solutions/grade%): $(BUILD)/grade/solutions/grade%: \
-        $$(call grade_obj,$$*,$$(call grade_flavor,$$*)) $(GRADE_OBJ) \
-                                 $$(call grade_ex,$$*,solutions,$$(call grade_flavor,$$*))
+# The graded suites, compiled as judge, runner and reference runner (graded.h).
+$(BUILD)/obj/tests/graded/judge/grade%.o: tests/graded/grade%.c
 	@mkdir -p $(@D)
-	@echo "  LINK  $@"
-	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $^ -o $@ $(CHECK_LIBS) \
-	  $(call flavor_libs,$(call grade_flavor,$*))
+	@echo "  CC    $< (judge)"
+	$(Q)$(CC) $(CFLAGS_LIB) -I$(SIM_DIR)/include -DGRADE_JUDGE -c $< -o $@
 
-$(GRADED:%=$(BUILD)/grade/lessons/grade%): $(BUILD)/grade/lessons/grade%: \
-        $$(call grade_obj,$$*,$$(call grade_flavor,$$*)) $(GRADE_OBJ) \
-                               $$(call grade_ex,$$*,lessons,$$(call grade_flavor,$$*))
+define grade_suite_rules
+$(BUILD)/obj/$(1)tests/graded/run/grade%.o: tests/graded/grade%.c
+	@mkdir -p $$(@D)
+	@echo "  CC    $$< (runner$(if $(1), $(1:/=)))"
+	$$(Q)$$(CC) $(2) -DGRADE_RUNNER -c $$< -o $$@
+
+$(BUILD)/obj/$(1)tests/graded/reference/grade%.o: tests/graded/grade%.c
+	@mkdir -p $$(@D)
+	@echo "  CC    $$< (reference runner$(if $(1), $(1:/=)))"
+	$$(Q)$$(CC) $(2) -DGRADE_RUNNER -DGRADE_REFERENCE -c $$< -o $$@
+endef
+$(eval $(call grade_suite_rules,,$$(CFLAGS_LIB)))
+$(eval $(call grade_suite_rules,simc/,$$(CFLAGS_SIMC)))
+$(eval $(call grade_suite_rules,cudac/,$$(CFLAGS_CUDAC)))
+
+$(GRADE_JUDGES): $(BUILD)/grade/judge%: $(BUILD)/obj/tests/graded/judge/grade%.o $(GRADE_JUDGE_OBJ)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $^ -o $@ $(CHECK_LIBS) \
-	  $(call flavor_libs,$(call grade_flavor,$*))
+	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) -lm
+
+# runNN for the answers, the student's exercises, and the reference values.
+define grade_runner_rule
+$(GRADED:%=$(BUILD)/grade/$(1)/run%): $(BUILD)/grade/$(1)/run%: \
+        $$$$(call grade_run_obj,$$$$*,$$$$(call grade_flavor,$$$$*),$(3)) $(GRADE_RUN_OBJ) \
+        $$$$(call grade_ex,$$$$*,$(2),$$$$(call grade_flavor,$$$$*))
+	@mkdir -p $$(@D)
+	@echo "  LINK  $$@"
+	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) $$^ -o $$@ \
+	  $$(call flavor_libs,$$(call grade_flavor,$$*))
+endef
+$(eval $(call grade_runner_rule,solutions,solutions,run))
+$(eval $(call grade_runner_rule,lessons,lessons,run))
+$(eval $(call grade_runner_rule,reference,solutions,reference))
+
+# What the reference runner records, once per build of it; the grader package
+# carries the records instead (tests/graded/ref/), made where the answers are.
+ifneq ($(HAVE_ANSWERS),)
+$(GRADE_REFS): $(BUILD)/grade/ref/%.records: $(BUILD)/grade/judge% $(BUILD)/grade/reference/run%
+	@mkdir -p $(@D)
+	@echo "  REF   $@"
+	$(Q)$(BUILD)/grade/judge$* --record $@ --runner $(BUILD)/grade/reference/run$*
+else
+$(GRADE_REFS): $(BUILD)/grade/ref/%.records: tests/graded/ref/%.records
+	@mkdir -p $(@D)
+	@cp $< $@
+endif
+
+# Everything make grade builds that does not depend on the student's files
+# (the grader package's setup.sh builds it once, into the autograder's image).
+grader: deps-grade
+	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
+	  $(LIB_A) $(SIM_A) $(SIM_KOBJ) $(BACKEND_cpu) $(BACKEND_sim) $(STUDENT_INC) \
+	  $(foreach l,$(GRADED),$(call grade_run_obj,$(l),$(call grade_flavor,$(l)),run))
+
+# The zip an instructor uploads to Gradescope: the workbook without solutions/,
+# the reference records, setup.sh and run_autograder (docs/instructor_guide.md).
+grader-package: deps-grade $(GRADE_REFS)
+	@bash tests/graded/package.sh $(BUILD)/grade/ref build/grader-package.zip
 
 # The simulator and the kernels translated for it.
 $(BUILD)/obj/cudasim/%.o: $(SIM_DIR)/%.cpp
@@ -467,15 +551,44 @@ $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_DIR)/%.cu $(SIM_DIR)/cu2sim
 	@echo "  CU2SIM $<"
 	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp
+$(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  CXX   $(STUDENT_DIR)/$*.cu (simulator)"
-	$(Q)$(CXX) $(CXXFLAGS_KSIM) -iquote $(STUDENT_DIR)/$(dir $*) -c $< -o $@
+	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -iquote $(STUDENT_DIR)/$(dir $*) -c $< -o $@
 
-$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_DIR)/%.cu
+$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_DIR)/%.cu | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
-	$(Q)$(NVCC) $(NVCCFLAGS_EX) -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS_STUDENT) -MD -MF $(@:.o=.d) -c $< -o $@
+
+# The headers a student file may include: links to lib/ and kernels/ only.
+$(STUDENT_INC):
+	@mkdir -p $@
+	@ln -sfn $(CURDIR)/lib $@/lib
+	@ln -sfn $(CURDIR)/kernels $@/kernels
+
+# What the grader links of a student's file: checked first (tests/graded/allow/README.md).
+# An include outside lib/ and kernels/ fails this step; an exercise that calls what it
+# may not is replaced by a stub that fails its cases with the reason.
+CHECK_STUDENT = perl tests/graded/check_student.pl --root . --cc "$(CC)" --lib $(LIB_A) \
+                $(foreach k,$(SIM_A) $(SIM_KOBJ) $(CUDA_KOBJ),--lib $(k))
+$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.checked.o: \
+        $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o tests/graded/check_student.pl \
+        $(wildcard tests/graded/allow/*.txt) $(LIB_A)
+	@echo "  CHECK $(STUDENT_DIR)/$*/exercises.c"
+	$(Q)$(CHECK_STUDENT) --lesson $(firstword $(subst _, ,$*)) --kind c --object $< \
+	  --deps $(<:.o=.d) --source $(STUDENT_DIR)/$*/exercises.c --out $@
+define cu_check_rule
+$(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.checked.o: \
+        $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.o tests/graded/check_student.pl \
+        $(wildcard tests/graded/allow/*.txt) $(LIB_A)
+	@echo "  CHECK $(STUDENT_DIR)/$$*/exercises.cu ($(1))"
+	$$(Q)$$(CHECK_STUDENT) --lesson $$(firstword $$(subst _, ,$$*)) --kind cu --object $$< \
+	  --deps $$(<:.o=.d) --source $(STUDENT_DIR)/$$*/exercises.cu --out $$@
+endef
+$(eval $(call cu_check_rule,sim))
+$(eval $(call cu_check_rule,cuda))
+
 
 # C code that calls the CUDA runtime: against the simulator's headers or CUDA's.
 $(BUILD)/obj/simc/%.o: %.c
@@ -524,6 +637,8 @@ ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(call EX_OBJ,solutions) $(call EX
            $(call EXCU_OBJ,solutions,sim) $(call EXCU_OBJ,lessons,sim) \
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
            $(BUILD)/obj/tests/bench/bench_iris.o $(BUILD)/obj/tests/bench/bench_sgemm.o \
-           $(BUILD)/obj/tests/bench/bench_trainer.o $(GRADE_OBJ) $(BUILD)/obj/tests/graded/driver.o \
-           $(foreach l,$(GRADED),$(call grade_obj,$(l),$(call grade_flavor,$(l)))) $(SIM_OBJ) $(SIM_KOBJ)
+           $(BUILD)/obj/tests/bench/bench_trainer.o $(GRADE_RUN_OBJ) $(GRADE_JUDGE_OBJ) \
+           $(BUILD)/obj/tests/graded/driver.o $(GRADED:%=$(BUILD)/obj/tests/graded/judge/grade%.o) \
+           $(foreach l,$(GRADED),$(call grade_run_obj,$(l),$(call grade_flavor,$(l)),run) \
+             $(call grade_run_obj,$(l),$(call grade_flavor,$(l)),reference)) $(SIM_OBJ) $(SIM_KOBJ)
 -include $(ALL_OBJ:.o=.d)

@@ -69,20 +69,6 @@ const Fixture *fixture(const char *file, const char *name)
     return NULL;
 }
 
-Tensor *fixture_tensor(const char *file, const char *name, DType dtype)
-{
-    const Fixture *fx = fixture(file, name);
-    Tensor *t = tensor_new(dtype, device_cpu(), fx->ndim, fx->shape);
-    ck_assert_ptr_nonnull(t);
-    for (int64_t i = 0; i < fx->n; i++) {
-        if (dtype == DTYPE_I32)
-            tensor_i32(t)[i] = (int32_t)lrintf(fx->data[i]);
-        else
-            tensor_f32(t)[i] = fx->cm[i];
-    }
-    return t;
-}
-
 void assert_close_at(const char *file, int line, const char *what, const float *got,
                      const float *want, int64_t n, double atol, double rtol)
 {

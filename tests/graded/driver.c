@@ -39,10 +39,22 @@ static char ran_on[8][160]; /* per lesson: the device its kernels ran on ("" if 
 static int reading_lesson;
 static int color;
 
-static const char *c_green(void) { return color ? "\033[32m" : ""; }
-static const char *c_red(void) { return color ? "\033[31m" : ""; }
-static const char *c_bold(void) { return color ? "\033[1m" : ""; }
-static const char *c_off(void) { return color ? "\033[0m" : ""; }
+static const char *c_green(void)
+{
+    return color ? "\033[32m" : "";
+}
+static const char *c_red(void)
+{
+    return color ? "\033[31m" : "";
+}
+static const char *c_bold(void)
+{
+    return color ? "\033[1m" : "";
+}
+static const char *c_off(void)
+{
+    return color ? "\033[0m" : "";
+}
 
 /* Copy src into dst, cutting it short if it does not fit. */
 static void copy_text(char *dst, size_t size, const char *src)
@@ -132,13 +144,32 @@ static int run_to(char *const argv[], const char *log)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one: strict, as
+ * RFC 3629 has it (no over-long forms, no surrogates, nothing above U+10FFFF). */
 static int utf8_len(const unsigned char *s)
 {
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-          : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (n == 2 && s[0] < 0xc2) return 0; /* overlong */
-    for (int i = 1; i < n; i++)
+    unsigned char c = s[0];
+    if (c < 0x80) return 1;
+    int n;
+    unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0; /* over-long */
+        else if (c == 0xed)
+            hi = 0x9f; /* U+D800..U+DFFF, the surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90; /* over-long */
+        else if (c == 0xf4)
+            hi = 0x8f; /* above U+10FFFF */
+    } else
+        return 0; /* 0x80..0xc1 (a continuation byte or over-long), 0xf5..0xff */
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (int i = 2; i < n; i++)
         if ((s[i] & 0xc0) != 0x80) return 0;
     return n;
 }
@@ -174,6 +205,31 @@ static void json_string(FILE *f, const char *str)
     fputc('"', f);
 }
 
+/* Print text indented by `indent` columns, in lines of at most `width`
+ * characters, broken at spaces, and at most `limit` characters in all. */
+static void print_wrapped(const char *text, int indent, int width, size_t limit)
+{
+    size_t n = strlen(text);
+    if (n > limit) n = limit;
+    size_t at = 0;
+    while (at < n) {
+        while (at < n && text[at] == ' ')
+            at++;
+        size_t room = (size_t)(width - indent), end = at + room;
+        if (end >= n) {
+            end = n;
+        } else {
+            size_t cut = end;
+            while (cut > at && text[cut] != ' ')
+                cut--;
+            if (cut > at) end = cut; /* else a word longer than the line: cut it */
+        }
+        if (end > at) printf("%*s%.*s\n", indent, "", (int)(end - at), text + at);
+        at = end;
+    }
+    if (strlen(text) > limit) printf("%*s...\n", indent, "");
+}
+
 /* The compiler's own lines from a build log (not make's), at most 12. */
 static void first_errors(const char *log, char *out, size_t size)
 {
@@ -183,7 +239,9 @@ static void first_errors(const char *log, char *out, size_t size)
         const char *end = strchr(p, '\n');
         int len = end ? (int)(end - p) : (int)strlen(p);
         int noise = strncmp(p, "  CC ", 5) == 0 || strncmp(p, "  LINK ", 7) == 0 ||
-                    strncmp(p, "  AR ", 5) == 0 || strncmp(p, "make", 4) == 0 || len == 0;
+                    strncmp(p, "  AR ", 5) == 0 || strncmp(p, "  CHECK ", 8) == 0 ||
+                    strncmp(p, "  CXX ", 6) == 0 || strncmp(p, "  CU2SIM ", 9) == 0 ||
+                    strncmp(p, "  NVCC ", 7) == 0 || strncmp(p, "make", 4) == 0 || len == 0;
         if (!noise) {
             size_t used = strlen(out);
             snprintf(out + used, size - used, "%s%.*s", used ? "\n" : "", len, p);
@@ -200,10 +258,14 @@ int main(int argc, char **argv)
     const char *files = "lessons"; /* the folder the graded exercises.c files are in */
     char lessons_arg[256] = "01";
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--impl") == 0) impl = argv[i + 1];
-        else if (strcmp(argv[i], "--out") == 0) out = argv[i + 1];
-        else if (strcmp(argv[i], "--bin") == 0) bin = argv[i + 1];
-        else if (strcmp(argv[i], "--files") == 0) files = argv[i + 1];
+        if (strcmp(argv[i], "--impl") == 0)
+            impl = argv[i + 1];
+        else if (strcmp(argv[i], "--out") == 0)
+            out = argv[i + 1];
+        else if (strcmp(argv[i], "--bin") == 0)
+            bin = argv[i + 1];
+        else if (strcmp(argv[i], "--files") == 0)
+            files = argv[i + 1];
         else if (strcmp(argv[i], "--lessons") == 0)
             snprintf(lessons_arg, sizeof lessons_arg, "%s", argv[i + 1]);
     }
@@ -221,7 +283,7 @@ int main(int argc, char **argv)
     char titles[MAX_LESSONS][128];
     for (int l = 0; l < n_lessons; l++) {
         const char *id = lessons[l];
-        char path[1024], log[1024], grader[1024];
+        char path[1024], log[1024];
         snprintf(titles[l], sizeof titles[l], "Lesson %s", id);
         snprintf(path, sizeof path, "%s/compile_%s.status", out, id);
         char *st = read_text(path);
@@ -231,13 +293,19 @@ int main(int argc, char **argv)
         first_case[l] = n_cases;
         reading_lesson = l;
         ran_on[l][0] = '\0';
-        snprintf(grader, sizeof grader, "%s/%s/grade%s", bin, impl, id);
+        char judge[1024], runner[1024], ref[1024];
+        snprintf(judge, sizeof judge, "%s/judge%s", bin, id);
+        snprintf(runner, sizeof runner, "%s/%s/run%s", bin, impl, id);
+        snprintf(ref, sizeof ref, "%s/ref/%s.records", bin, id);
         if (compiled[l]) {
-            char tsv[1024];
-            snprintf(log, sizeof log, "%s/run_%s.log", out, id);
+            char tsv[1024], run_log[1024];
+            snprintf(log, sizeof log, "%s/judge_%s.log", out, id);
+            snprintf(run_log, sizeof run_log, "%s/run_%s.log", out, id);
             snprintf(tsv, sizeof tsv, "%s/lesson%s.tsv", out, id);
             unlink(tsv);
-            char *args[] = {grader, "--out", (char *)out, NULL};
+            unlink(run_log);
+            char *args[] = {judge,   "--out", (char *)out, "--runner", runner,
+                            "--ref", ref,     "--log",     run_log,    NULL};
             int rc = run_to(args, log);
             char *text = read_text(tsv);
             if (rc != 0 || !text || read_tsv(id, text) == 0) {
@@ -253,11 +321,10 @@ int main(int argc, char **argv)
             free(text);
         }
         if (!compiled[l]) {
-            /* List the cases from the reference build, all at 0. */
-            char list_log[1024], solutions[1024];
-            snprintf(solutions, sizeof solutions, "%s/solutions/grade%s", bin, id);
+            /* List the cases, all at 0. */
+            char list_log[1024];
             snprintf(list_log, sizeof list_log, "%s/list_%s.tsv", out, id);
-            char *args[] = {solutions, "--list", NULL};
+            char *args[] = {judge, "--list", NULL};
             run_to(args, list_log);
             char *text = read_text(list_log);
             int k = read_tsv(id, text);
@@ -287,7 +354,9 @@ int main(int argc, char **argv)
         if (ran_on[l][0] && compiled[l]) printf("  (GPU checks ran on: %s)", ran_on[l]);
         printf("\n");
         if (!compiled[l] && compile_msg[l][0]) {
-            printf("  %sdoes not compile%s, so every exercise of this lesson scores 0:\n", c_red(),
+            printf("  %s%s%s, so every exercise of this lesson scores 0:\n", c_red(),
+                   strstr(compile_msg[l], "refused:") ? "was refused by the grader"
+                                                      : "does not compile",
                    c_off());
             for (const char *p = compile_msg[l]; *p;) {
                 const char *end = strchr(p, '\n');
@@ -302,7 +371,8 @@ int main(int argc, char **argv)
             int j = i;
             double s = 0, m = 0;
             const Case *fail = NULL;
-            while (j < first_case[l] + count[l] && strcmp(cases[j].exercise, cases[i].exercise) == 0) {
+            while (j < first_case[l] + count[l] &&
+                   strcmp(cases[j].exercise, cases[i].exercise) == 0) {
                 s += cases[j].score;
                 m += cases[j].points;
                 if (!cases[j].passed && !fail) fail = &cases[j];
@@ -317,11 +387,11 @@ int main(int argc, char **argv)
             else if (compiled[l] && strstr(fail->message, "not written yet"))
                 printf("  %-5s %-24s %7s  %snot written yet%s\n", cases[i].exercise,
                        cases[i].function, pts, c_red(), c_off());
-            else if (compiled[l])
-                printf("  %-5s %-24s %7s  %sfails: %s%s\n%40s%.400s\n", cases[i].exercise,
-                       cases[i].function, pts, c_red(), fail->checks, c_off(), "",
-                       fail->message);
-            else
+            else if (compiled[l]) {
+                printf("  %-5s %-24s %7s  %sfails: %s%s\n", cases[i].exercise, cases[i].function,
+                       pts, c_red(), fail->checks, c_off());
+                print_wrapped(fail->message, 8, 100, 600);
+            } else
                 printf("  %-5s %-24s %7s  %s-%s\n", cases[i].exercise, cases[i].function, pts,
                        c_red(), c_off());
             if (fail && !next && strchr(cases[i].exercise, '.')) next = fail;
@@ -340,8 +410,8 @@ int main(int argc, char **argv)
     }
     printf("\n%sTotal: %g/%g%s\n", c_bold(), total, max_total, c_off());
     if (next)
-        printf("Next: exercise %s (%s) in %s; make hint EX=%s\n", next->exercise,
-               next->function, next->file, next->exercise);
+        printf("Next: exercise %s (%s) in %s; make hint EX=%s\n", next->exercise, next->function,
+               next->file, next->exercise);
     else if (max_total > 0)
         printf("Every exercise passes.\n");
 
@@ -359,8 +429,10 @@ int main(int argc, char **argv)
     for (int l = 0; l < n_lessons; l++) {
         size_t used = strlen(summary);
         if (!compiled[l] && compile_msg[l][0]) {
-            snprintf(summary + used, sizeof summary - used,
-                     "Lesson %s does not compile, so it scores 0:\n", lessons[l]);
+            snprintf(summary + used, sizeof summary - used, "Lesson %s %s, so it scores 0:\n",
+                     lessons[l],
+                     strstr(compile_msg[l], "refused:") ? "was refused by the grader"
+                                                        : "does not compile");
             used = strlen(summary);
             copy_text(summary + used, sizeof summary - used, compile_msg[l]);
             used = strlen(summary);

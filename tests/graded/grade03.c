@@ -2,26 +2,110 @@
  * grade03.c: the graded suite of Lesson 03 (lessons/03_why_gpu_slower/exercises.c).
  *
  * Lesson 03 is about what code asks of the GPU, so the oracles are counts:
- * lib's counters (launches, syncs, copies) and their trace, which records
- * in order every launch (L), sync (S) and clock read (C). They are the same
- * on a GPU and on the simulator, so the grade does not depend on the
- * machine. The numbers themselves are checked against lib's own training
- * step and forward pass, run in the test.
+ * lib's counters (launches, syncs, copies, device memory in use) and their
+ * trace, which records in order every launch (L), sync (S) and clock read
+ * (C). They are the same on a GPU and on the simulator, so the grade does not
+ * depend on the machine. The numbers themselves are checked against lib's own
+ * training step and forward pass, run by the reference runner (lib and the
+ * answers only, graded.h): the loss read every epoch by train_step, the
+ * one-batch forward, and the launches of one forward. Timings use a fake
+ * clock whose readings the judge works out itself (clock_reading).
+ *
+ * Each case is a RUN half (in the runner: call the student's code, record what
+ * came out) and a JUDGE half (in the judge: compare), see graded.h.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graded.h"
+#include "lib/err.h"
+#ifdef GRADE_RUNNER
 #include "lib/backend.h"
+#include "lib/callable.h"
 #include "lib/counters.h"
 #include "lib/device.h"
-#include "lib/err.h"
 #include "lib/iris.h"
 #include "lib/layers.h"
+#include "lib/module.h"
 #include "lib/timer.h"
 #include "lib/train.h"
+#endif
 
+/* ---- what both halves know: the inputs ---------------------------------------------- */
+
+/* train_logged runs: a record prefix, epochs, log_every. */
+typedef struct LoggedShape {
+    const char *p;
+    long epochs, every;
+} LoggedShape;
+
+static const LoggedShape logged_shapes[] = {
+    {"a", 30, 7}, /* 30 is not a multiple of 7: 4 reads */
+    {"b", 12, 1}, /* the loss.item() habit: a sync every epoch */
+    {"c", 12, 0}, /* never */
+};
+#define N_LOGGED ((int)(sizeof logged_shapes / sizeof logged_shapes[0]))
+
+/* The run after the bad arguments, on the same model. */
+#define AFTER_EPOCHS 6
+#define AFTER_EVERY 2
+
+/* A step that fails: a forward pre-hook on fc1 fails on its FAIL_AT-th call,
+ * that is in the forward of epoch FAIL_AT, a logging epoch. */
+#define FAIL_EPOCHS 14
+#define FAIL_EVERY 3
+#define FAIL_AT 9
+
+/* predict_chunked runs: a record prefix, rows, chunk, and the encoder's
+ * input and output features (encoder()). */
+typedef struct ChunkShape {
+    const char *p;
+    int64_t n, chunk, in, out;
+} ChunkShape;
+
+static const ChunkShape chunk_shapes[] = {
+    {"a", 23, 5, 6, 4},  /* the last chunk is short */
+    {"b", 24, 6, 6, 4},  /* it is not */
+    {"c", 7, 1, 6, 4},   /* one row at a time */
+    {"d", 10, 64, 6, 4}, /* one chunk bigger than the input */
+};
+#define N_CHUNK ((int)(sizeof chunk_shapes / sizeof chunk_shapes[0]))
+
+static const ChunkShape memory_shapes[] = {
+    {"a", 23, 5, 6, 4},
+    {"b", 10, 64, 6, 4},
+};
+#define N_MEMORY ((int)(sizeof memory_shapes / sizeof memory_shapes[0]))
+
+static const ChunkShape edge_shapes[] = {
+    {"one", 1, 3, 6, 4},   /* a single row, a chunk bigger than it */
+    {"tail", 8, 7, 6, 4},  /* a last chunk of one row */
+    {"wide", 9, 4, 11, 3}, /* another input width: d comes from x */
+};
+#define N_EDGE ((int)(sizeof edge_shapes / sizeof edge_shapes[0]))
+
+#define ENC_IN 6  /* the encoder of the argument checks: input features */
+#define ENC_OUT 4 /* and outputs */
+
+/* The fake clock: it moves by a different amount at each read. Reading i
+ * (from 0) is 100 plus the first i + 1 steps of 3, 5, 11, 17, 23, 3, 5, ... */
+static double clock_reading(int64_t i)
+{
+    static const double steps[5] = {3.0, 5.0, 11.0, 17.0, 23.0};
+    double now = 100.0 + 59.0 * (double)((i + 1) / 5);
+    for (int64_t j = 0; j < (i + 1) % 5; j++)
+        now += steps[j];
+    return now;
+}
+
+#define TIMING_REPEATS 4
+#define BETWEEN_REPEATS 3
+#define CPU_REPEATS 3
+
+/* ---- the RUN halves: set-up shared by the cases --------------------------------------- */
+
+#ifdef GRADE_RUNNER
 static Device the_device(void)
 {
     int n = 0;
@@ -29,8 +113,6 @@ static Device the_device(void)
                   err_message());
     return device_cuda(0);
 }
-
-/* ---- ex03.1 train_logged -------------------------------------------------------------- */
 
 /* Iris and Lesson 01's network, on device d. */
 typedef struct Setup {
@@ -66,211 +148,537 @@ static void teardown(Setup *s)
 }
 
 /* The fc2 bias after training: it depends on every step. */
-static void final_bias(Setup *s, float out[3])
+static void put_bias(const char *name, Setup *s)
 {
     Param *b = module_find_param(s->model, "fc2.bias");
     Tensor *host = NULL;
     ck_assert_int_eq(tensor_to(b->value, device_cpu(), &host), ERR_OK);
-    memcpy(out, tensor_f32(host), 3 * sizeof(float));
+    put_f32(name, tensor_f32(host), 3);
     tensor_free(host);
 }
 
-/* lib's own loop, the loss read every epoch: the reference. */
-static void reference_run(Device d, long epochs, float *losses, float bias[3])
+#ifdef GRADE_REFERENCE
+/* lib's own loop, the loss read every epoch by train_step: the reference.
+ * Records p.ref_loss (epochs values) and p.ref_bias. */
+static void reference_run(const char *p, Device d, long epochs)
 {
     Setup s;
     setup(&s, d);
+    float *losses = malloc((size_t)(epochs > 0 ? epochs : 1) * sizeof *losses);
+    ck_assert_ptr_nonnull(losses);
     for (long e = 0; e < epochs; e++)
         ck_assert_int_eq(train_step(s.model, s.loss, s.opt, s.x, s.y, &losses[e]), ERR_OK);
-    final_bias(&s, bias);
+    put_f32(key("%s.ref_loss", p), losses, epochs);
+    put_bias(key("%s.ref_bias", p), &s);
+    free(losses);
     teardown(&s);
 }
+#endif
+#endif
 
-static void check_logged(Device d, long epochs, long every)
+/* ---- the JUDGE halves: shared checks ---------------------------------------------------- */
+
+#ifdef GRADE_JUDGE
+/* Reference values may come from another machine (a package built on one,
+ * graded on another): a float agrees within this. One more or one less
+ * training step moves the losses and the bias by far more. */
+#define REF_ATOL 1e-5
+#define REF_RTOL 1e-4
+
+static int agrees(double got, double want)
 {
-    float ref[64], ref_bias[3], bias[3], logged[64];
-    ck_assert(epochs <= 64);
-    reference_run(d, epochs, ref, ref_bias);
-    Setup s;
-    setup(&s, d);
-    for (int i = 0; i < 64; i++) logged[i] = NAN;
+    return isfinite(got) && fabs(got - want) <= REF_ATOL + REF_RTOL * fabs(want);
+}
+
+/* A run of train_logged (rc, n_logged, syncs, logged, bias) against lib's loop
+ * of the same number of epochs, recorded under prefix p. */
+static void logged_judge(const char *p, long epochs, long every, const char *when)
+{
+    expect_ok(key("%s.rc", p), "train_logged");
+    long want = every ? epochs / every : 0;
+    long n_logged = (long)got_i64(key("%s.n_logged", p));
+    ck_assert_msg(n_logged == want,
+                  "%s%ld epochs, log_every %ld: *n_logged is %ld, expected %ld (one read after "
+                  "each epoch e with e %% %ld == 0, counting epochs from 1)",
+                  when, epochs, every, n_logged, want, every);
+    unsigned long long syncs = (unsigned long long)got_i64(key("%s.syncs", p));
+    ck_assert_msg(syncs == (unsigned long long)want,
+                  "%s%ld epochs, log_every %ld: the CPU waited for the GPU %llu times, expected "
+                  "exactly %ld (only the reads of the loss may sync: pass NULL to train_step "
+                  "and read with loss_item)",
+                  when, epochs, every, syncs, want);
+    const float *ref = ref_f32(key("%s.ref_loss", p), epochs);
+    if (every) {
+        const float *logged = got_guarded(key("%s.logged", p), "logged", want);
+        for (long k = 0; k < want; k++)
+            ck_assert_msg(agrees(logged[k], ref[(k + 1) * every - 1]),
+                          "%slogged[%ld] is %.7g, expected %.7g, the loss of epoch %ld (read it "
+                          "after that epoch's train_step)",
+                          when, k, (double)logged[k], (double)ref[(k + 1) * every - 1],
+                          (k + 1) * every);
+    }
+    const float *bias = got_f32(key("%s.bias", p), 3),
+                *ref_bias = ref_f32(key("%s.ref_bias", p), 3);
+    for (int j = 0; j < 3; j++)
+        ck_assert_msg(agrees(bias[j], ref_bias[j]),
+                      "%safter %ld epochs fc2.bias[%d] is %.7g, expected %.7g: run exactly %ld "
+                      "train_steps",
+                      when, epochs, j, (double)bias[j], (double)ref_bias[j], epochs);
+}
+#endif
+
+/* ---- ex03.1 train_logged -------------------------------------------------------------- */
+
+#ifdef GRADE_RUNNER
+#ifndef GRADE_REFERENCE
+/* Train a fresh setup (or s, if not NULL) with train_logged; records p.rc,
+ * p.n_logged, p.syncs, p.logged (guarded: exactly epochs / every floats) and
+ * p.bias. */
+static void logged_run(const char *p, Device d, Setup *given, long epochs, long every)
+{
+    Setup fresh, *s = given;
+    if (!s) setup(s = &fresh, d);
+    int64_t slots = every > 0 ? epochs / every : 0;
+    float *logged = every > 0 ? guarded_new(slots, NAN) : NULL;
     long n_logged = -1;
     counters_reset();
     err_clear();
-    int rc = train_logged(s.model, s.loss, s.opt, s.x, s.y, epochs, every,
-                          every ? logged : NULL, &n_logged);
+    int rc = train_logged(s->model, s->loss, s->opt, s->x, s->y, epochs, every, logged, &n_logged);
     Counters c = counters_get();
-    expect_ok(rc, "train_logged");
-    long want = every ? epochs / every : 0;
-    ck_assert_msg(n_logged == want,
-                  "%ld epochs, log_every %ld: *n_logged is %ld, expected %ld (one read after each "
-                  "epoch e with e %% %ld == 0, counting epochs from 1)",
-                  epochs, every, n_logged, want, every);
-    ck_assert_msg(c.syncs == (uint64_t)want,
-                  "%ld epochs, log_every %ld: the CPU waited for the GPU %llu times, expected "
-                  "exactly %ld (only the reads of the loss may sync: pass NULL to train_step "
-                  "and read with loss_item)",
-                  epochs, every, (unsigned long long)c.syncs, want);
-    for (long k = 0; k < want; k++)
-        ck_assert_msg(fabsf(logged[k] - ref[(k + 1) * every - 1]) <= 1e-6f,
-                      "logged[%ld] is %g, expected %g, the loss of epoch %ld (read it after "
-                      "that epoch's train_step)",
-                      k, (double)logged[k], (double)ref[(k + 1) * every - 1], (k + 1) * every);
-    final_bias(&s, bias);
-    for (int j = 0; j < 3; j++)
-        ck_assert_msg(fabsf(bias[j] - ref_bias[j]) <= 1e-6f,
-                      "after %ld epochs fc2.bias[%d] is %g, expected %g: run exactly %ld "
-                      "train_steps",
-                      epochs, j, (double)bias[j], (double)ref_bias[j], epochs);
-    teardown(&s);
+    put_rc(key("%s.rc", p), rc);
+    put_i64(key("%s.n_logged", p), n_logged);
+    put_i64(key("%s.syncs", p), (int64_t)c.syncs);
+    if (logged) put_guarded(key("%s.logged", p), logged);
+    put_bias(key("%s.bias", p), s);
+    guarded_free(logged);
+    if (!given) teardown(s);
 }
+#endif
 
-GRADED_TEST(logged_every_n)
+RUN(logged_every_n)
 {
     Device d = the_device();
-    check_logged(d, 30, 7); /* 30 is not a multiple of 7: 4 reads */
-    check_logged(d, 12, 1); /* the loss.item() habit: a sync every epoch */
-    check_logged(d, 12, 0); /* never */
+    for (int i = 0; i < N_LOGGED; i++) {
+        const LoggedShape *t = &logged_shapes[i];
+#ifdef GRADE_REFERENCE
+        reference_run(t->p, d, t->epochs);
+#else
+        logged_run(t->p, d, NULL, t->epochs, t->every);
+#endif
+    }
 }
 
-GRADED_TEST(logged_bad_arguments)
+RUN(logged_bad_arguments)
 {
     Device d = the_device();
+#ifdef GRADE_REFERENCE
+    reference_run("after", d, AFTER_EPOCHS);
+#else
     Setup s;
     setup(&s, d);
     long n = -1;
+    counters_reset();
     err_clear();
-    int rc = train_logged(s.model, s.loss, s.opt, s.x, s.y, -1, 1, NULL, &n);
-    ck_assert_msg(rc != ERR_TODO, "train_logged is not written yet");
+    put_rc("neg_epochs", train_logged(s.model, s.loss, s.opt, s.x, s.y, -1, 1, NULL, &n));
+    put_i64("neg_epochs.launches", (int64_t)counters_get().launches);
+    counters_reset();
+    err_clear();
+    put_rc("neg_every", train_logged(s.model, s.loss, s.opt, s.x, s.y, 3, -2, NULL, &n));
+    put_i64("neg_every.launches", (int64_t)counters_get().launches);
+    counters_reset();
+    err_clear();
+    n = -1;
+    put_rc("zero", train_logged(s.model, s.loss, s.opt, s.x, s.y, 0, 5, NULL, &n));
+    put_i64("zero.n_logged", n);
+    put_i64("zero.launches", (int64_t)counters_get().launches);
+    /* Then a real run on the same model, which none of the calls above may
+     * have trained. */
+    logged_run("after", d, &s, AFTER_EPOCHS, AFTER_EVERY);
+    teardown(&s);
+#endif
+}
+
+#ifndef GRADE_REFERENCE
+/* A forward pre-hook that fails on its fail_at-th call. */
+typedef struct FailState {
+    long calls, fail_at;
+} FailState;
+
+static int fail_call(void *state, const Value *args, int nargs, Value *out)
+{
+    (void)args, (void)nargs;
+    FailState *f = state;
+    if (++f->calls == f->fail_at)
+        return err_set(ERR_IO, "the forward of epoch %ld failed on purpose", f->calls);
+    *out = value_none();
+    return ERR_OK;
+}
+
+static const CallableClass fail_class = {"FailOnCall", 2, fail_call, free};
+#endif
+
+RUN(logged_step_fails)
+{
+    Device d = the_device();
+#ifdef GRADE_REFERENCE
+    reference_run("r", d, FAIL_AT - 1);
+#else
+    Setup s;
+    setup(&s, d);
+    FailState *f = calloc(1, sizeof *f);
+    ck_assert_ptr_nonnull(f);
+    f->fail_at = FAIL_AT;
+    Callable hook;
+    HookHandle handle;
+    ck_assert_int_eq(callable_new(&fail_class, f, &hook), ERR_OK);
+    Module *fc1 = s.model->children[0];
+    ck_assert_msg(module_register_forward_pre_hook(fc1, hook, &handle) == ERR_OK, "%s",
+                  err_message());
+    logged_run("r", d, &s, FAIL_EPOCHS, FAIL_EVERY);
+    put_i64("forwards", ((FailState *)callable_state(hook))->calls);
+    module_remove_hook(handle);
+    callable_release(hook);
+    teardown(&s);
+#endif
+}
+#endif
+
+#ifdef GRADE_JUDGE
+JUDGE(logged_every_n)
+{
+    for (int i = 0; i < N_LOGGED; i++) {
+        const LoggedShape *t = &logged_shapes[i];
+        logged_judge(t->p, t->epochs, t->every, "");
+    }
+}
+
+JUDGE(logged_bad_arguments)
+{
+    expect_written("neg_epochs", "train_logged");
+    int rc = got_rc("neg_epochs");
     ck_assert_msg(rc == ERR_ARG, "epochs = -1 must be an ERR_ARG (got %s: %s)",
-                  err_name((ErrCode)rc), err_message());
-    rc = train_logged(s.model, s.loss, s.opt, s.x, s.y, 3, -2, NULL, &n);
+                  err_name((ErrCode)rc), got_rc_msg("neg_epochs"));
+    rc = got_rc("neg_every");
     ck_assert_msg(rc == ERR_ARG, "log_every = -2 must be an ERR_ARG (got %s)",
                   err_name((ErrCode)rc));
-    counters_reset();
-    rc = train_logged(s.model, s.loss, s.opt, s.x, s.y, 0, 5, NULL, &n);
-    ck_assert_msg(rc == ERR_OK && n == 0 && counters_get().launches == 0,
+    const char *bad[2] = {"neg_epochs", "neg_every"}, *what[2] = {"epochs = -1", "log_every = -2"};
+    for (int i = 0; i < 2; i++) {
+        long long launches = (long long)got_i64(key("%s.launches", bad[i]));
+        ck_assert_msg(launches == 0,
+                      "train_logged(%s) launched %lld kernels before returning ERR_ARG: check the "
+                      "arguments before training",
+                      what[i], launches);
+    }
+    rc = got_rc("zero");
+    long n = (long)got_i64("zero.n_logged");
+    unsigned long long launches = (unsigned long long)got_i64("zero.launches");
+    ck_assert_msg(rc == ERR_OK && n == 0 && launches == 0,
                   "0 epochs must do nothing and log nothing (rc %d, n_logged %ld, %llu launches)",
-                  rc, n, (unsigned long long)counters_get().launches);
-    teardown(&s);
+                  rc, n, launches);
+    logged_judge("after", AFTER_EPOCHS, AFTER_EVERY,
+                 "after the calls above (which must not train), on the same model: ");
 }
+
+JUDGE(logged_step_fails)
+{
+    /* The step of epoch FAIL_AT fails (in its forward); epochs FAIL_EVERY,
+     * 2 FAIL_EVERY, ... before it were logged. */
+    long want = (FAIL_AT - 1) / FAIL_EVERY;
+    int rc = got_rc("r.rc");
+    expect_written("r.rc", "train_logged");
+    ck_assert_msg(rc == ERR_IO,
+                  "%d epochs, the step of epoch %d fails with an ERR_IO: train_logged returned %d "
+                  "(%s), expected that error (return err_context(...), or the step's return "
+                  "value)",
+                  FAIL_EPOCHS, FAIL_AT, rc, err_name((ErrCode)rc));
+    long long forwards = (long long)got_i64("forwards");
+    ck_assert_msg(forwards == FAIL_AT,
+                  "%d epochs, the step of epoch %d fails: train_logged ran %lld forwards, expected "
+                  "%d (stop at the failing step and return its error)",
+                  FAIL_EPOCHS, FAIL_AT, forwards, FAIL_AT);
+    long n_logged = (long)got_i64("r.n_logged");
+    ck_assert_msg(n_logged == want,
+                  "%d epochs, log_every %d, the step of epoch %d fails: *n_logged is %ld, expected "
+                  "%ld (the losses read before the failure: set *n_logged also when a step fails, "
+                  "and do not read the loss of the failed step)",
+                  FAIL_EPOCHS, FAIL_EVERY, FAIL_AT, n_logged, want);
+    const float *logged = got_guarded("r.logged", "logged", FAIL_EPOCHS / FAIL_EVERY);
+    const float *ref = ref_f32("r.ref_loss", FAIL_AT - 1);
+    for (long k = 0; k < want; k++)
+        ck_assert_msg(agrees(logged[k], ref[(k + 1) * FAIL_EVERY - 1]),
+                      "logged[%ld] is %.7g, expected %.7g, the loss of epoch %ld (read it after "
+                      "that epoch's train_step)",
+                      k, (double)logged[k], (double)ref[(k + 1) * FAIL_EVERY - 1],
+                      (k + 1) * FAIL_EVERY);
+    for (long k = want; k < FAIL_EPOCHS / FAIL_EVERY; k++)
+        ck_assert_msg(isnan(logged[k]),
+                      "logged[%ld] was written (%.7g), but only %ld losses were read before the "
+                      "step of epoch %d failed",
+                      k, (double)logged[k], want, FAIL_AT);
+    const float *bias = got_f32("r.bias", 3), *ref_bias = ref_f32("r.ref_bias", 3);
+    for (int j = 0; j < 3; j++)
+        ck_assert_msg(agrees(bias[j], ref_bias[j]),
+                      "after the step of epoch %d failed, fc2.bias[%d] is %.7g, expected %.7g "
+                      "(the model after %d steps): stop at the failing step",
+                      FAIL_AT, j, (double)bias[j], (double)ref_bias[j], FAIL_AT - 1);
+}
+#endif
 
 /* ---- ex03.2 predict_chunked ------------------------------------------------------------ */
 
-static Module *encoder(void)
+#ifdef GRADE_RUNNER
+/* in -> 9 -> out, on the CPU. */
+static Module *encoder(int64_t in, int64_t out)
 {
     Rng rng;
     rng_seed(&rng, 5, 0);
-    Module *layers[] = {linear_new("fc1", 6, 9, &rng), relu_new("relu"),
-                        linear_new("fc2", 9, 4, &rng)};
+    Module *layers[] = {linear_new("fc1", in, 9, &rng), relu_new("relu"),
+                        linear_new("fc2", 9, out, &rng)};
     Module *m = sequential_new("encoder", 3, layers);
     ck_assert(m);
     return m;
 }
 
-static void check_chunked(Device d, int64_t n, int64_t chunk)
+/* A (rows, cols) tensor on d, every value v. */
+static Tensor *filled(Device d, int64_t rows, int64_t cols, float v)
 {
+    Tensor *host = tensor_new_2d(rows, cols), *t = NULL;
+    ck_assert_ptr_nonnull(host);
+    ck_assert_int_eq(tensor_fill(host, v), ERR_OK);
+    ck_assert_int_eq(tensor_to(host, d, &t), ERR_OK);
+    tensor_free(host);
+    return t;
+}
+
+/* Input (n, t->in) and the encoder on d, in evaluation mode. In the reference
+ * runner: the one-batch outputs (p.want) and the launches of one forward
+ * (p.per_forward). Otherwise predict_chunked's rc, counters (p.launches,
+ * p.h2d, p.d2h, p.syncs, p.mem_before, p.mem_after, p.mem_peak) and
+ * outputs (p.out). */
+static void chunked_run(const ChunkShape *t, Device d)
+{
+    const char *p = t->p;
+    int64_t n = t->n, chunk = t->chunk;
     Rng rng;
     rng_seed(&rng, 17, (uint64_t)chunk);
-    Tensor *xc = tensor_new_2d(n, 6);
-    tensor_uniform(xc, &rng, -2.0f, 2.0f);
-    Module *m = encoder();
+    Tensor *xc = tensor_new_2d(n, t->in);
+    ck_assert_ptr_nonnull(xc);
+    ck_assert_int_eq(tensor_uniform(xc, &rng, -2.0f, 2.0f), ERR_OK);
+    Module *m = encoder(t->in, t->out);
     ck_assert_int_eq(module_to(m, d), ERR_OK);
     module_train(m, false);
-    Tensor *x = NULL, *want = NULL, *got = NULL;
+    Tensor *x = NULL, *got = NULL;
     ck_assert_int_eq(tensor_to(xc, d, &x), ERR_OK);
-    /* The answer: one batch. This also sizes the model's buffers for n rows. */
+    /* One batch: the answer (in the reference runner); in both, it sizes the
+     * model's buffers for n rows, so that no forward of a chunk allocates. */
     const Tensor *y;
     ck_assert_int_eq(module_forward(m, x, &y), ERR_OK);
-    ck_assert_int_eq(tensor_to(y, device_cpu(), &want), ERR_OK);
+#ifdef GRADE_REFERENCE
+    ck_assert_int_eq(tensor_to(y, device_cpu(), &got), ERR_OK);
+    put_f32(key("%s.want", p), tensor_f32(got), n * t->out);
     /* What one forward of a chunk costs, in launches. */
-    Tensor *one = tensor_new(DTYPE_F32, d, 2, (int64_t[]){1, 6});
+    Tensor *one = filled(d, 1, t->in, 0.5f);
     counters_reset();
     ck_assert_int_eq(module_forward(m, one, &y), ERR_OK);
-    uint64_t per_forward = counters_get().launches;
+    put_i64(key("%s.per_forward", p), (int64_t)counters_get().launches);
     tensor_free(one);
-    int64_t shape[2] = {n, 4};
-    Tensor *out = tensor_new(DTYPE_F32, d, 2, shape);
+#else
+    Tensor *out = filled(d, n, t->out, NAN); /* rows left unwritten stay NaN */
     counters_reset();
+    size_t before = counters_get().mem_in_use;
     err_clear();
     int rc = predict_chunked(m, x, chunk, out);
     Counters c = counters_get();
-    expect_ok(rc, "predict_chunked");
+    put_rc(key("%s.rc", p), rc);
+    put_i64(key("%s.launches", p), (int64_t)c.launches);
+    put_i64(key("%s.h2d", p), (int64_t)c.copies_h2d);
+    put_i64(key("%s.d2h", p), (int64_t)c.copies_d2h);
+    put_i64(key("%s.syncs", p), (int64_t)c.syncs);
+    put_i64(key("%s.mem_before", p), (int64_t)before);
+    put_i64(key("%s.mem_after", p), (int64_t)c.mem_in_use);
+    put_i64(key("%s.mem_peak", p), (int64_t)c.mem_peak);
     ck_assert_int_eq(tensor_to(out, device_cpu(), &got), ERR_OK);
-    char what[96];
-    snprintf(what, sizeof what, "the outputs of %lld rows in chunks of %lld", (long long)n,
-             (long long)chunk);
-    graded_note = "rows out of order, or a chunk lost or computed twice?";
-    expect_close_2d(what, tensor_f32(got), tensor_f32(want), n, 4, 1e-5, 1e-5);
-    graded_note = NULL;
-    int64_t chunks = (n + chunk - 1) / chunk;
-    uint64_t expected = (uint64_t)chunks * (per_forward + 2);
-    ck_assert_msg(c.launches == expected,
-                  "%lld rows in chunks of %lld: %llu launches, expected %llu (%lld chunks, each "
-                  "one tensor_copy_rows, one forward of %llu launches and one tensor_put_rows)",
-                  (long long)n, (long long)chunk, (unsigned long long)c.launches,
-                  (unsigned long long)expected, (long long)chunks,
-                  (unsigned long long)per_forward);
-    ck_assert_msg(c.copies_d2h == 0 && c.copies_h2d == 0,
-                  "predict_chunked copied between the CPU and the GPU (%llu to, %llu from): the "
-                  "data is on the device already",
-                  (unsigned long long)c.copies_h2d, (unsigned long long)c.copies_d2h);
-    ck_assert_msg(c.syncs <= 1,
-                  "%lld chunks made %llu syncs, expected at most 1 (the buffer's release at the "
-                  "end): make the buffer once, before the loop, and free it after",
-                  (long long)chunks, (unsigned long long)c.syncs);
-    tensor_free(got);
-    tensor_free(want);
+    put_f32(key("%s.out", p), tensor_f32(got), n * t->out);
     tensor_free(out);
+#endif
+    tensor_free(got);
     tensor_free(x);
     tensor_free(xc);
     module_free(m);
 }
 
-GRADED_TEST(chunked_same_as_one_batch)
+RUN(chunked_same_as_one_batch)
 {
     Device d = the_device();
-    check_chunked(d, 23, 5);  /* the last chunk is short */
-    check_chunked(d, 24, 6);  /* it is not */
-    check_chunked(d, 7, 1);   /* one row at a time */
-    check_chunked(d, 10, 64); /* one chunk bigger than the input */
+    for (int i = 0; i < N_CHUNK; i++)
+        chunked_run(&chunk_shapes[i], d);
 }
 
-GRADED_TEST(chunked_edge_cases)
+RUN(chunked_frees_its_buffer)
 {
     Device d = the_device();
-    Module *m = encoder();
+    for (int i = 0; i < N_MEMORY; i++)
+        chunked_run(&memory_shapes[i], d);
+}
+
+RUN(chunked_edge_cases)
+{
+    Device d = the_device();
+#ifndef GRADE_REFERENCE
+    Module *m = encoder(ENC_IN, ENC_OUT);
     ck_assert_int_eq(module_to(m, d), ERR_OK);
-    int64_t s0[2] = {0, 6}, s1[2] = {0, 4}, s2[2] = {3, 6}, s3[2] = {3, 4};
+    module_train(m, false);
+    int64_t s0[2] = {0, ENC_IN}, s1[2] = {0, ENC_OUT};
     Tensor *x0 = tensor_new(DTYPE_F32, d, 2, s0), *o0 = tensor_new(DTYPE_F32, d, 2, s1);
+    ck_assert(x0 && o0);
+    Tensor *x3 = filled(d, 3, ENC_IN, 0.25f), *o3 = filled(d, 3, ENC_OUT, NAN);
     counters_reset();
+    size_t before = counters_get().mem_in_use;
     err_clear();
-    int rc = predict_chunked(m, x0, 4, o0);
-    expect_ok(rc, "predict_chunked");
-    ck_assert_msg(counters_get().launches == 0,
-                  "an empty input must launch nothing (%llu launches)",
-                  (unsigned long long)counters_get().launches);
-    Tensor *x3 = tensor_new(DTYPE_F32, d, 2, s2), *o3 = tensor_new(DTYPE_F32, d, 2, s3);
-    rc = predict_chunked(m, x3, 0, o3);
-    ck_assert_msg(rc == ERR_ARG, "chunk = 0 must be an ERR_ARG (got %s)", err_name((ErrCode)rc));
+    put_rc("empty", predict_chunked(m, x0, 4, o0));
+    Counters c = counters_get();
+    put_i64("empty.launches", (int64_t)c.launches);
+    put_i64("empty.syncs", (int64_t)c.syncs);
+    put_i64("empty.mem_before", (int64_t)before);
+    put_i64("empty.mem_after", (int64_t)c.mem_in_use);
+    put_i64("empty.mem_peak", (int64_t)c.mem_peak);
+    const int64_t bad[2] = {0, -3};
+    for (int i = 0; i < 2; i++) {
+        counters_reset();
+        err_clear();
+        put_rc(key("chunk%d", i), predict_chunked(m, x3, bad[i], o3));
+        put_i64(key("chunk%d.launches", i), (int64_t)counters_get().launches);
+    }
     tensor_free(x0), tensor_free(o0), tensor_free(x3), tensor_free(o3);
     module_free(m);
+#endif
+    /* Then real runs, so that a body that only checks its arguments gets nothing. */
+    for (int i = 0; i < N_EDGE; i++)
+        chunked_run(&edge_shapes[i], d);
 }
+#endif
+
+#ifdef GRADE_JUDGE
+/* predict_chunked's outputs under prefix p against the one-batch forward. */
+static void chunked_outputs_judge(const ChunkShape *t)
+{
+    const char *p = t->p;
+    int64_t n = t->n, chunk = t->chunk;
+    expect_ok(key("%s.rc", p), "predict_chunked");
+    char what[96];
+    if (t->in == ENC_IN)
+        snprintf(what, sizeof what, "the outputs of %lld rows in chunks of %lld", (long long)n,
+                 (long long)chunk);
+    else
+        snprintf(what, sizeof what, "the outputs of %lld rows of %lld features in chunks of %lld",
+                 (long long)n, (long long)t->in, (long long)chunk);
+    graded_note = "rows out of order, or a chunk lost or computed twice?";
+    expect_close_2d(what, got_f32(key("%s.out", p), n * t->out),
+                    ref_f32(key("%s.want", p), n * t->out), n, t->out, 1e-5, 1e-5);
+    graded_note = NULL;
+}
+
+/* Its launches: one tensor_copy_rows, one forward and one tensor_put_rows per chunk. */
+static void chunked_launches_judge(const ChunkShape *t)
+{
+    const char *p = t->p;
+    int64_t n = t->n, chunk = t->chunk;
+    unsigned long long per_forward = (unsigned long long)ref_i64(key("%s.per_forward", p));
+    unsigned long long launches = (unsigned long long)got_i64(key("%s.launches", p));
+    int64_t chunks = (n + chunk - 1) / chunk;
+    unsigned long long expected = (unsigned long long)chunks * (per_forward + 2);
+    ck_assert_msg(launches == expected,
+                  "%lld rows in chunks of %lld: %llu launches, expected %llu (%lld chunks, each "
+                  "one tensor_copy_rows, one forward of %llu launches and one tensor_put_rows)",
+                  (long long)n, (long long)chunk, launches, expected, (long long)chunks,
+                  per_forward);
+}
+
+JUDGE(chunked_same_as_one_batch)
+{
+    for (int i = 0; i < N_CHUNK; i++) {
+        const char *p = chunk_shapes[i].p;
+        int64_t n = chunk_shapes[i].n, chunk = chunk_shapes[i].chunk;
+        chunked_outputs_judge(&chunk_shapes[i]);
+        chunked_launches_judge(&chunk_shapes[i]);
+        unsigned long long h2d = (unsigned long long)got_i64(key("%s.h2d", p)),
+                           d2h = (unsigned long long)got_i64(key("%s.d2h", p));
+        ck_assert_msg(d2h == 0 && h2d == 0,
+                      "predict_chunked copied between the CPU and the GPU (%llu to, %llu from): "
+                      "the data is on the device already",
+                      h2d, d2h);
+        unsigned long long syncs = (unsigned long long)got_i64(key("%s.syncs", p));
+        ck_assert_msg(syncs <= 1,
+                      "%lld chunks made %llu syncs, expected at most 1 (the buffer's release at "
+                      "the end): make the buffer once, before the loop, and free it after",
+                      (long long)((n + chunk - 1) / chunk), syncs);
+    }
+}
+
+JUDGE(chunked_frees_its_buffer)
+{
+    for (int i = 0; i < N_MEMORY; i++) {
+        const char *p = memory_shapes[i].p;
+        int64_t n = memory_shapes[i].n, chunk = memory_shapes[i].chunk;
+        chunked_outputs_judge(&memory_shapes[i]);
+        long long before = got_i64(key("%s.mem_before", p)),
+                  after = got_i64(key("%s.mem_after", p)), peak = got_i64(key("%s.mem_peak", p));
+        ck_assert_msg(after == before,
+                      "%lld rows in chunks of %lld: the device memory in use went from %lld to "
+                      "%lld bytes (the test's input and output included): predict_chunked must "
+                      "free its buffer (tensor_free) before it returns",
+                      (long long)n, (long long)chunk, before, after);
+        long long allowed = (long long)chunk * memory_shapes[i].in * (long long)sizeof(float);
+        ck_assert_msg(peak - before <= allowed,
+                      "%lld rows in chunks of %lld: predict_chunked had %lld bytes of device "
+                      "memory allocated at once, expected at most %lld (one (chunk, %d) buffer "
+                      "of floats, made once: not a buffer per chunk, nor one for all the rows)",
+                      (long long)n, (long long)chunk, peak - before, allowed,
+                      (int)memory_shapes[i].in);
+    }
+}
+
+JUDGE(chunked_edge_cases)
+{
+    expect_ok("empty", "predict_chunked");
+    unsigned long long launches = (unsigned long long)got_i64("empty.launches");
+    ck_assert_msg(launches == 0, "an empty input must launch nothing (%llu launches)", launches);
+    long long before = got_i64("empty.mem_before"), after = got_i64("empty.mem_after"),
+              peak = got_i64("empty.mem_peak");
+    unsigned long long syncs = (unsigned long long)got_i64("empty.syncs");
+    ck_assert_msg(after == before && peak == before && syncs == 0,
+                  "an empty input must do nothing, but predict_chunked allocated %lld bytes of "
+                  "device memory (%lld still in use after it) and waited for the GPU %llu times "
+                  "(on a GPU, freeing memory waits for it): return before making the buffer when "
+                  "x has no rows",
+                  peak - before, after - before, syncs);
+    const int bad[2] = {0, -3};
+    for (int i = 0; i < 2; i++) {
+        int rc = got_rc(key("chunk%d", i));
+        ck_assert_msg(rc == ERR_ARG, "chunk = %d must be an ERR_ARG (got %s)", bad[i],
+                      err_name((ErrCode)rc));
+        unsigned long long l = (unsigned long long)got_i64(key("chunk%d.launches", i));
+        ck_assert_msg(l == 0,
+                      "predict_chunked(chunk = %d) launched %llu kernels before returning "
+                      "ERR_ARG: check chunk before any work",
+                      bad[i], l);
+    }
+    for (int i = 0; i < N_EDGE; i++) {
+        chunked_outputs_judge(&edge_shapes[i]);
+        chunked_launches_judge(&edge_shapes[i]);
+    }
+}
+#endif
 
 /* ---- ex03.3 time_on_device ------------------------------------------------------------ */
 
-/* A clock that moves by a different amount at each read, and remembers what it said. */
-static double g_reads[64];
-static int g_n_reads;
+#ifdef GRADE_RUNNER
+/* The fake clock: reading number g_n_reads. */
+static int64_t g_n_reads;
 
 static double fake_clock(void)
 {
-    static const double steps[] = {3.0, 5.0, 11.0, 17.0, 23.0};
-    double now = 100.0;
-    for (int i = 0; i <= g_n_reads; i++) now += steps[i % 5];
-    if (g_n_reads < 64) g_reads[g_n_reads] = now;
-    g_n_reads++;
-    return now;
+    return clock_reading(g_n_reads++);
 }
 
 typedef struct Work {
@@ -282,11 +690,79 @@ static int launch_work(void *p)
 {
     Work *w = p;
     w->calls++;
-    if (w->fail_at && w->calls == w->fail_at)
-        return err_set(ERR_IO, "the work failed on purpose");
+    if (w->fail_at && w->calls == w->fail_at) return err_set(ERR_IO, "the work failed on purpose");
     return w->d.kind == DEVICE_CUDA ? backend_empty_kernel(w->d) : ERR_OK;
 }
 
+/* time_on_device of `repeats` empty kernels on the device, with work queued
+ * before it, under the fake clock; records rc, calls, trace, reads, seconds. */
+static void timing_run(long repeats)
+{
+    Device d = the_device();
+    /* Work queued before the timing: it must not be counted. */
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(backend_empty_kernel(d), ERR_OK);
+    char trace[256];
+    g_n_reads = 0;
+    timer_set_clock(fake_clock);
+    counters_trace(trace, sizeof trace);
+    Work w = {d, 0, 0};
+    double secs = -1;
+    err_clear();
+    int rc = time_on_device(d, launch_work, &w, repeats, &secs);
+    counters_trace(NULL, 0);
+    timer_set_clock(NULL);
+    put_rc("rc", rc);
+    put_i64("calls", w.calls);
+    put_str("trace", trace);
+    put_i64("reads", g_n_reads);
+    put_f64("seconds", secs);
+}
+
+RUN(timing_waits_for_the_gpu)
+{
+    timing_run(TIMING_REPEATS);
+}
+
+RUN(timing_no_sync_between)
+{
+    timing_run(BETWEEN_REPEATS);
+}
+
+RUN(timing_errors_and_the_cpu)
+{
+    Device d = the_device();
+    Work w = {d, 0, 2};
+    double secs = 0;
+    err_clear();
+    put_rc("fail", time_on_device(d, launch_work, &w, 5, &secs));
+    put_i64("fail.calls", w.calls);
+    const long bad[2] = {0, -3};
+    for (int i = 0; i < 2; i++) {
+        Work none = {d, 0, 0};
+        err_clear();
+        put_rc(key("repeats%d", i), time_on_device(d, launch_work, &none, bad[i], &secs));
+        put_i64(key("repeats%d.calls", i), none.calls);
+    }
+    /* On the CPU the same code is right, and nothing is counted as a sync. */
+    Work cpu = {device_cpu(), 0, 0};
+    g_n_reads = 0;
+    timer_set_clock(fake_clock);
+    counters_reset();
+    secs = -1;
+    err_clear();
+    int rc = time_on_device(device_cpu(), launch_work, &cpu, CPU_REPEATS, &secs);
+    Counters c = counters_get();
+    timer_set_clock(NULL);
+    put_rc("cpu", rc);
+    put_i64("cpu.calls", cpu.calls);
+    put_f64("cpu.seconds", secs);
+    put_i64("cpu.syncs", (int64_t)c.syncs);
+    put_i64("cpu.reads", g_n_reads);
+}
+#endif
+
+#ifdef GRADE_JUDGE
 /* Index of the first / last occurrence of c in s, or -1. */
 static int first_of(const char *s, char c)
 {
@@ -300,29 +776,30 @@ static int last_of(const char *s, char c)
     return p ? (int)(p - s) : -1;
 }
 
-GRADED_TEST(timing_waits_for_the_gpu)
+/* *seconds against the fake clock: (the last reading - the first) / repeats. */
+static void seconds_judge(double secs, int64_t reads, long repeats, const char *where)
 {
-    Device d = the_device();
-    /* Work queued before the timing: it must not be counted. */
-    for (int i = 0; i < 3; i++) ck_assert_int_eq(backend_empty_kernel(d), ERR_OK);
-    char trace[256];
-    g_n_reads = 0;
-    timer_set_clock(fake_clock);
-    counters_trace(trace, sizeof trace);
-    Work w = {d, 0, 0};
-    double secs = -1;
-    err_clear();
-    int rc = time_on_device(d, launch_work, &w, 4, &secs);
-    counters_trace(NULL, 0);
-    timer_set_clock(NULL);
-    expect_ok(rc, "time_on_device");
-    ck_assert_msg(w.calls == 4, "work was called %d times, expected repeats = 4", w.calls);
+    double want = reads >= 1 ? (clock_reading(reads - 1) - clock_reading(0)) / (double)repeats : 0;
+    ck_assert_msg(fabs(secs - want) < 1e-9,
+                  "%s*seconds is %g, expected %g: (the last clock read - the first) / repeats",
+                  where, secs, want);
+}
+
+/* The order of events: sync, clock, the work, sync, clock. */
+static void timing_judge(long repeats)
+{
+    expect_ok("rc", "time_on_device");
+    int calls = (int)got_i64("calls");
+    ck_assert_msg(calls == repeats, "work was called %d times, expected repeats = %ld", calls,
+                  repeats);
+    const char *trace = got_str("trace");
+    int64_t reads = got_i64("reads");
     int c0 = first_of(trace, 'C'), c1 = last_of(trace, 'C'), l0 = first_of(trace, 'L'),
         l1 = last_of(trace, 'L');
     ck_assert_msg(c0 >= 0 && c1 > c0,
-                  "the clock (timer_now) was read %d time(s); read it before and after the "
+                  "the clock (timer_now) was read %lld time(s); read it before and after the "
                   "work (events: %s, C = clock, S = sync, L = launch)",
-                  g_n_reads, trace);
+                  (long long)reads, trace);
     ck_assert_msg(c0 < l0 && l1 < c1,
                   "the work ran outside the two clock reads (events: %s; C = clock, S = sync, L "
                   "= launch)",
@@ -343,84 +820,145 @@ GRADED_TEST(timing_waits_for_the_gpu)
                   "of the launches was timed: call device_synchronize after the work and before "
                   "the second timer_now (events: %s)",
                   trace);
-    double want = (g_reads[(g_n_reads < 64 ? g_n_reads : 64) - 1] - g_reads[0]) / 4.0;
-    ck_assert_msg(fabs(secs - want) < 1e-9,
-                  "*seconds is %g, expected %g: (the last clock read - the first) / repeats",
-                  secs, want);
+    seconds_judge(got_f64("seconds"), reads, repeats, "");
 }
 
-GRADED_TEST(timing_errors_and_the_cpu)
+JUDGE(timing_waits_for_the_gpu)
 {
-    Device d = the_device();
-    Work w = {d, 0, 2};
-    double secs = 0;
-    err_clear();
-    int rc = time_on_device(d, launch_work, &w, 5, &secs);
-    ck_assert_msg(rc != ERR_TODO, "time_on_device is not written yet");
-    ck_assert_msg(rc == ERR_IO && w.calls == 2,
+    timing_judge(TIMING_REPEATS);
+}
+
+JUDGE(timing_no_sync_between)
+{
+    timing_judge(BETWEEN_REPEATS);
+    const char *trace = got_str("trace");
+    int l0 = first_of(trace, 'L'), l1 = last_of(trace, 'L');
+    for (int i = l0; i < l1; i++)
+        ck_assert_msg(trace[i] != 'S',
+                      "the CPU waited for the GPU between the calls of work (events: %s; C = "
+                      "clock, S = sync, L = launch), so the GPU sat idle between them and the "
+                      "syncs were timed too: sync only before the first clock read and after the "
+                      "last call",
+                      trace);
+}
+
+JUDGE(timing_errors_and_the_cpu)
+{
+    expect_written("fail", "time_on_device");
+    int rc = got_rc("fail"), calls = (int)got_i64("fail.calls");
+    ck_assert_msg(rc == ERR_IO && calls == 2,
                   "when the work fails on call 2 of 5, return its error at once (got %s after "
                   "%d calls)",
-                  err_name((ErrCode)rc), w.calls);
-    rc = time_on_device(d, launch_work, &w, 0, &secs);
-    ck_assert_msg(rc == ERR_ARG, "repeats = 0 must be an ERR_ARG (got %s)", err_name((ErrCode)rc));
-    /* On the CPU the same code is right, and nothing is counted as a sync. */
-    Work cpu = {device_cpu(), 0, 0};
-    counters_reset();
-    rc = time_on_device(device_cpu(), launch_work, &cpu, 3, &secs);
-    ck_assert_msg(rc == ERR_OK && cpu.calls == 3 && secs >= 0.0 && counters_get().syncs == 0,
-                  "on the CPU: rc %d, %d calls, %g s, %llu syncs (expected 0, 3, >= 0, 0)", rc,
-                  cpu.calls, secs, (unsigned long long)counters_get().syncs);
+                  err_name((ErrCode)rc), calls);
+    const long bad[2] = {0, -3};
+    for (int i = 0; i < 2; i++) {
+        rc = got_rc(key("repeats%d", i));
+        ck_assert_msg(rc == ERR_ARG, "repeats = %ld must be an ERR_ARG (got %s)", bad[i],
+                      err_name((ErrCode)rc));
+        calls = (int)got_i64(key("repeats%d.calls", i));
+        ck_assert_msg(calls == 0, "repeats = %ld is an ERR_ARG, but work was called %d times",
+                      bad[i], calls);
+    }
+    rc = got_rc("cpu");
+    calls = (int)got_i64("cpu.calls");
+    double secs = got_f64("cpu.seconds");
+    unsigned long long syncs = (unsigned long long)got_i64("cpu.syncs");
+    ck_assert_msg(rc == ERR_OK && calls == CPU_REPEATS && secs >= 0.0 && syncs == 0,
+                  "on the CPU: rc %d, %d calls, %g s, %llu syncs (expected 0, %d, >= 0, 0)", rc,
+                  calls, secs, syncs, CPU_REPEATS);
+    seconds_judge(secs, got_i64("cpu.reads"), CPU_REPEATS, "on the CPU: ");
 }
+#endif
 
 /* ---- all of them: the sync demo in miniature ------------------------------------------- */
 
+#define TIMED_EPOCHS 20
+#define TIMED_EVERY 5
+
+#ifdef GRADE_RUNNER
+#ifndef GRADE_REFERENCE
 typedef struct SyncRun {
     Setup *s;
     long epochs, every, n_logged;
-    float logged[16];
+    float *logged;
 } SyncRun;
 
 static int sync_run(void *p)
 {
     SyncRun *r = p;
-    return train_logged(r->s->model, r->s->loss, r->s->opt, r->s->x, r->s->y, r->epochs,
-                        r->every, r->logged, &r->n_logged);
+    return train_logged(r->s->model, r->s->loss, r->s->opt, r->s->x, r->s->y, r->epochs, r->every,
+                        r->logged, &r->n_logged);
 }
+#endif
 
-GRADED_TEST(timed_training)
+RUN(timed_training)
 {
     Device d = the_device();
+#ifdef GRADE_REFERENCE
+    reference_run("t", d, TIMED_EPOCHS);
+#else
     Setup s;
     setup(&s, d);
-    SyncRun r = {&s, 20, 5, 0, {0}};
+    SyncRun r = {&s, TIMED_EPOCHS, TIMED_EVERY, 0, guarded_new(TIMED_EPOCHS / TIMED_EVERY, NAN)};
     double secs = -1;
     counters_reset();
     err_clear();
-    int rc = time_on_device(d, sync_run, &r, 1, &secs);
-    expect_ok(rc, "time_on_device(train_logged)");
-    ck_assert_msg(counters_get().syncs == 2 + 4 && r.n_logged == 4 && secs > 0.0,
+    put_rc("rc", time_on_device(d, sync_run, &r, 1, &secs));
+    put_i64("syncs", (int64_t)counters_get().syncs);
+    put_i64("n_logged", r.n_logged);
+    put_f64("seconds", secs);
+    put_guarded("logged", r.logged);
+    guarded_free(r.logged);
+    teardown(&s);
+#endif
+}
+#endif
+
+#ifdef GRADE_JUDGE
+JUDGE(timed_training)
+{
+    expect_ok("rc", "time_on_device(train_logged)");
+    unsigned long long syncs = (unsigned long long)got_i64("syncs");
+    long n_logged = (long)got_i64("n_logged");
+    double secs = got_f64("seconds");
+    ck_assert_msg(syncs == 2 + 4 && n_logged == 4 && secs > 0.0,
                   "20 epochs read every 5, timed: %llu syncs (expected 2 for the timing + 4 "
                   "reads), %ld losses (expected 4), %g s",
-                  (unsigned long long)counters_get().syncs, r.n_logged, secs);
-    teardown(&s);
+                  syncs, n_logged, secs);
+    const float *logged = got_guarded("logged", "logged", TIMED_EPOCHS / TIMED_EVERY);
+    const float *ref = ref_f32("t.ref_loss", TIMED_EPOCHS);
+    for (long k = 0; k < TIMED_EPOCHS / TIMED_EVERY; k++)
+        ck_assert_msg(agrees(logged[k], ref[(k + 1) * TIMED_EVERY - 1]),
+                      "20 epochs read every 5, timed: logged[%ld] is %.7g, expected %.7g, the "
+                      "loss of epoch %ld",
+                      k, (double)logged[k], (double)ref[(k + 1) * TIMED_EVERY - 1],
+                      (k + 1) * TIMED_EVERY);
 }
+#endif
 
-static const GradedCase cases[] = {
-    {&logged_every_n, "03.1", "train_logged",
-     "exactly epochs/N syncs, the losses of epochs N, 2N, ..., the same training", 9, 60, NULL},
-    {&logged_bad_arguments, "03.1", "train_logged", "negative arguments, zero epochs", 3, 20,
-     NULL},
-    {&chunked_same_as_one_batch, "03.2", "predict_chunked",
-     "the one-batch outputs, the expected launches, no copies, at most one sync", 9, 30, NULL},
-    {&chunked_edge_cases, "03.2", "predict_chunked", "an empty input, chunk 0", 3, 10, NULL},
-    {&timing_waits_for_the_gpu, "03.3", "time_on_device",
-     "sync, clock, work, sync, clock; the time per repeat", 7, 10, NULL},
-    {&timing_errors_and_the_cpu, "03.3", "time_on_device",
-     "a failing work, repeats 0, the CPU", 3, 10, NULL},
-    {&timed_training, "03", "all of Lesson 03", "a timed training read every 5 epochs", 4, 60,
-     NULL},
-};
+/* name, exercise, function, what it checks, points, timeout (s), reference?, file */
+#define CASES(X)                                                                                   \
+    X(logged_every_n, "03.1", "train_logged",                                                      \
+      "exactly epochs/N syncs, the losses of epochs N, 2N, ..., the same training", 9, 60, 1,      \
+      NULL)                                                                                        \
+    X(logged_bad_arguments, "03.1", "train_logged",                                                \
+      "negative arguments, zero epochs, then a real run on the same model", 3, 20, 1, NULL)        \
+    X(logged_step_fails, "03.1", "train_logged",                                                   \
+      "a step that fails: its error, no more steps, *n_logged still set", 2, 20, 1, NULL)          \
+    X(chunked_same_as_one_batch, "03.2", "predict_chunked",                                        \
+      "the one-batch outputs, the expected launches, no copies, at most one sync", 9, 30, 1, NULL) \
+    X(chunked_frees_its_buffer, "03.2", "predict_chunked",                                         \
+      "one buffer of chunk rows, freed: device memory back to where it was", 3, 20, 1, NULL)       \
+    X(chunked_edge_cases, "03.2", "predict_chunked",                                               \
+      "an empty input, chunk 0 and -3, one row, a last chunk of one row, 11 features", 3, 20, 1,   \
+      NULL)                                                                                        \
+    X(timing_waits_for_the_gpu, "03.3", "time_on_device",                                          \
+      "sync, clock, work, sync, clock; the time per repeat", 7, 10, 0, NULL)                       \
+    X(timing_no_sync_between, "03.3", "time_on_device", "no sync between the calls of work", 2,    \
+      10, 0, NULL)                                                                                 \
+    X(timing_errors_and_the_cpu, "03.3", "time_on_device",                                         \
+      "a failing work, repeats 0 and -3, the CPU", 3, 10, 0, NULL)                                 \
+    X(timed_training, "03", "all of Lesson 03", "a timed training read every 5 epochs", 4, 60, 1,  \
+      NULL)
 
-const GradedLesson graded_lesson = {"03", "Why the GPU looks slower",
-                                    "lessons/03_why_gpu_slower/exercises.c", cases,
-                                    (int)(sizeof cases / sizeof cases[0])};
+GRADED_SUITE("03", "Why the GPU looks slower", "lessons/03_why_gpu_slower/exercises.c", CASES)

@@ -1,81 +1,60 @@
 /*
  * graded.h: what a graded suite is made of (make grade).
  *
- * A graded suite is a table of GradedCase entries, one per Check test, each
- * with the exercise it grades, points and a timeout. tests/graded/grader.c
- * runs every case in its own forked process (Check's fork mode) with a memory
- * limit and a timeout, so a crash, a hang, a huge allocation or an early
- * exit() in student code fails that case only, and reports what happened.
+ * Each case of a suite has two halves, written next to each other in
+ * tests/graded/gradeNN.c:
  *
- * Write a case with GRADED_TEST(name) { ... } (not START_TEST): it marks the
- * end of the body, which is how the grader tells a test that passed from one
- * whose student code called exit(0) (Check alone reports that as a pass).
+ *   RUN(name)   builds the inputs, calls the student's code and records what
+ *               came out (runner.h: put_f32, put_rc, ...). It is compiled into
+ *               the runner, the only program linked with student code, and
+ *               runs there in a process of its own per case.
+ *   JUDGE(name) reads those records (judge.h: got_f32, ...) and compares them
+ *               with what it expects: PyTorch's fixtures, values worked out by
+ *               hand, invariants, or the reference run. It is compiled into the
+ *               judge, a program that never links or runs student code.
+ *
+ * So nothing the student's code does in its own process (calling grader
+ * functions, writing to descriptors, exiting with any status, printing) can
+ * make a case pass: the verdict is reached elsewhere, from data alone.
+ *
+ * A case may also need reference values that lib computes with the answers
+ * (lib's own training loop, say). The runner built with GRADE_REFERENCE and
+ * linked with solutions/ only runs those cases, once, when the grader is
+ * built; its records are kept in a file the judge reads (ref_f32, ...), so
+ * the values a student's process could look for never exist in it.
+ *
+ * A suite file wraps its halves in `#ifdef GRADE_RUNNER` and `#ifdef
+ * GRADE_JUDGE` (code both use goes outside), and ends with its table:
+ *
+ *   #define CASES(X)                                                        \
+ *       X(name, "01.2", "linear_forward", "what it checks", points, timeout_s, \
+ *         needs_reference, file_or_NULL)                                     \
+ *       ...
+ *   GRADED_SUITE("01", "The CPU baseline", "lessons/01_cpu_baseline/exercises.c", CASES)
  */
 #ifndef WB_GRADED_H
 #define WB_GRADED_H
 
-#include <check.h>
 #include <stdint.h>
 
-typedef struct GradedCase {
-    const TTest *const *test; /* &name of a GRADED_TEST */
-    const char *exercise;     /* "01.2", or "01" for a case that uses them all */
-    const char *function;     /* what the student wrote: "linear_forward" */
-    const char *checks;       /* what this case checks, in words */
-    double points;
-    int timeout_s;
-    const char *file; /* the student's file for this case (NULL: the lesson's) */
-} GradedCase;
+#include "protocol.h"
 
-typedef struct GradedLesson {
-    const char *id;    /* "01" */
-    const char *title; /* "The CPU baseline" */
-    const char *file;  /* the student's file */
-    const GradedCase *cases;
-    int n_cases;
-} GradedLesson;
-
-/* Each graded suite defines this. */
-extern const GradedLesson graded_lesson;
-
-/* Called by GRADED_TEST at the end of a body that ran to completion. */
-void graded_reached_end(const char *test_name);
-
-#define GRADED_TEST(name)                                                                          \
-    static void name##_body(void);                                                                 \
-    START_TEST(name)                                                                               \
-    {                                                                                              \
-        name##_body();                                                                             \
-        graded_reached_end(#name);                                                                 \
-    }                                                                                              \
-    END_TEST                                                                                       \
-    static void name##_body(void)
-
-/* ---- helpers with messages a student can act on ------------------------ */
-
-/* Fail unless an exercise returned 0; says "not written yet" for a stub. */
-void expect_ok(int rc, const char *function);
-
-/* A sentence added to the next failure messages (NULL for none), to say what
- * a check is about: "dw must be added to, not overwritten". */
-extern const char *graded_note;
-
-/* Compare an (rows, cols) column-major result with the expected values,
- * naming the first element that is off by its (row, column). */
-void expect_close_2d(const char *what, const float *got, const float *want, int64_t rows,
-                     int64_t cols, double atol, double rtol);
-
-/* The same for a vector, naming the index. */
-void expect_close_1d(const char *what, const float *got, const float *want, int64_t n,
-                     double atol, double rtol);
-
-/* Fail if an input the function must only read was changed. */
-void expect_unchanged(const char *what, const float *now, const float *before, int64_t n);
-
-/* Buffers with guard zones before and after, filled with a marker, so that a
- * write past either end is caught and reported. */
-float *guarded_new(int64_t n, float fill);
-void guarded_check(const float *p, const char *what);
-void guarded_free(float *p);
+#if defined(GRADE_RUNNER)
+#include "runner.h"
+#define GRADED_RUN_ENTRY(name, ex, fn, checks, pts, timeout, ref, file) {#name, name##_run},
+#define GRADED_SUITE(id, title, file, CASES)                                                       \
+    const RunCase run_cases[] = {CASES(GRADED_RUN_ENTRY)};                                         \
+    const int n_run_cases = (int)(sizeof run_cases / sizeof run_cases[0]);
+#elif defined(GRADE_JUDGE)
+#include "judge.h"
+#define GRADED_JUDGE_ENTRY(name, ex, fn, checks, pts, timeout, ref, file)                          \
+    {#name, name##_judge, ex, fn, checks, pts, timeout, ref, file},
+#define GRADED_SUITE(id, title, file, CASES)                                                       \
+    static const GradedCase graded_cases_[] = {CASES(GRADED_JUDGE_ENTRY)};                         \
+    const GradedLesson graded_lesson = {id, title, file, graded_cases_,                            \
+                                        (int)(sizeof graded_cases_ / sizeof graded_cases_[0])};
+#else
+#error "compile a graded suite with -DGRADE_RUNNER or -DGRADE_JUDGE"
+#endif
 
 #endif

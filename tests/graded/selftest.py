@@ -2,16 +2,25 @@
 """Prove that the grader is honest (CI runs this after make grade).
 
     python3 tests/graded/selftest.py             # everything below
+    python3 tests/graded/selftest.py --forgeries # only the forgery set (6.)
+    python3 tests/graded/selftest.py --package   # the Gradescope package (7.) only
     python3 tests/graded/selftest.py --validate build/grade/results.json
 
 1. The reference answers get full marks, on every case.
 2. The untouched stubs get 0 on every case: a case that passes on a stub is a bug.
-3. Planted faults, each in one exercise of a copy of the answers, fail that
+3. A student file replaced by an older-dated one is recompiled, not reused.
+4. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
-   message naming what happened, and nothing else:
-   a crash, an endless loop, an exit(0), a huge allocation, a compile error
-   (with a Latin-1 byte in it, which results.json must still carry as UTF-8).
-4. A student file replaced by an older-dated one is recompiled, not reused.
+   message naming what happened, and nothing else: a crash, an endless loop, a
+   huge allocation, a kernel writing past its buffer.
+5. Compiler messages with bytes that are not UTF-8 (Latin-1, over-long forms,
+   surrogates, F5-FF) still give a valid results.json.
+6. The forgeries of tests/graded/forgeries.py score 0 where they forge, and the
+   honest part of each file keeps its marks; those marked `unchecked` score 0
+   even with the symbol check skipped, so the runner/judge split holds alone.
+7. (--package) make grader-package holds no answers, and graded from it as
+   Gradescope does (run_autograder), the answers get full marks on Lesson 01,
+   the stubs 0, and every forgery scores 0 where it forges.
 Every results.json written on the way is checked against Gradescope's format.
 """
 import json
@@ -21,13 +30,18 @@ import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import forgeries  # noqa: E402
+
 TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format",
             "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests",
             "leaderboard"}
 TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output",
              "output_format", "tags", "visibility", "extra_data"}
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+WORK = os.path.join("build", "selftest")
 
 
 def fail(msg):
@@ -37,17 +51,22 @@ def fail(msg):
 
 def validate(path):
     """Check results.json against Gradescope's autograder results format."""
-    with open(path) as f:
-        r = json.load(f)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        r = json.loads(raw.decode("utf-8", errors="strict"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        fail("%s is not valid UTF-8 JSON: %s" % (path, e))
     if not isinstance(r, dict):
         fail("%s: the top level must be an object" % path)
     extra = set(r) - TOP_KEYS
     if extra:
         fail("%s: unknown top-level keys %s" % (path, sorted(extra)))
-    if "score" not in r and not all("score" in t for t in r.get("tests", [])):
+    if "score" not in r and not all(isinstance(t, dict) and "score" in t
+                                    for t in r.get("tests", [])):
         fail("%s: a score is needed at the top or on every test" % path)
     for key in ("score", "execution_time"):
-        if key in r and not isinstance(r[key], (int, float)):
+        if key in r and (not isinstance(r[key], (int, float)) or isinstance(r[key], bool)):
             fail("%s: %s must be a number" % (path, key))
     for key in ("visibility", "stdout_visibility"):
         if key in r and r[key] not in VISIBILITY:
@@ -59,11 +78,13 @@ def validate(path):
         fail("%s: tests must be a non-empty list" % path)
     total = 0.0
     for t in tests:
+        if not isinstance(t, dict):
+            fail("%s: every test must be an object" % path)
         extra = set(t) - TEST_KEYS
         if extra:
             fail("%s: test %r has unknown keys %s" % (path, t.get("name"), sorted(extra)))
         for key in ("score", "max_score"):
-            if not isinstance(t.get(key), (int, float)):
+            if not isinstance(t.get(key), (int, float)) or isinstance(t.get(key), bool):
                 fail("%s: test %r needs a numeric %s" % (path, t.get("name"), key))
         if not 0 <= t["score"] <= t["max_score"]:
             fail("%s: test %r scores %s of %s" % (path, t["name"], t["score"], t["max_score"]))
@@ -75,59 +96,91 @@ def validate(path):
         if t.get("visibility", "visible") not in VISIBILITY:
             fail("%s: test %r has visibility %r" % (path, t["name"], t["visibility"]))
         total += t["score"]
-    if abs(total - r["score"]) > 1e-9:
-        fail("%s: the top-level score %s is not the sum of the tests' %s" % (path, r["score"], total))
+    if not isinstance(r.get("score"), (int, float)) or abs(total - r["score"]) > 1e-9:
+        fail("%s: the top-level score %s is not the sum of the tests' %s"
+             % (path, r.get("score"), total))
     return r
 
 
-def grade(name, impl, student_dir=None, lesson="01"):
-    out = os.path.join("build", "selftest", name)
+def grade(name, impl, student_dir=None, lesson="01", extra=()):
+    out = os.path.join(WORK, name)
     args = ["make", "--no-print-directory", "grade", "IMPL=" + impl, "GRADE_OUT=" + out]
     if lesson:
         args.append("LESSON=" + lesson)
     if student_dir:
         args.append("STUDENT_DIR=" + student_dir)
+    args += list(extra)
     p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, errors="replace")
     if p.returncode != 0:
         fail("%s: make grade exited with %d (it must exit 0 whenever grading ran):\n%s"
              % (name, p.returncode, p.stdout[-3000:]))
-    print("selftest: %-14s %s" % (name, p.stdout.strip().splitlines()[-3]))
+    print("selftest: %-26s %s" % (name, p.stdout.strip().splitlines()[-3]))
     return validate(os.path.join(ROOT, out, "results.json")), p.stdout
 
 
-def plant(name, function, code, lesson="01_cpu_baseline", filename="exercises.c",
-          returns="int"):
-    """A copy of the answers with `code` put at the start of `function`."""
-    src = os.path.join(ROOT, "solutions", lesson, filename)
-    text = open(src).read()
-    m = re.search(r"\n%s %s\([^)]*\)\n\{\n" % (re.escape(returns), function), text)
+def function_span(text, function, returns):
+    """(start of body, end of body) of `returns function(...)\\n{ ... \\n}`."""
+    m = re.search(r"\n%s %s\([^)]*\)\n\{\n" % (re.escape(returns), re.escape(function)), text)
     if not m:
-        fail("cannot find %s in %s" % (function, src))
-    text = text[:m.end()] + "    " + code + "\n" + text[m.end():]
-    folder = os.path.join("build", "selftest", "plants", name)
-    os.makedirs(os.path.join(ROOT, folder, lesson), exist_ok=True)
-    for other in os.listdir(os.path.join(ROOT, "solutions", lesson)):
-        if other != filename:
-            shutil.copy(os.path.join(ROOT, "solutions", lesson, other),
-                        os.path.join(ROOT, folder, lesson, other))
-    # Latin-1, not UTF-8: a plant may carry a byte like a student's editor would.
-    with open(os.path.join(ROOT, folder, lesson, filename), "w", encoding="latin-1") as f:
+        return None
+    end = text.index("\n}\n", m.end())
+    return m.end(), end + 1
+
+
+def make_copy(name, lesson, base, changes, filename="exercises.c"):
+    """A folder laid out like lessons/ with lesson's file from base, changed."""
+    src_dir = os.path.join(ROOT, "solutions" if base == "solutions" else "lessons", lesson)
+    folder = os.path.join(WORK, "plants", name)
+    dst_dir = os.path.join(ROOT, folder, lesson)
+    shutil.rmtree(os.path.join(ROOT, folder), ignore_errors=True)
+    os.makedirs(dst_dir)
+    for other in os.listdir(src_dir):
+        if other.startswith("exercises."):
+            shutil.copy(os.path.join(src_dir, other), os.path.join(dst_dir, other))
+    path = os.path.join(dst_dir, filename)
+    text = open(path, encoding="utf-8").read()
+    returns = 'extern "C" cudaError_t' if filename.endswith(".cu") else "int"
+    for function, how, code in changes:
+        code = code.replace("@ROOT@", ROOT)
+        if how == "top":
+            text = code + text
+        elif how == "end":
+            text = text + code
+        else:
+            span = function_span(text, function, returns)
+            if not span:
+                fail("%s: cannot find %s in %s" % (name, function, path))
+            start, end = span
+            if how == "replace":
+                text = text[:start] + "    " + code + "\n" + text[end:]
+            else:
+                text = text[:start] + "    " + code + "\n" + text[start:]
+    return folder, path, text
+
+
+def plant(name, function, code, lesson="01_cpu_baseline", filename="exercises.c",
+          encoding="utf-8"):
+    """A copy of the answers with `code` put at the start of `function`."""
+    folder, path, text = make_copy(name, lesson, "solutions", [(function, "prefix", code)],
+                                   filename)
+    with open(path, "w", encoding=encoding) as f:
         f.write("#include <stdlib.h>\n#include <string.h>\n" + text)
     return folder
 
 
 def check_plant(name, function, code, exercise, message, lesson="01_cpu_baseline",
-                filename="exercises.c", returns="int", may_pass=()):
-    r, _ = grade(name, "lessons", plant(name, function, code, lesson, filename, returns),
+                filename="exercises.c", may_pass=()):
+    r, _ = grade(name, "lessons", plant(name, function, code, lesson, filename),
                  lesson=lesson[:2])
     for t in r["tests"]:
         if any(m in t["name"] for m in may_pass):
             continue  # a check the planted fault does not reach
         own = t["number"] == exercise
         whole = "." not in t["number"]
+        messages = (message,) if isinstance(message, str) else message
         if own:
-            if t["status"] != "failed" or message not in t["output"]:
+            if t["status"] != "failed" or not any(m in t["output"] for m in messages):
                 fail("%s: %r should fail with %r, got %s: %r"
                      % (name, t["name"], message, t["status"], t["output"]))
         elif whole:
@@ -139,66 +192,166 @@ def check_plant(name, function, code, exercise, message, lesson="01_cpu_baseline
                  % (name, t["name"], exercise, t["output"]))
 
 
+def check_forgery(fg, unchecked=False):
+    name = fg["name"] + ("-unchecked" if unchecked else "")
+    filename = fg.get("file", "exercises.c")
+    folder, path, text = make_copy(name, fg["lesson"], fg["base"], fg["changes"], filename)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    extra = ["GRADE_UNCHECKED=1"] if unchecked else []
+    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra)
+    for t in r["tests"]:
+        forged = t["number"] in fg["zero"] or fg.get("all_zero")
+        if forged:
+            if t["score"] != 0:
+                fail("forgery %s (%s) earned %s points on %r: %r"
+                     % (name, fg["why"], t["score"], t["name"], t["output"]))
+            if fg["says"] and not unchecked and fg["says"] not in t["output"] + r["output"]:
+                fail("forgery %s: %r should say %r, said %r"
+                     % (name, t["name"], fg["says"], t["output"]))
+        elif fg["base"] == "solutions" and t["score"] != t["max_score"]:
+            fail("forgery %s: the honest exercise %r lost its marks: %r"
+                 % (name, t["name"], t["output"]))
+
+
+def package():
+    """make grader-package, unpacked and used as Gradescope would use it."""
+    p = subprocess.run(["make", "--no-print-directory", "grader-package"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("make grader-package failed:\n" + p.stdout[-3000:])
+    import zipfile
+    top = os.path.join(ROOT, WORK, "package")
+    shutil.rmtree(top, ignore_errors=True)
+    with zipfile.ZipFile(os.path.join(ROOT, "build", "grader-package.zip")) as z:
+        names = z.namelist()
+        if any(n.startswith("solutions/") or "/solutions/" in n for n in names):
+            fail("the grader package holds solutions/")
+        for n in ("setup.sh", "run_autograder", "Makefile", "tests/graded/ref/03.records"):
+            if n not in names:
+                fail("the grader package lacks %s" % n)
+        z.extractall(top)
+    for n in ("setup.sh", "run_autograder"):
+        os.chmod(os.path.join(top, n), 0o755)
+    p = subprocess.run(["make", "--no-print-directory", "grader"], cwd=top,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("make grader in the package failed:\n" + p.stdout[-3000:])
+
+    def autograde(name, submission, lesson):
+        results = os.path.join(ROOT, WORK, "package-results", name)
+        env = dict(os.environ, SUBMISSION=submission, RESULTS=results, LESSON=lesson)
+        env.pop("BUILD_ROOT", None)
+        p = subprocess.run(["./run_autograder"], cwd=top, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, errors="replace")
+        if p.returncode != 0:
+            fail("%s: run_autograder exited with %d:\n%s" % (name, p.returncode, p.stdout[-3000:]))
+        print("selftest: package %-18s %s" % (name, p.stdout.strip().splitlines()[-3]))
+        return validate(os.path.join(results, "results.json"))
+
+    # The answers of Lesson 01, handed in loose as for an assignment of one lesson.
+    loose = os.path.join(ROOT, WORK, "package-submissions", "answers01")
+    os.makedirs(loose)
+    shutil.copy(os.path.join(ROOT, "solutions", "01_cpu_baseline", "exercises.c"), loose)
+    r = autograde("answers01", loose, "01")
+    if r["score"] != sum(t["max_score"] for t in r["tests"]):
+        fail("graded from the package, the answers of Lesson 01 lose points")
+    empty = os.path.join(ROOT, WORK, "package-submissions", "nothing")
+    os.makedirs(empty)
+    if autograde("nothing", empty, "")["score"] != 0:
+        fail("graded from the package, an empty submission earns points")
+    for fg in forgeries.FORGERIES:
+        folder, path, text = make_copy("pkg-" + fg["name"], fg["lesson"], fg["base"],
+                                       fg["changes"], fg.get("file", "exercises.c"))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        r = autograde(fg["name"], os.path.join(ROOT, folder), fg["lesson"][:2])
+        for t in r["tests"]:
+            if (t["number"] in fg["zero"] or fg.get("all_zero")) and t["score"] != 0:
+                fail("graded from the package, forgery %s earned %s on %r"
+                     % (fg["name"], t["score"], t["name"]))
+
+
+def utf8_messages():
+    """A compile error whose message carries bytes that are not UTF-8."""
+    folder, path, text = make_copy("bad-bytes", "01_cpu_baseline", "solutions", [])
+    bad = (b"\xe9 \xf5\x80\x80\x80 \xed\xa0\x80 \xc0\xaf \xe0\x80\xaf \xf0\x80\x80\xaf "
+           b"\xf4\x90\x80\x80 \xff \xc3")
+    with open(path, "wb") as f:
+        f.write(text.encode("utf-8") + b"\nthis is not C; /* " + bad + b" */\n"
+                + b"#error " + bad + b"\n")
+    r, out = grade("bad-bytes", "lessons", folder)
+    if r["score"] != 0 or "does not compile" not in out or "error" not in r["output"]:
+        fail("a compile error should score 0 and show the compiler's message:\n" + out[-2000:])
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--validate":
         validate(sys.argv[2])
         print("selftest: %s follows Gradescope's format" % sys.argv[2])
         return
-    shutil.rmtree(os.path.join(ROOT, "build", "selftest"), ignore_errors=True)
+    only_forgeries = "--forgeries" in sys.argv[1:]
+    shutil.rmtree(os.path.join(ROOT, WORK), ignore_errors=True)
+    if "--package" in sys.argv[1:]:
+        package()
+        print("selftest: graded from the package, the forgeries score 0")
+        return
 
-    r, _ = grade("solutions", "solutions", lesson=None)
-    bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
-    if bad:
-        fail("the reference answers lose points on %s" % bad)
+    if not only_forgeries:
+        r, _ = grade("solutions", "solutions", lesson=None)
+        bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
+        if bad:
+            fail("the reference answers lose points on %s" % bad)
 
-    stubs = os.path.join("build", "selftest", "plants", "stubs")
-    for folder in sorted(os.listdir(os.path.join(ROOT, "lessons"))):
-        if re.match(r"\d\d_", folder):
-            shutil.copytree(os.path.join(ROOT, "lessons", folder), os.path.join(ROOT, stubs, folder))
-    r, _ = grade("stubs", "lessons", stubs, lesson=None)
-    bad = [t["name"] for t in r["tests"] if t["score"] != 0 or t["status"] != "failed"]
-    if bad:
-        fail("these cases pass on the untouched stubs: %s" % bad)
+        stubs = os.path.join(WORK, "plants", "stubs")
+        for folder in sorted(os.listdir(os.path.join(ROOT, "lessons"))):
+            if re.match(r"\d\d_", folder):
+                shutil.copytree(os.path.join(ROOT, "lessons", folder),
+                                os.path.join(ROOT, stubs, folder))
+        r, _ = grade("stubs", "lessons", stubs, lesson=None)
+        bad = [t["name"] for t in r["tests"] if t["score"] != 0 or t["status"] != "failed"]
+        if bad:
+            fail("these cases pass on the untouched stubs: %s" % bad)
 
-    # A submission replaced by an older file (unzipped with its old date) is
-    # still recompiled: the stubs, dated 2000, must score 0 where the answers were.
-    reuse = os.path.join("build", "selftest", "plants", "reuse")
-    shutil.copytree(os.path.join(ROOT, "solutions", "01_cpu_baseline"),
-                    os.path.join(ROOT, reuse, "01_cpu_baseline"))
-    r, _ = grade("reuse-answers", "lessons", reuse)
-    if r["score"] != sum(t["max_score"] for t in r["tests"]):
-        fail("the answers, graded from a student folder, should get full marks")
-    stale = os.path.join(ROOT, reuse, "01_cpu_baseline", "exercises.c")
-    shutil.copy(os.path.join(ROOT, "lessons", "01_cpu_baseline", "exercises.c"), stale)
-    os.utime(stale, (946684800, 946684800))
-    r, _ = grade("reuse-stubs", "lessons", reuse)
-    if r["score"] != 0:
-        fail("an older-dated file in the same folder was not recompiled (score %s)" % r["score"])
+        # A submission replaced by an older file (unzipped with its old date) is
+        # still recompiled: the stubs, dated 2000, must score 0 where the answers were.
+        reuse = os.path.join(WORK, "plants", "reuse")
+        shutil.copytree(os.path.join(ROOT, "solutions", "01_cpu_baseline"),
+                        os.path.join(ROOT, reuse, "01_cpu_baseline"))
+        r, _ = grade("reuse-answers", "lessons", reuse)
+        if r["score"] != sum(t["max_score"] for t in r["tests"]):
+            fail("the answers, graded from a student folder, should get full marks")
+        stale = os.path.join(ROOT, reuse, "01_cpu_baseline", "exercises.c")
+        shutil.copy(os.path.join(ROOT, "lessons", "01_cpu_baseline", "exercises.c"), stale)
+        os.utime(stale, (946684800, 946684800))
+        r, _ = grade("reuse-stubs", "lessons", reuse)
+        if r["score"] != 0:
+            fail("an older-dated file in the same folder was not recompiled (score %s)"
+                 % r["score"])
 
-    check_plant("crash", "linear_forward", "*(volatile int *)NULL = 1;", "01.2",
-                "crashed: SIGSEGV")
-    check_plant("endless-loop", "relu_backward", "for (volatile int spin = 0;; spin++) {}",
-                "01.5", "timed out after 5 s")
-    check_plant("exit0", "cross_entropy_backward", "exit(0);", "01.7",
-                "exited early with status 0")
-    check_plant("huge-alloc", "relu_forward",
-                "volatile char *big = malloc((size_t)64 << 30); "
-                "for (size_t i = 0; i < ((size_t)64 << 30); i += 4096) big[i] = 1;",
-                "01.4", "crashed: SIGSEGV")
+        check_plant("crash", "linear_forward", "*(volatile int *)NULL = 1;", "01.2",
+                    "crashed: SIGSEGV")
+        check_plant("endless-loop", "relu_backward", "for (volatile int spin = 0;; spin++) {}",
+                    "01.5", "timed out after 5 s")
+        check_plant("huge-alloc", "relu_forward",
+                    "volatile char *big = malloc((size_t)64 << 30); "
+                    "for (size_t i = 0; i < ((size_t)64 << 30); i += 4096) big[i] = 1;",
+                    "01.4", "crashed: SIGSEGV")
+        # A kernel that writes one element too far: the simulator (or the GPU)
+        # catches it, and only the kernel's checks and the whole-lesson one fail.
+        check_plant("kernel-overflow", "k_relu_forward",
+                    "if (n > 0 && n <= 100000 && x && y) { "
+                    "relu_forward_kernel<<<1, 1, 0, s>>>(x, y + n, 1); }",
+                    "02.4", ("past the end", "operations on the stream"),
+                    lesson="02_device_transfer",
+                    filename="exercises.cu", may_pass=("bad arguments", "a launch that fails"))
+        utf8_messages()
 
-    # A kernel that writes one element too far: the simulator (or the GPU)
-    # catches it, and only the kernel's checks and the whole-lesson one fail.
-    check_plant("kernel-overflow", "k_relu_forward",
-                "if (n > 0 && n <= 100000 && x && y) { "
-                "relu_forward_kernel<<<1, 1, 0, s>>>(x, y + n, 1); }",
-                "02.4", "past the end", lesson="02_device_transfer", filename="exercises.cu",
-                returns='extern "C" cudaError_t', may_pass=("bad arguments",))
-
-    r, out = grade("compile-error", "lessons",
-                   plant("compile-error", "sgd_step", "this is not C; /* caf\u00e9 */"))
-    if r["score"] != 0 or "does not compile" not in out or "error" not in r["output"]:
-        fail("a compile error should score 0 and show the compiler's message:\n" + out[-2000:])
-    print("selftest: the grader is honest")
+    for fg in forgeries.FORGERIES:
+        check_forgery(fg)
+        if fg.get("unchecked"):
+            check_forgery(fg, unchecked=True)
+    print("selftest: the grader is honest (%d forgeries refused)" % len(forgeries.FORGERIES))
 
 
 if __name__ == "__main__":

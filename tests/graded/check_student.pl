@@ -1,0 +1,301 @@
+#!/usr/bin/perl
+# check_student.pl: what a student object may contain, checked before it is linked.
+#
+#   check_student.pl --lesson 01 --kind c|cu --object OBJ --deps DEPFILE --root DIR
+#                    --out OUT.o --cc CC [--lib ARCHIVE ...]
+#
+# 1. Includes: every file its compilation read (DEPFILE, from -MD) is the student's
+#    source, a header under lib/ or kernels/, or a system header. Anything else (an
+#    answer under solutions/, a test under tests/, a .c or .cu of lib) refuses the
+#    whole file.
+# 2. Calls: the object is compiled with -ffunction-sections, so its relocations give
+#    a call graph. For each exercise function, everything reachable from it (static
+#    helpers, tables of pointers) may call only what tests/graded/allow/ lists for
+#    the lesson; a system call instruction (inline assembly) counts as a call to
+#    "a system call". An exercise that reaches anything else is refused: it is
+#    replaced by a stub that fails its cases with the reason. What a constructor
+#    reaches must be allowed too, or the whole file is refused.
+# 3. Exports: OUT.o is the object with every global symbol but the lesson's
+#    exercise functions made local, so a student file cannot replace a function
+#    of lib, the C library or the grader, plus the stubs of refused exercises.
+#
+# Messages start with "refused:" and name the file, the function, the call and why.
+# Exit status 1 when the whole file is refused, 0 otherwise (refused exercises
+# included).
+use strict;
+use warnings;
+use Cwd qw(abs_path);
+use File::Basename qw(dirname basename);
+use File::Temp qw(tempdir);
+use Getopt::Long;
+
+my ($lesson, $kind, $object, $deps, $root, $out, $cc, $source) = ('', 'c');
+my @libs;
+GetOptions('lesson=s' => \$lesson, 'kind=s' => \$kind, 'object=s' => \$object,
+           'deps=s' => \$deps, 'root=s' => \$root, 'out=s' => \$out, 'cc=s' => \$cc,
+           'source=s' => \$source, 'lib=s' => \@libs)
+    or die "usage: see the top of $0\n";
+die "check_student: --lesson, --object, --root, --out and --cc are needed\n"
+    unless $lesson && $object && $root && $out && $cc;
+$root = abs_path($root);
+$source //= $object;
+my $allow_dir = "$root/tests/graded/allow";
+
+# ---- the lists ------------------------------------------------------------------------
+
+sub read_list {
+    my ($file, $lists) = @_;
+    open my $fh, '<', $file or die "check_student: cannot read $file: $!\n";
+    while (my $line = <$fh>) {
+        $line =~ s/#.*//;
+        next unless $line =~ /^\s*([a-z-]+):\s*(.*?)\s*$/;
+        my ($key, $rest) = ($1, $2);
+        if ($key eq 'refuse') {
+            my ($names, $why) = split /\s+--\s+/, $rest, 2;
+            push @{$lists->{refuse}}, [$_, $why] for split ' ', $names;
+        } else {
+            push @{$lists->{$key}}, split ' ', $rest;
+        }
+    }
+    close $fh;
+}
+
+my %mine;
+read_list("$allow_dir/common.txt", \%mine);
+read_list("$allow_dir/$lesson.txt", \%mine);
+my $ex_key = $kind eq 'cu' ? 'cu-exercises' : 'exercises';
+my %exercise = map { $_ => 1 } @{$mine{$ex_key} || []};
+die "check_student: no $ex_key for lesson $lesson in $allow_dir/$lesson.txt\n" unless %exercise;
+my @calls = (@{$mine{calls} || []}, $kind eq 'cu' ? @{$mine{'cu-calls'} || []} : ());
+
+# The other lessons' exercises, to say so when one is called.
+my %others;
+for my $f (glob "$allow_dir/[0-9][0-9].txt") {
+    my $id = basename($f, '.txt');
+    next if $id eq $lesson;
+    my %l;
+    read_list($f, \%l);
+    $others{$_} = $id for @{$l{exercises} || []}, @{$l{'cu-exercises'} || []};
+}
+
+sub glob_re { my $g = quotemeta shift; $g =~ s/\\\*/.*/g; qr/^$g$/ }
+my @allowed = map { glob_re($_) } @calls;
+my @refused = map { [glob_re($_->[0]), $_->[1]] } @{$mine{refuse} || []};
+
+# lib's and the kernels' functions, to name them as such.
+my %libsym;
+for my $a (@libs) {
+    next unless -e $a;
+    for (`nm -g --defined-only "$a" 2>/dev/null`) {
+        $libsym{$1} = 1 if /^\S+\s+[TDBR]\s+(\S+)$/;
+    }
+}
+
+# Why an exercise may not call sym (undef: it may).
+sub why_refused {
+    my ($sym) = @_;
+    return "a system call with inline assembly: exercises may not reach the operating "
+         . "system" if $sym eq '(a system call)';
+    return undef if grep { $sym =~ $_ } @allowed;
+    for my $r (@refused) { return $r->[1] if $sym =~ $r->[0] }
+    return "an exercise of Lesson $others{$sym}: write this one without it"
+        if $others{$sym};
+    return "a function of lib/ or kernels/ that this exercise may not call: it may do the "
+         . "exercise's work for you (tests/graded/allow/$lesson.txt lists what it may call)"
+        if $libsym{$sym};
+    return "which is not on Lesson ${lesson}'s list of what an exercise may call "
+         . "(tests/graded/allow/$lesson.txt)";
+}
+
+# How a refusal reads: "it calls exit (ends the process: ...)".
+sub calls_text {
+    my ($sym, $why) = @_;
+    return "it makes $why" if $sym eq '(a system call)';
+    return "it calls $sym, $why";
+}
+
+my $file = $source;
+$file =~ s{^\Q$root\E/}{};
+my @whole;   # reasons to refuse the whole file
+
+# ---- 1. includes ------------------------------------------------------------------------
+
+if ($deps && -e $deps) {
+    open my $fh, '<', $deps or die "check_student: cannot read $deps: $!\n";
+    local $/;
+    my $text = <$fh>;
+    close $fh;
+    $text =~ s/\\\n/ /g;
+    my %seen;
+    for my $line (split /\n/, $text) {
+        next unless $line =~ /^[^:]+:(?!\S)\s*(.*)$/;
+        for my $dep (split ' ', $1) {
+            next if $seen{$dep}++;
+            my $path = abs_path($dep) // $dep;
+            next if $path eq (abs_path($source) // '');
+            next if $path =~ m{^/usr/(include|lib|local/cuda[^/]*)/};
+            next if $path =~ m{^/usr/local/cuda[^/]*/};
+            if ($path =~ m{^\Q$root\E/(lib|kernels)/.*\.(h|cuh)$}) { next }
+            # the simulator's translation of the student's .cu is read too
+            next if $kind eq 'cu' && $path =~ m{^\Q$root\E/.*/sim/student/.*\.cpp$};
+            next if $kind eq 'cu' && $path =~ m{/sim/student/.*\.cpp$};
+            my $shown = $path;
+            $shown =~ s{^\Q$root\E/}{};
+            my $what = $shown =~ m{^solutions/} ? 'the answers'
+                     : $shown =~ m{^tests/}     ? "the grader's tests"
+                     : $shown =~ m{^(lib|kernels)/} ? 'a source file of lib (only its headers are for you)'
+                     : 'a file outside lib/ and kernels/';
+            push @whole, "$file includes $shown, $what: a student file may include only "
+                       . "the headers of lib/ and kernels/ and system headers";
+        }
+    }
+}
+
+# ---- 2. the call graph --------------------------------------------------------------------
+
+my (@sections, %sym_section, %sym_bind, %sym_type, %sec_index_of_sym, @symtab);
+for (`readelf -SW "$object"`) {
+    $sections[$1] = $2 if /^\s*\[\s*(\d+)\]\s+(\S+)/;
+}
+for (`readelf -sW "$object"`) {
+    # Num: Value Size Type Bind Vis Ndx Name
+    next unless /^\s*\d+:\s+\S+\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+(\S+)\s*(\S*)/;
+    my ($type, $bind, $ndx, $name) = ($1, $2, $3, $4);
+    push @symtab, [$name, $type, $bind, $ndx];
+    next if $name eq '';
+    $sym_section{$name} = $ndx;
+    $sym_bind{$name} = $bind;
+    $sym_type{$name} = $type;
+}
+
+# Edges: section -> sections and undefined symbols its relocations name.
+my (%edges, %undef_refs);
+my $current;
+for (`readelf -rW "$object"`) {
+    if (/^Relocation section '\.rela?([^']*)'/) {
+        $current = $1;
+        next;
+    }
+    next unless defined $current && /^[0-9a-f]+\s+[0-9a-f]+\s+\S+\s+[0-9a-f]+\s+(\S+)/;
+    my $name = $1;
+    $name =~ s/@.*//;
+    my $ndx = $sym_section{$name};
+    if (defined $ndx && $ndx =~ /^\d+$/) {
+        $edges{$current}{$sections[$ndx]} = 1;
+    } elsif (defined $sections[0] && grep { $_ && $_ eq $name } @sections) {
+        $edges{$current}{$name} = 1;    # a section symbol, printed by name
+    } else {
+        $undef_refs{$current}{$name} = 1;
+    }
+}
+# System call instructions, by section.
+{
+    my $sec;
+    for (`objdump -d --no-show-raw-insn "$object" 2>/dev/null`) {
+        $sec = $1 if /^Disassembly of section (\S+):/;
+        $undef_refs{$sec}{'(a system call)'} = 1
+            if defined $sec && /\s(syscall|sysenter|int\s+\$0x80)\b/;
+    }
+}
+
+sub reach {
+    my @todo = @_;
+    my %seen;
+    while (defined(my $s = shift @todo)) {
+        next if $seen{$s}++;
+        push @todo, keys %{$edges{$s} || {}};
+    }
+    my %calls;
+    for my $s (keys %seen) { $calls{$_} = 1 for keys %{$undef_refs{$s} || {}} }
+    return sort keys %calls;
+}
+
+sub first_problem {
+    for my $sym (@_) {
+        my $why = why_refused($sym);
+        return ($sym, $why) if defined $why;
+    }
+    return;
+}
+
+# Constructors and destructors run before and after everything: what they reach must
+# be allowed.
+my @ctor = grep { defined && /^\.(init_array|fini_array|preinit_array|ctors|dtors)/ } @sections;
+if (@ctor) {
+    my ($sym, $why) = first_problem(reach(@ctor));
+    push @whole, "$file has code that runs when the program starts or ends, and "
+               . calls_text($sym, $why) if defined $sym;
+}
+
+if (@whole) {
+    print "refused: $_\n" for @whole;
+    print "refused: every exercise of $file scores 0 until this is changed\n";
+    exit 1;
+}
+
+my %refused_ex;
+for my $ex (sort keys %exercise) {
+    my $ndx = $sym_section{$ex};
+    next unless defined $ndx && $ndx =~ /^\d+$/;    # not defined here: lib's stub message
+    my ($sym, $why) = first_problem(reach($sections[$ndx]));
+    next unless defined $sym;
+    $refused_ex{$ex} = "$ex (in $file) was refused by the grader: " . calls_text($sym, $why);
+    print "refused: $refused_ex{$ex}\n";
+}
+
+# ---- 3. the object the runner links -------------------------------------------------------
+
+my $tmp = tempdir(CLEANUP => 1);
+my @localize;
+for my $s (@symtab) {
+    my ($name, $type, $bind, $ndx) = @$s;
+    next if $name eq '' || $ndx eq 'UND' || $bind eq 'LOCAL';
+    next if $exercise{$name} && !$refused_ex{$name};
+    # The C++ runtime's pointer to its personality routine, which every object with
+    # exception tables shares (one definition in a COMDAT group): not the student's.
+    next if $name =~ /^DW\.ref\.__gxx_personality_v0$/;
+    push @localize, $name;
+}
+my %u;
+@localize = grep { !$u{$_}++ } @localize;
+open my $lf, '>', "$tmp/localize" or die;
+print $lf "$_\n" for @localize;
+close $lf;
+# The refused code stays in the object but can no longer reach what it called: each
+# forbidden symbol it names becomes a trap that fails the case (nothing reaches that
+# code anyway: the refused exercises are local and replaced by stubs).
+my @trap;
+for my $s (@symtab) {
+    my ($name, $type, $bind, $ndx) = @$s;
+    push @trap, "$name graded_trap_" . scalar(@trap) if $ndx eq 'UND' && $name ne ''
+        && defined why_refused($name);
+}
+open my $rf, '>', "$tmp/redefine" or die;
+print $rf "$_\n" for @trap;
+close $rf;
+# (objcopy fails on an empty list of symbols, so none is passed then)
+system('objcopy', (@localize ? ("--localize-symbols=$tmp/localize") : ()),
+       (@trap ? ("--redefine-syms=$tmp/redefine") : ()), $object, "$tmp/student.o") == 0
+    or die "check_student: objcopy failed on $object\n";
+
+my @parts = ("$tmp/student.o");
+if (%refused_ex || @trap) {
+    open my $cf, '>', "$tmp/refused.c" or die;
+    print $cf "/* Stubs of the exercises check_student.pl refused, and the traps. */\n";
+    print $cf "void graded_refused(const char *why) __attribute__((noreturn));\n";
+    print $cf "void graded_refused_call(void) __attribute__((noreturn));\n";
+    for my $i (0 .. $#trap) {
+        print $cf "void graded_trap_$i(void);\nvoid graded_trap_$i(void) { graded_refused_call(); }\n";
+    }
+    for my $ex (sort keys %refused_ex) {
+        (my $msg = $refused_ex{$ex}) =~ s/(["\\])/\\$1/g;
+        $msg =~ s/\n/ /g;
+        print $cf "int $ex(void);\nint $ex(void) { graded_refused(\"$msg\"); }\n";
+    }
+    close $cf;
+    system(split(' ', $cc), '-c', '-O1', "$tmp/refused.c", '-o', "$tmp/refused.o") == 0
+        or die "check_student: cannot compile the refusal stubs\n";
+    push @parts, "$tmp/refused.o";
+}
+system('ld', '-r', '-o', $out, @parts) == 0 or die "check_student: ld -r failed\n";
+exit 0;

@@ -1,0 +1,137 @@
+"""The forgeries the grader must refuse (tests/graded/selftest.py runs them).
+
+Each is what a student who has read the grader's source might try: a change to
+one lesson's exercise file, starting from the untouched stubs or from the
+answers. `zero` lists the exercises that must score 0 (with `says` in their
+failure message); with base "solutions", every other exercise of the file must
+keep its full marks (the honest part of a file earns what it earns).
+`unchecked`: the forgery must also score 0 when the symbol check is skipped
+(GRADE_UNCHECKED=1), which shows that the runner/judge split holds on its own.
+
+A change is (function, how, code): how is "replace" (the body), "prefix" (code
+at the start of the body), "top" or "end" (code at the top or end of the file;
+function is then None).
+"""
+
+L01 = ["01.1", "01.2", "01.3", "01.4", "01.5", "01.6", "01.7", "01.8", "01"]
+L01_FUNCS = ["minmax_fit", "minmax_transform", "linear_forward", "linear_backward",
+             "relu_forward", "relu_backward", "cross_entropy_forward",
+             "cross_entropy_backward", "sgd_step"]
+
+# A forged END record: the runner's wire format (protocol.h), kind 'E', no name.
+END_RECORD = r'"\x45\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"'
+
+FORGERIES = [
+    dict(name="forged-completion", lesson="01_cpu_baseline", base="stubs",
+         changes=[(f, "replace", "extern void put_i64(const char *, long); "
+                                 "put_i64(\"end\", 1); extern void _exit(int); _exit(0);")
+                  for f in L01_FUNCS],
+         zero=L01, says="refused by the grader", unchecked=True,
+         why="the old grader passed a case whose code called its end marker and exited; "
+             "now the grader's functions and ending the process are refused, and without "
+             "the check the case 'exited early'"),
+    dict(name="forged-end-record", lesson="01_cpu_baseline", base="stubs",
+         changes=[(f, "replace", "extern long write(int, const void *, unsigned long); "
+                                 "write(3, " + END_RECORD + ", 16); "
+                                 "extern void _exit(int); _exit(0);")
+                  for f in L01_FUNCS],
+         zero=L01, says="refused by the grader", unchecked=True,
+         why="writes the runner's END record into the grader's channel and exits"),
+    dict(name="forged-stdout-channel", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top", "#include <stdio.h>\n"),
+                  ("relu_forward", "replace",
+                   "stdout->_fileno = 3; fwrite(" + END_RECORD + ", 1, 16, stdout); "
+                   "fflush(stdout); return 0;")],
+         zero=["01.4"], says="", unchecked=True,
+         why="points stdout at the grader's channel and writes an END record: records "
+             "are data, never a verdict"),
+    dict(name="constructor-exit", lesson="01_cpu_baseline", base="solutions",
+         changes=[(None, "end", "extern void _exit(int);\n"
+                                "__attribute__((constructor)) static void early(void) "
+                                "{ _exit(0); }\n")],
+         zero=L01, says="refused", unchecked=True, all_zero=True,
+         why="code that runs before main and ends the runner"),
+    dict(name="include-answers", lesson="05_trainer", base="stubs",
+         changes=[(None, "top", '#include "solutions/05_trainer/exercises.c"\n#if 0\n'),
+                  (None, "end", "#endif\n")],
+         zero=["05.1", "05.2", "05.3", "05.4", "05.5", "05"], says="",
+         why="the answers through the compiler, from the repository root"),
+    dict(name="include-answers-relative", lesson="03_why_gpu_slower", base="stubs",
+         changes=[(None, "top", '#include "@ROOT@/solutions/03_why_gpu_slower/exercises.c"\n'
+                                '#if 0\n'),
+                  (None, "end", "#endif\n")],
+         zero=["03.1", "03.2", "03.3", "03"], says="refused",
+         why="the answers through the compiler, by absolute path (any STUDENT_DIR)"),
+    dict(name="half-gemm", lesson="01_cpu_baseline", base="solutions",
+         changes=[("linear_forward", "replace",
+                   "extern int half_gemm(); return half_gemm(x, w, b, y, n, in, out);"),
+                  ("linear_backward", "prefix",
+                   "extern int half_gemm(); if (n < 0) return half_gemm();")],
+         zero=["01.2", "01.3", "01"], says="half_gemm",
+         why="a finished implementation of lib under another name"),
+    dict(name="helper-calls-exit", lesson="01_cpu_baseline", base="solutions",
+         changes=[(None, "top", "#include <stdlib.h>\nstatic void bail(int c) { if (c) exit(0); }\n"),
+                  ("sgd_step", "prefix", "bail(n < 0);")],
+         zero=["01.8", "01"], says="calls exit",
+         why="a forbidden call hidden in a static helper"),
+    dict(name="pointer-table", lesson="01_cpu_baseline", base="solutions",
+         changes=[(None, "top", "#include <stdlib.h>\n"
+                                "static void (*const table[])(int) = {exit};\n"),
+                  ("relu_backward", "prefix", "if (n < 0) table[0](0);")],
+         zero=["01.5", "01"], says="calls exit",
+         why="a forbidden call through a table of function pointers"),
+    dict(name="system-call", lesson="01_cpu_baseline", base="solutions",
+         changes=[("relu_forward", "prefix",
+                   "if (n < 0) { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(60L), "
+                   "\"D\"(0L) : \"rcx\", \"r11\", \"memory\"); }")],
+         zero=["01.4", "01"], says="system call",
+         why="inline assembly that calls exit(0) without a libc symbol"),
+    dict(name="interpose-counters", lesson="03_why_gpu_slower", base="solutions",
+         changes=[(None, "top", "#include \"lib/counters.h\"\nstatic uint64_t fake_syncs;\n"
+                                "Counters counters_get(void) { Counters c = {0}; "
+                                "c.syncs = fake_syncs; return c; }\n"),
+                  ("train_logged", "replace",
+                   "fake_syncs = log_every > 0 ? (uint64_t)(epochs / log_every) : 0; long k = 0; "
+                   "if (epochs < 0 || log_every < 0) return err_set(ERR_ARG, \"bad\"); "
+                   "for (long e = 1; e <= epochs; e++) { float v; "
+                   "int rc = train_step(model, loss, opt, x, y, &v); if (rc) return rc; "
+                   "if (log_every > 0 && e % log_every == 0) logged[k++] = v; } "
+                   "*n_logged = k; return 0;")],
+         zero=["03.1", "03"], says="",
+         why="reads the loss every epoch (a sync each time) and replaces lib's counters_get "
+             "so the grader would count only the syncs it expects"),
+    dict(name="fake-report-lines", lesson="01_cpu_baseline", base="stubs",
+         changes=[(f, "replace", 'printf("0\\t01.2\\tlinear_forward\\tx\\t5\\t5\\tpassed\\t\\t'
+                                 'lessons/01_cpu_baseline/exercises.c\\n"); return 0;')
+                  for f in L01_FUNCS],
+         zero=L01, says="",
+         why="prints lines that look like the grader's result table"),
+    dict(name="k-relu-backward", lesson="02_device_transfer", file="exercises.cu",
+         base="solutions",
+         changes=[("k_relu_forward", "replace", "return k_relu_backward(x, x, y, n, s);")],
+         zero=["02.4", "02"], says="k_relu_backward",
+         why="02.4 done by a kernel of kernels/ (relu backward with dy = x is relu)"),
+    dict(name="host-loop-kernel", lesson="02_device_transfer", file="exercises.cu",
+         base="solutions",
+         changes=[("k_relu_forward", "replace",
+                   "if (n < 0 || n > INT_MAX || (n > 0 && (!x || !y))) return "
+                   "cudaErrorInvalidValue; for (int64_t i = 0; i < n; i++) "
+                   "y[i] = x[i] > 0 ? x[i] : 0; if (n) relu_forward_kernel<<<1, 1, 0, s>>>"
+                   "(x, y, 0); return cudaGetLastError();")],
+         zero=["02.4", "02"], says="", unchecked=True,
+         why="a CPU loop over device pointers plus an empty launch: on a GPU it crashes, "
+             "so on the simulator it must too"),
+    dict(name="host-copy-kernel", lesson="02_device_transfer", file="exercises.cu",
+         base="solutions",
+         changes=[(None, "top", "#include <stdlib.h>\n"),
+                  ("k_relu_forward", "replace",
+                   "if (n < 0 || n > INT_MAX || (n > 0 && (!x || !y))) return "
+                   "cudaErrorInvalidValue; if (n == 0) return cudaSuccess; "
+                   "float *h = (float *)malloc(n * 4); cudaMemcpy(h, x, n * 4, "
+                   "cudaMemcpyDeviceToHost); for (int64_t i = 0; i < n; i++) "
+                   "h[i] = h[i] > 0 ? h[i] : 0; cudaMemcpy(y, h, n * 4, cudaMemcpyHostToDevice); "
+                   "free(h); relu_forward_kernel<<<1, 1, 0, s>>>(x, y, 0); "
+                   "return cudaGetLastError();")],
+         zero=["02.4", "02"], says="cudaMemcpy",
+         why="the work done on the CPU between two copies, with an empty launch"),
+]

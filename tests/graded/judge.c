@@ -1,0 +1,653 @@
+/*
+ * judge.c: runs one lesson's graded cases and writes their results (judge.h).
+ *
+ * The judge is built without any exercise code. For each case it starts the
+ * runner (the program linked with the student's exercises) in a process of
+ * its own, collects its records, and only then judges them, in a Check test
+ * in fork mode, so that a bug in a JUDGE body fails that case only.
+ * tests/graded/driver.c turns the TSV files into the tables and results.json.
+ */
+#define _GNU_SOURCE /* pipe2, O_CLOEXEC */
+#include "judge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/err.h"
+#include "protocol.h"
+
+#define OUTPUT_MAX ((size_t)512 << 20) /* records a runner may send */
+#define LOG_TAIL 16384                 /* what is kept of a runner's printing */
+
+/* ---- options ------------------------------------------------------------------ */
+
+static const char *runner_path, *log_path;
+static int recording; /* --record: no Check test is running */
+
+/* A failure of the grader's own machinery: in a case, fail it; while recording
+ * the reference runs, stop. */
+static void harness_fail(const char *what)
+{
+    if (recording) {
+        fprintf(stderr, "grader: %s\n", what);
+        exit(1);
+    }
+    ck_abort_msg("grader: %s", what);
+}
+static unsigned char *ref_file; /* the reference runs, whole */
+static size_t ref_len;
+
+/* ---- running a runner ------------------------------------------------------------ */
+
+typedef struct Run {
+    unsigned char *buf; /* its records */
+    size_t len;
+    int status;          /* waitpid status */
+    int timed_out;       /* killed at the deadline */
+    int too_much;        /* killed for sending more than OUTPUT_MAX */
+    char tail[LOG_TAIL]; /* the end of what it printed */
+} Run;
+
+static double timeout_multiplier(void)
+{
+    const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+    return m && atof(m) > 0 ? atof(m) : 1.0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Append the runner's output to the log under a heading, and keep its end. */
+static void keep_output(int fd, const char *heading, Run *r)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size == 0) return;
+    FILE *log = log_path ? fopen(log_path, "a") : NULL;
+    if (log) {
+        fprintf(log, "== %s\n", heading);
+        char buf[8192];
+        ssize_t got;
+        lseek(fd, 0, SEEK_SET);
+        while ((got = read(fd, buf, sizeof buf)) > 0)
+            fwrite(buf, 1, (size_t)got, log);
+        fclose(log);
+    }
+    off_t from =
+        st.st_size > (off_t)sizeof r->tail - 1 ? st.st_size - (off_t)sizeof r->tail + 1 : 0;
+    ssize_t got = pread(fd, r->tail, sizeof r->tail - 1, from);
+    r->tail[got > 0 ? got : 0] = '\0';
+}
+
+/* Start `runner --case name --fd 3` in its own process group, with its output
+ * in a temporary file, and collect its records until it exits or the deadline. */
+static void run_runner(const char *runner, const char *name, double limit_s, Run *r)
+{
+    memset(r, 0, sizeof *r);
+    int fds[2];
+    char out_path[] = "/tmp/wb-grade-out-XXXXXX";
+    int out = mkstemp(out_path);
+    if (out < 0 || pipe2(fds, O_CLOEXEC) != 0) harness_fail("cannot make a pipe or a file");
+    unlink(out_path);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) harness_fail("fork failed");
+    if (pid == 0) {
+        setpgid(0, 0);
+        int in = open("/dev/null", O_RDONLY);
+        if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
+            dup2(fds[1], 3) < 0)
+            _exit(126);
+        for (int fd = 4; fd < 1024; fd++)
+            close(fd); /* nothing else is handed down */
+        execl(runner, runner, "--case", name, "--fd", "3", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid); /* (also done in the child: whichever runs first) */
+    close(fds[1]);
+    size_t cap = 1 << 16;
+    r->buf = malloc(cap);
+    if (!r->buf) harness_fail("out of memory");
+    double deadline = now_s() + limit_s;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            r->timed_out = 1;
+            break;
+        }
+        struct pollfd p = {fds[0], POLLIN, 0};
+        int ready = poll(&p, 1, (int)(left * 1000) + 1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) continue;
+        if (r->len == cap) {
+            if (cap >= OUTPUT_MAX) {
+                r->too_much = 1;
+                break;
+            }
+            cap *= 2;
+            r->buf = realloc(r->buf, cap);
+            if (!r->buf) harness_fail("out of memory");
+        }
+        ssize_t got = read(fds[0], r->buf + r->len, cap - r->len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break; /* EOF: the runner closed its end (it exited) */
+        r->len += (size_t)got;
+    }
+    close(fds[0]);
+    if (r->timed_out || r->too_much) kill(-pid, SIGKILL);
+    /* The runner closed its end; give it until the deadline to exit. */
+    int st = 0;
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (now_s() > deadline) {
+            r->timed_out = 1;
+            kill(-pid, SIGKILL);
+        }
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    kill(-pid, SIGKILL); /* anything it left behind */
+    r->status = st;
+    keep_output(out, name, r);
+    close(out);
+}
+
+/* ---- why a runner failed, in words a student can act on ----------------------------- */
+
+static const char *signal_story(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+        return "SIGSEGV: a read or write outside an array, or through a NULL pointer "
+               "(or a huge allocation that failed)";
+    case SIGBUS:
+        return "SIGBUS: a misaligned or invalid memory access";
+    case SIGFPE:
+        return "SIGFPE: an integer division by zero";
+    case SIGABRT:
+        return "SIGABRT: abort() or a failed assert (or the C library found corrupted "
+               "memory)";
+    case SIGILL:
+        return "SIGILL: an illegal instruction";
+    case SIGKILL:
+        return "SIGKILL: killed, maybe for using too much memory";
+    case SIGXFSZ:
+        return "SIGXFSZ: it wrote more output than the grader keeps";
+    default:
+        return NULL;
+    }
+}
+
+/* The last line of the runner's output that starts with one of the markers. */
+static const char *last_line_with(const char *text, const char *marker, char *buf, size_t size)
+{
+    const char *hit = NULL;
+    for (const char *p = strstr(text, marker); p; p = strstr(p + 1, marker))
+        hit = p;
+    if (!hit) return NULL;
+    size_t n = strcspn(hit, "\n");
+    if (n >= size) n = size - 1;
+    memcpy(buf, hit, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* What the tools watching the code said (the simulator, the sanitizers). */
+static void tool_says(const Run *r, char *out, size_t size)
+{
+    char line[600];
+    const char *s = last_line_with(r->tail, "cudasim: ", line, sizeof line);
+    if (!s) s = last_line_with(r->tail, "ERROR: AddressSanitizer", line, sizeof line);
+    if (!s) s = last_line_with(r->tail, "runtime error:", line, sizeof line);
+    if (s)
+        snprintf(out, size, ": %s", s);
+    else
+        out[0] = '\0';
+}
+
+/* Fail the case unless the runner ran it to its end; then its records are in set. */
+static void expect_finished(const Run *r, const RecordSet *set, const char *parse_err,
+                            double limit_s, const char *whose)
+{
+    char tool[700];
+    tool_says(r, tool, sizeof tool);
+    if (r->timed_out)
+        ck_abort_msg("%stimed out after %g s (an endless loop, or a loop bound that never "
+                     "stops?)%s",
+                     whose, limit_s, tool);
+    if (r->too_much) ck_abort_msg("%ssent more than %zu MB of results", whose, OUTPUT_MAX >> 20);
+    if (WIFSIGNALED(r->status)) {
+        int sig = WTERMSIG(r->status);
+        const char *story = signal_story(sig);
+        if (tool[0]) /* the tool that watched it knows best what happened */
+            ck_abort_msg("%scrashed (%s)%s", whose, strsignal(sig), tool);
+        if (story) ck_abort_msg("%scrashed: %s", whose, story);
+        ck_abort_msg("%scrashed: signal %d", whose, sig);
+    }
+    if (parse_err) ck_abort_msg("%sgave results the grader cannot read: %s", whose, parse_err);
+    if (set->why) ck_abort_msg("%s%s", whose, set->why);
+    if (set->twice[0])
+        ck_abort_msg("%srecorded %s twice: the grader's records were written to from elsewhere",
+                     whose, set->twice);
+    int code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+    if (code == 127 || code == 126)
+        ck_abort_msg("grader: cannot start %s (build it with make grade)", runner_path);
+    if (code != 0)
+        ck_abort_msg("%sexited early with status %d (exit() was called, or a sanitizer stopped "
+                     "it)%s",
+                     whose, code, tool);
+    if (!set->ended)
+        ck_abort_msg("%sexited early with status 0 (exit() was called: return from the "
+                     "function instead)%s",
+                     whose, tool);
+}
+
+/* ---- the records of the case being judged ------------------------------------------- */
+
+static RecordSet got_set, ref_set;
+const char *graded_note;
+
+static const Record *find(const RecordSet *s, const char *name, RecordKind kind, int is_ref)
+{
+    const Record *r = records_find(s, name);
+    if (!r)
+        ck_abort_msg(is_ref ? "grader: the reference run recorded no %s (rebuild with make grade)"
+                            : "the test stopped before it recorded %s (did the code return "
+                              "early, or crash?)",
+                     name);
+    if (r->kind != kind) ck_abort_msg("grader: %s was recorded as another kind of value", name);
+    return r;
+}
+
+int got_has(const char *name)
+{
+    return records_find(&got_set, name) != NULL;
+}
+int64_t got_i64(const char *name)
+{
+    return find(&got_set, name, REC_I64, 0)->i64;
+}
+double got_f64(const char *name)
+{
+    return find(&got_set, name, REC_F64, 0)->f64;
+}
+int64_t ref_i64(const char *name)
+{
+    return find(&ref_set, name, REC_I64, 1)->i64;
+}
+double ref_f64(const char *name)
+{
+    return find(&ref_set, name, REC_F64, 1)->f64;
+}
+
+const char *got_str(const char *name)
+{
+    const Record *r = records_find(&got_set, name);
+    if (!r) return "";
+    if (r->kind != REC_STR) ck_abort_msg("grader: %s was recorded as another kind of value", name);
+    return r->str;
+}
+
+static const float *floats(const RecordSet *s, const char *name, int64_t *n, int64_t want,
+                           int is_ref)
+{
+    const Record *r = find(s, name, REC_F32S, is_ref);
+    if (want >= 0 && r->n != want)
+        ck_abort_msg("%s has %lld values, expected %lld", name, (long long)r->n, (long long)want);
+    if (n) *n = r->n;
+    static const float none = 0;
+    return r->f32 ? r->f32 : &none;
+}
+
+const float *got_f32(const char *name, int64_t n)
+{
+    return floats(&got_set, name, NULL, n, 0);
+}
+const float *got_f32_n(const char *name, int64_t *n)
+{
+    return floats(&got_set, name, n, -1, 0);
+}
+const float *ref_f32(const char *name, int64_t n)
+{
+    return floats(&ref_set, name, NULL, n, 1);
+}
+const float *ref_f32_n(const char *name, int64_t *n)
+{
+    return floats(&ref_set, name, n, -1, 1);
+}
+
+int got_rc(const char *name)
+{
+    return (int)got_i64(name);
+}
+int got_rc_code(const char *name)
+{
+    return (int)got_i64(key("%s.code", name));
+}
+const char *got_rc_msg(const char *name)
+{
+    return got_str(key("%s.msg", name));
+}
+
+void expect_written(const char *name, const char *function)
+{
+    if (got_rc(name) == ERR_TODO && got_rc_code(name) == ERR_TODO)
+        ck_abort_msg("%s is not written yet (it still returns the stub's exercise_todo)", function);
+}
+
+void expect_ok(const char *name, const char *function)
+{
+    int rc = got_rc(name);
+    if (rc == ERR_OK) return;
+    expect_written(name, function);
+    const char *msg = got_rc_msg(name);
+    ck_abort_msg("%s returned %d; return 0 when it has done its work%s%s", function, rc,
+                 *msg ? " (its message: " : "", *msg ? msg : "");
+}
+
+const float *got_guarded(const char *name, const char *what, int64_t n)
+{
+    const float *p = got_f32(name, n + 2 * GUARD) + GUARD;
+    for (int i = 1; i <= GUARD; i++) {
+        float g = guard_float(i);
+        if (memcmp(&p[-i], &g, sizeof g) != 0)
+            ck_abort_msg("wrote outside %s: the float %lld before its first element was changed "
+                         "(an index below 0?)",
+                         what, (long long)i);
+        if (memcmp(&p[n - 1 + i], &g, sizeof g) != 0)
+            ck_abort_msg("wrote outside %s: the float %lld after its last element was changed "
+                         "(%s has %lld values; an off-by-one or a wrong stride?)",
+                         what, (long long)i, what, (long long)n);
+    }
+    return p;
+}
+
+static int off(double got, double want, double atol, double rtol)
+{
+    if (isnan(want)) return !isnan(got);
+    if (!isfinite(got)) return 1;
+    if (isinf(want)) return got != want;
+    return fabs(got - want) > atol + rtol * fabs(want);
+}
+
+void expect_close_2d(const char *what, const float *got, const float *want, int64_t rows,
+                     int64_t cols, double atol, double rtol)
+{
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            double g = got[i + j * rows], w = want[i + j * rows];
+            if (off(g, w, atol, rtol))
+                ck_abort_msg("%s%s(%lld, %lld) is %.7g but should be %.7g (tolerance %.2g; %s is "
+                             "(%lld, %lld), element (i, j) at [i + j * %lld])%s%s",
+                             what, strchr(what, ' ') ? ": element " : "", (long long)i,
+                             (long long)j, g, w, atol + rtol * fabs(w), what, (long long)rows,
+                             (long long)cols, (long long)rows, graded_note ? ": " : "",
+                             graded_note ? graded_note : "");
+        }
+}
+
+void expect_close_1d(const char *what, const float *got, const float *want, int64_t n, double atol,
+                     double rtol)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (off(got[i], want[i], atol, rtol))
+            ck_abort_msg("%s%s[%lld] is %.7g but should be %.7g (tolerance %.2g; %lld values)%s%s",
+                         what, strchr(what, ' ') ? ": value " : "", (long long)i, (double)got[i],
+                         (double)want[i], atol + rtol * fabs((double)want[i]), (long long)n,
+                         graded_note ? ": " : "", graded_note ? graded_note : "");
+}
+
+void expect_unchanged(const char *what, const float *now, const float *before, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (memcmp(&now[i], &before[i], sizeof(float)) != 0)
+            ck_abort_msg("the input %s was changed at [%lld] (%.7g became %.7g): it must only be "
+                         "read",
+                         what, (long long)i, (double)before[i], (double)now[i]);
+}
+
+/* ---- one case ------------------------------------------------------------------------- */
+
+static double limit_of(const GradedCase *c)
+{
+    return c->timeout_s * timeout_multiplier();
+}
+
+START_TEST(case_test)
+{
+    const GradedCase *c = &graded_lesson.cases[_i];
+    if (c->needs_ref) {
+        char err[256];
+        if (!ref_file) ck_abort_msg("grader: no reference file (rebuild with make grade)");
+        if (records_parse(ref_file, ref_len, &ref_set, c->name, err, sizeof err) != 0 ||
+            !ref_set.ended)
+            ck_abort_msg("grader: the reference file has no complete run of %s (%s)", c->name,
+                         ref_set.ended ? err : "rebuild with make grade");
+    }
+    Run r;
+    run_runner(runner_path, c->name, limit_of(c), &r);
+    char err[256];
+    int bad = records_parse(r.buf, r.len, &got_set, NULL, err, sizeof err);
+    expect_finished(&r, &got_set, bad ? err : NULL, limit_of(c), "");
+    free(r.buf);
+    graded_note = NULL;
+    c->judge();
+}
+END_TEST
+
+/* ---- results -------------------------------------------------------------------------- */
+
+static void clean(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\t' || *s == '\n' || *s == '\r') *s = ' ';
+}
+
+static void write_case(FILE *f, int i, double score, const char *status, const char *message)
+{
+    const GradedCase *c = &graded_lesson.cases[i];
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", message);
+    clean(msg);
+    fprintf(f, "%d\t%s\t%s\t%s\t%g\t%g\t%s\t%s\t%s\n", i, c->exercise, c->function, c->checks,
+            c->points, score, status, msg, c->file ? c->file : graded_lesson.file);
+}
+
+/* Check's message for a case whose judging did not finish. */
+static void explain(const char *msg, int timeout_s, char *out, size_t size)
+{
+    int sig;
+    if (sscanf(msg, "Received signal %d", &sig) == 1)
+        snprintf(out, size, "grader: the judge crashed (signal %d) on this case", sig);
+    else if (strstr(msg, "timeout expired"))
+        snprintf(out, size, "timed out after %g s", timeout_s * timeout_multiplier());
+    else
+        snprintf(out, size, "%s", msg);
+}
+
+/* --record: run the cases that need them with the reference runner and keep
+ * its records, each after a REC_CASE record naming its case. */
+static int record_reference(const char *path)
+{
+    const GradedLesson *L = &graded_lesson;
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    int status = 0;
+    for (int i = 0; i < L->n_cases; i++) {
+        const GradedCase *c = &L->cases[i];
+        if (!c->needs_ref) continue;
+        Run r;
+        run_runner(runner_path, c->name, limit_of(c) * 4, &r);
+        RecordSet set;
+        char err[256];
+        int bad = records_parse(r.buf, r.len, &set, NULL, err, sizeof err);
+        if (bad || !set.ended || set.why || r.timed_out || !WIFEXITED(r.status) ||
+            WEXITSTATUS(r.status) != 0) {
+            fprintf(stderr, "grader: the reference run of %s failed (%s%s)\n%s\n", c->name,
+                    bad       ? err
+                    : set.why ? set.why
+                              : "it did not finish",
+                    r.timed_out ? ", timed out" : "", r.tail);
+            status = 1;
+        } else {
+            size_t len;
+            void *head = record_encode(REC_CASE, c->name, NULL, 0, &len);
+            fwrite(head, 1, len, f);
+            fwrite(r.buf, 1, r.len, f);
+            free(head);
+        }
+        records_free(&set);
+        free(r.buf);
+    }
+    if (fclose(f) != 0) status = 1;
+    if (status) remove(path);
+    return status;
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            unsigned char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+            }
+            buf = b;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* `runner --device`: the line it prints, or "" if it printed none. */
+static void device_of(const char *runner, char *out, size_t size)
+{
+    out[0] = '\0';
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s' --device 2>/dev/null", runner);
+    if (strchr(runner, '\'')) return;
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    if (fgets(out, (int)size, p)) out[strcspn(out, "\n")] = '\0';
+    pclose(p);
+}
+
+static int usage(const char *argv0)
+{
+    fprintf(stderr,
+            "usage: %s --out DIR --runner RUN [--ref FILE] [--log FILE]\n"
+            "       %s --list\n"
+            "       %s --record FILE --runner REFERENCE_RUN\n",
+            argv0, argv0, argv0);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out_dir = NULL, *ref_path = NULL, *record_path = NULL;
+    int list = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--list") == 0)
+            list = 1;
+        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            out_dir = argv[++i];
+        else if (strcmp(argv[i], "--runner") == 0 && i + 1 < argc)
+            runner_path = argv[++i];
+        else if (strcmp(argv[i], "--ref") == 0 && i + 1 < argc)
+            ref_path = argv[++i];
+        else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc)
+            log_path = argv[++i];
+        else if (strcmp(argv[i], "--record") == 0 && i + 1 < argc)
+            record_path = argv[++i];
+        else
+            return usage(argv[0]);
+    }
+    const GradedLesson *L = &graded_lesson;
+    if (list) {
+        for (int i = 0; i < L->n_cases; i++)
+            write_case(stdout, i, 0, "listed", "");
+        return 0;
+    }
+    if (record_path && runner_path) {
+        recording = 1;
+        return record_reference(record_path);
+    }
+    if (!out_dir || !runner_path) return usage(argv[0]);
+    if (ref_path) ref_file = read_all(ref_path, &ref_len);
+
+    Suite *s = suite_create(L->id);
+    for (int i = 0; i < L->n_cases; i++) {
+        static char names[1000][16];
+        if (i >= 1000) break;
+        snprintf(names[i], sizeof names[i], "case%03d", i);
+        TCase *tc = tcase_create(names[i]);
+        /* The runner has its own limit; this one only stops a judge gone wrong. */
+        tcase_set_timeout(tc, L->cases[i].timeout_s * 2 + 30);
+        tcase_add_loop_test(tc, case_test, i, i + 1);
+        suite_add_tcase(s, tc);
+    }
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_FORK);
+    char xml[1024], tsv[1024];
+    snprintf(xml, sizeof xml, "%s/check_%s.xml", out_dir, L->id);
+    snprintf(tsv, sizeof tsv, "%s/lesson%s.tsv", out_dir, L->id);
+    srunner_set_xml(sr, xml);
+    srunner_run_all(sr, CK_SILENT);
+
+    FILE *f = fopen(tsv, "w");
+    if (!f) {
+        perror(tsv);
+        return 1;
+    }
+    char device[256];
+    device_of(runner_path, device, sizeof device);
+    if (device[0]) fprintf(f, "#device\t%s\n", device);
+    int n = srunner_ntests_run(sr);
+    TestResult **results = srunner_results(sr);
+    int *seen = calloc((size_t)L->n_cases, sizeof *seen);
+    for (int r = 0; r < n; r++) {
+        int i = -1;
+        sscanf(tr_tcname(results[r]), "case%d", &i);
+        if (i < 0 || i >= L->n_cases || seen[i]) continue;
+        seen[i] = 1;
+        const GradedCase *c = &L->cases[i];
+        char why[2048];
+        if (tr_rtype(results[r]) == CK_PASS) {
+            write_case(f, i, c->points, "passed", "");
+        } else if (tr_rtype(results[r]) == CK_FAILURE) {
+            write_case(f, i, 0, "failed", tr_msg(results[r]));
+        } else {
+            explain(tr_msg(results[r]), c->timeout_s, why, sizeof why);
+            write_case(f, i, 0, "failed", why);
+        }
+    }
+    for (int i = 0; i < L->n_cases; i++)
+        if (!seen[i]) write_case(f, i, 0, "failed", "the grader got no result for this case");
+    fclose(f);
+    free(seen);
+    srunner_free(sr);
+    return 0;
+}

@@ -1,0 +1,202 @@
+/*
+ * runner.c: the program that runs the student's code for one graded case
+ * (runner.h). It is the only grading program linked with student code, and it
+ * only reports: every record it writes is data that the judge checks.
+ */
+#define _DEFAULT_SOURCE
+#include "runner.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "lib/backend.h"
+#include "lib/device.h"
+#include "lib/err.h"
+#include "protocol.h"
+
+#define MEMORY_LIMIT_MB 2048
+
+static int out_fd = -1;
+
+static void send_record(RecordKind kind, const char *name, const void *payload, uint64_t bytes)
+{
+    size_t len;
+    unsigned char *buf = record_encode(kind, name, payload, bytes, &len);
+    if (!buf) {
+        fprintf(stderr, "runner: out of memory for record %s\n", name);
+        _exit(3);
+    }
+    for (size_t done = 0; done < len;) {
+        ssize_t w = write(out_fd, buf + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) _exit(3); /* the judge went away */
+        done += (size_t)w;
+    }
+    free(buf);
+}
+
+void put_i64(const char *name, int64_t v)
+{
+    send_record(REC_I64, name, &v, sizeof v);
+}
+void put_f64(const char *name, double v)
+{
+    send_record(REC_F64, name, &v, sizeof v);
+}
+
+void put_f32(const char *name, const float *p, int64_t n)
+{
+    send_record(REC_F32S, name, p, n > 0 && p ? (uint64_t)n * sizeof(float) : 0);
+}
+
+void put_str(const char *name, const char *s)
+{
+    if (s) send_record(REC_STR, name, s, strlen(s));
+}
+
+void put_rc(const char *name, int rc)
+{
+    put_i64(name, rc);
+    put_i64(key("%s.code", name), err_code());
+    put_str(key("%s.msg", name), err_message());
+}
+
+float *guarded_new(int64_t n, float fill)
+{
+    /* layout: [n as int64][GUARD floats][n floats][GUARD floats] */
+    char *raw = malloc(sizeof(int64_t) + (size_t)(n + 2 * GUARD) * sizeof(float));
+    ck_assert_ptr_nonnull(raw);
+    memcpy(raw, &n, sizeof n);
+    float *p = (float *)(raw + sizeof(int64_t)) + GUARD;
+    for (int64_t i = 0; i < n; i++)
+        p[i] = fill;
+    for (int d = 1; d <= GUARD; d++)
+        p[-d] = p[n - 1 + d] = guard_float(d);
+    return p;
+}
+
+static int64_t guarded_len(const float *p)
+{
+    int64_t n;
+    memcpy(&n, (const char *)(p - GUARD) - sizeof(int64_t), sizeof n);
+    return n;
+}
+
+void put_guarded(const char *name, const float *p)
+{
+    put_f32(name, p - GUARD, guarded_len(p) + 2 * GUARD);
+}
+
+void guarded_free(float *p)
+{
+    if (p) free((char *)(p - GUARD) - sizeof(int64_t));
+}
+
+float *copy_of(const float *p, int64_t n)
+{
+    float *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    if (n > 0) memcpy(c, p, (size_t)n * sizeof *c);
+    return c;
+}
+
+/* Check's assertion macros call these two. In the runner a failed assertion
+ * of a RUN body's own set-up is recorded for the judge, which fails the case. */
+void _mark_point(const char *file, int line)
+{
+    (void)file, (void)line;
+}
+
+void _ck_assert_failed(const char *file, int line, const char *expr, const char *fmt, ...)
+{
+    char msg[2048];
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+    } else {
+        snprintf(msg, sizeof msg, "%s (%s:%d)", expr, file, line);
+    }
+    send_record(REC_FAIL, "fail", msg, strlen(msg));
+    _exit(0);
+}
+
+/* What tests/graded/check_student.pl puts in place of an exercise it refused. */
+void graded_refused(const char *why)
+{
+    send_record(REC_FAIL, "fail", why, strlen(why));
+    _exit(0);
+}
+
+/* What the calls of a refused exercise's code were pointed at (check_student.pl). */
+void graded_refused_call(void)
+{
+    static const char why[] = "code that the grader refused was run";
+    send_record(REC_FAIL, "fail", why, sizeof why - 1);
+    _exit(0);
+}
+
+static void usage(const char *argv0)
+{
+    fprintf(stderr, "usage: %s --case NAME --fd N | --device | --list\n", argv0);
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = NULL;
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (int i = 0; i < n_run_cases; i++)
+            printf("%s\n", run_cases[i].name);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--device") == 0) {
+        /* Where this lesson's CUDA work runs: a GPU, the simulator, or nowhere. */
+        if (device_cuda_built()) {
+            DeviceInfo info;
+            if (backend_device_info(0, &info) == 0)
+                printf("%s\n", info.name);
+            else
+                printf("no CUDA device (%s)\n", device_backend());
+        }
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            name = argv[++i];
+        else if (strcmp(argv[i], "--fd") == 0 && i + 1 < argc)
+            out_fd = atoi(argv[++i]);
+        else
+            usage(argv[0]);
+    }
+    if (!name || out_fd < 0) usage(argv[0]);
+    const RunCase *c = NULL;
+    for (int i = 0; i < n_run_cases; i++)
+        if (strcmp(run_cases[i].name, name) == 0) c = &run_cases[i];
+    if (!c) {
+        fprintf(stderr, "runner: no case %s\n", name);
+        return 2;
+    }
+    /* A huge allocation fails instead of swapping the machine. Not with a real
+     * GPU (the CUDA driver reserves far more address space than that), nor under
+     * AddressSanitizer. */
+    int sanitized = 0; /* AddressSanitizer reserves terabytes of address space */
+#if defined(__SANITIZE_ADDRESS__)
+    sanitized = 1;
+#endif
+    if (strcmp(backend_name(), "CUDA") != 0 && !sanitized) {
+        struct rlimit r = {(rlim_t)MEMORY_LIMIT_MB << 20, (rlim_t)MEMORY_LIMIT_MB << 20};
+        setrlimit(RLIMIT_AS, &r);
+    }
+    c->run();
+    fflush(stdout);
+    fflush(stderr);
+    send_record(REC_END, "end", NULL, 0);
+    return 0;
+}
