@@ -68,7 +68,7 @@ OPT     += -mprefer-vector-width=512
 endif
 endif
 
-# glibc's vector expf/logf (lib/vecmath.h) when the toolchain has them.
+# glibc's vector expf/logf (lib/core/vecmath.h) when the toolchain has them.
 LIBMVEC    := $(shell echo 'int main(void){return 0;}' | \
                 $(CC) -x c - -lmvec -o /dev/null 2>/dev/null && echo -lmvec)
 WARN       := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
@@ -114,7 +114,7 @@ CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -ldl -lrt -lpthread
 HAVE_GPU   := $(if $(NVCC),$(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo 1))
 
 # ---- sources ------------------------------------------------------------
-LIB_SRC    := $(filter-out lib/backend_%.c,$(wildcard lib/*.c))
+LIB_SRC    := $(filter-out lib/device/backend_%.c,$(wildcard lib/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_A      := $(BUILD)/libworkbook.a
 LESSONS    := $(patsubst lessons/%/exercises.c,%,$(wildcard lessons/[0-9][0-9]_*/exercises.c))
@@ -137,14 +137,14 @@ excu_gobj   = $(if $(call graded_student,$(1)),$(BUILD)/obj/$(3)/student/$(STUDE
 EXCU_OBJ    = $(foreach d,$(CU_LESSONS),$(call excu_obj,$(1),$(d),$(2)))
 
 # Programs come in three flavours, which differ only in the GPU backend:
-#   cpu   no CUDA at all: lib/backend_none.c says so to every GPU request
+#   cpu   no CUDA at all: lib/device/backend_none.c says so to every GPU request
 #   sim   the CUDA simulator: backend_cuda.c against lib/cudasim/include,
 #         kernels translated by cu2sim.pl and run on the CPU
 #   cuda  real CUDA: backend_cuda.c and the kernels built by nvcc
 # flavor_objs IMPL FLAVOUR lists what a program links besides its own objects.
-BACKEND_cpu  = $(BUILD)/obj/lib/backend_none.o
-BACKEND_sim  = $(BUILD)/obj/simc/lib/backend_cuda.o
-BACKEND_cuda = $(BUILD)/obj/cudac/lib/backend_cuda.o
+BACKEND_cpu  = $(BUILD)/obj/lib/device/backend_none.o
+BACKEND_sim  = $(BUILD)/obj/simc/lib/device/backend_cuda.o
+BACKEND_cuda = $(BUILD)/obj/cudac/lib/device/backend_cuda.o
 flavor_objs = $(call EX_OBJ,$(1)) $(BACKEND_$(2)) \
               $(if $(filter sim,$(2)),$(call EXCU_OBJ,$(1),sim) $(SIM_KOBJ)) \
               $(if $(filter cuda,$(2)),$(call EXCU_OBJ,$(1),cuda) $(CUDA_KOBJ)) \
@@ -172,7 +172,7 @@ GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/pr
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
 GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
-              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/lib/err.o
+              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/lib/core/err.o
 # A lesson's runner links that lesson's exercises from IMPL and every other
 # lesson's from the answers, so one lesson's compile error costs only that lesson.
 # Lessons with a CUDA exercise are graded on the GPU if there is one, else on

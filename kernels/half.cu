@@ -4,7 +4,7 @@
  * Half arrays cross the C interface as uint16_t (C has no __half); here they
  * are __half and __nv_bfloat16, which have the same size and alignment. The
  * conversions are CUDA's round-to-nearest-even intrinsics, so results match
- * lib/half.c bit for bit except the bits of a NaN (CUDA writes 0x7FFF,
+ * lib/core/half.c bit for bit except the bits of a NaN (CUDA writes 0x7FFF,
  * PyTorch's CPU 0x7E00 or 0xFFFF): a NaN stays a NaN on both. Layouts: kernels.h.
  */
 #include <limits.h>

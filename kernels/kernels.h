@@ -291,7 +291,7 @@ cudaError_t k_clip_scale(float *g, int64_t n, const float *norm, float max_norm,
 /*
  * Half-precision arrays are passed as uint16_t: the bits of an f16 (IEEE
  * binary16, CUDA's __half) or a bf16 (__nv_bfloat16) value. Conversions round
- * to nearest even, overflow to inf and keep subnormals and -0, as lib/half.c
+ * to nearest even, overflow to inf and keep subnormals and -0, as lib/core/half.c
  * does on the CPU; only a NaN's bits differ (CUDA writes 0x7FFF). Sizes and
  * errors follow the rules at the top of this file.
  */
@@ -311,7 +311,7 @@ cudaError_t k_bf16_to_f32(const uint16_t *h, float *x, int64_t n, cudaStream_t s
 /**
  * @brief Round in place through f16: x[i] = float(half(x[i])) for i in [0, n).
  *
- * The GPU twin of half_round() (lib/half.h): afterwards each value is what
+ * The GPU twin of half_round() (lib/core/half.h): afterwards each value is what
  * storing it in f16 keeps, so f32 buffers can stand for f16 ones.
  */
 cudaError_t k_round_f16(float *x, int64_t n, cudaStream_t s);
@@ -327,7 +327,7 @@ cudaError_t k_round_bf16(float *x, int64_t n, cudaStream_t s);
  * non-finite), and found_inf, one int on the device, is set to 1 when a value
  * was inf or NaN. The kernel never resets it to 0: zero it once
  * (cudaMemsetAsync), run this for every gradient, and read it once. n == 0
- * leaves it as it is. The CPU twin is half_unscale_check() (lib/half.h).
+ * leaves it as it is. The CPU twin is half_unscale_check() (lib/core/half.h).
  */
 cudaError_t k_unscale_check(float *g, int64_t n, float inv_scale, int *found_inf,
                             cudaStream_t s);

@@ -2,7 +2,7 @@
  *
  * The updates (SGD with momentum, Adam) are elementwise: one thread per
  * element in grid-stride loops, as in elementwise.cu, one launch per
- * parameter tensor. They repeat lib/optim.c's CPU code operation by
+ * parameter tensor. They repeat lib/nn/optim.c's CPU code operation by
  * operation, which repeats PyTorch's: where PyTorch adds a scaled tensor
  * (`x.add(y, alpha=a)`, a fused multiply-add in its CPU kernels) the kernel
  * calls fmaf, and where PyTorch rounds a product before adding it (`mul_`

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write tests/fixtures/half.txt: PyTorch's f16 and bf16 roundings and half matmuls.
 
-The unit tests of lib/half.c (tests/unit/check_half.c) compare the C code with
+The unit tests of lib/core/half.c (tests/unit/check_half.c) compare the C code with
 these numbers bit for bit. Run it with PyTorch installed:
 
     make fixtures          # or: python3 tests/gen_fixtures_half.py tests/fixtures

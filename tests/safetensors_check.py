@@ -3,7 +3,7 @@
 
 Usage: safetensors_check.py FILE
 
-An oracle for lib/safetensors.c that shares no code with it: the file is read
+An oracle for lib/io/safetensors.c that shares no code with it: the file is read
 with struct and json, every tensor entry is checked (dtype, shape,
 data_offsets that match them and tile the data section), and the workbook's
 "wb.crc32" metadata entry is checked with zlib.crc32. Then it prints, in

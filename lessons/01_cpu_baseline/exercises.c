@@ -4,7 +4,7 @@
  * Each function below is a hole in the workbook's library: lib checks the
  * shapes, then calls your function to do the arithmetic. Replace a body
  * (including its `return exercise_todo(...)` line) with your code and return
- * 0. Shapes are PyTorch's, memory is column-major (lib/tensor.h says why):
+ * 0. Shapes are PyTorch's, memory is column-major (lib/device/tensor.h says why):
  * element (i, j) of an (n, d) array is at i + j * n, so the n samples of one
  * feature are side by side. Write your inner loops over the samples i and the
  * compiler makes them SIMD code.
@@ -13,16 +13,16 @@
  *   make hint EX=01.2             a longer hint for one exercise
  *   make lesson37 PART=1 IMPL=lessons    watch your code train Iris
  *
- * The shapes and formulas are in lib/data.h, lib/layers.h, lib/loss.h and
- * lib/optim.h, next to each declaration.
+ * The shapes and formulas are in lib/train/data.h, lib/nn/layers.h, lib/nn/loss.h and
+ * lib/nn/optim.h, next to each declaration.
  */
 #include <math.h>
 
-#include "lib/data.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/loss.h"
-#include "lib/optim.h"
+#include "lib/train/data.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
+#include "lib/nn/optim.h"
 
 #define HERE "lessons/01_cpu_baseline/exercises.c"
 

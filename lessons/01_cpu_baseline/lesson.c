@@ -15,15 +15,15 @@
 #include <string.h>
 
 #include "lessons/lesson.h"
-#include "lib/cpuinfo.h"
-#include "lib/data.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/loss.h"
-#include "lib/optim.h"
-#include "lib/plot.h"
-#include "lib/timer.h"
-#include "lib/train.h"
+#include "lib/device/cpuinfo.h"
+#include "lib/train/data.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
+#include "lib/nn/optim.h"
+#include "lib/io/plot.h"
+#include "lib/core/timer.h"
+#include "lib/train/train.h"
 
 #define PART 1
 #define README "lessons/01_cpu_baseline/README.md"

@@ -2,7 +2,7 @@
  * Lesson 02 exercises (the C part): devices, copies and the same-device rule.
  *
  * Each function is a hole in the workbook's library, declared with its
- * contract in a lib header: lib/device.h (02.1, 02.2) and lib/tensor.h (02.3).
+ * contract in a lib header: lib/device/device.h (02.1, 02.2) and lib/device/tensor.h (02.3).
  * Replace a body (including its `return exercise_todo(...)` line) and return 0
  * on success; on an error, return err_set(code, "message", ...) with the
  * message the header gives. Exercise 02.4, a CUDA kernel, is in exercises.cu.
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/device.h"
-#include "lib/err.h"
-#include "lib/tensor.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
+#include "lib/device/tensor.h"
 
 #define HERE "lessons/02_device_transfer/exercises.c"
 
@@ -27,7 +27,7 @@
  * the N-th entry of CUDA_VISIBLE_DEVICES when that is set ("2,0" makes cuda:0
  * the machine's GPU 2), else N.
  * Hint: strcmp, strncmp(text, "cuda:", 5), and isdigit on every character
- * after the colon. The four error messages are in lib/device.h. About 40 lines.
+ * after the colon. The four error messages are in lib/device/device.h. About 40 lines.
  */
 int device_parse(const char *text, const char *visible_env, int visible, Device *out,
                  int *physical)
@@ -48,7 +48,7 @@ int copy_kind(Device from, Device to, CopyKind *kind)
 
 /* ex02.3 The same-device rule -----------------------------------------------------
  * TODO(ex02.3): return 0 when a and b are on the same device; otherwise an
- * ERR_DEVICE error with PyTorch's message (lib/tensor.h), naming a's device first.
+ * ERR_DEVICE error with PyTorch's message (lib/device/tensor.h), naming a's device first.
  * Hint: device_equal and device_str. About 8 lines.
  */
 int tensor_same_device(const char *op, const Tensor *a, const Tensor *b)

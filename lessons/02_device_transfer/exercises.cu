@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "kernels/kernels.h"
-#include "lib/err.h"
+#include "lib/core/err.h"
 
 #define HERE "lessons/02_device_transfer/exercises.cu"
 

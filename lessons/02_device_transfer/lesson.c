@@ -15,15 +15,15 @@
 #include <string.h>
 
 #include "lessons/lesson.h"
-#include "lib/backend.h"
-#include "lib/counters.h"
-#include "lib/data.h"
-#include "lib/device.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/matmul.h"
-#include "lib/timer.h"
-#include "lib/train.h"
+#include "lib/device/backend.h"
+#include "lib/core/counters.h"
+#include "lib/train/data.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/device/matmul.h"
+#include "lib/core/timer.h"
+#include "lib/train/train.h"
 
 #define PART 2
 #define README "lessons/02_device_transfer/README.md"

@@ -2,12 +2,12 @@
  * Lesson 03 exercises: where a GPU's time goes.
  *
  * Each function is a hole in the workbook's library, declared with its
- * contract in lib/train.h (03.1, 03.2) and lib/timer.h (03.3). Replace a
+ * contract in lib/train/train.h (03.1, 03.2) and lib/core/timer.h (03.3). Replace a
  * body (including its `return exercise_todo(...)` line) and return 0;
  * report an error with `return err_set(...)` or, to add to an error that
  * came from a call, `return err_context(...)`. They are graded on the GPU
  * when there is one and on the CUDA simulator otherwise, by counting what
- * your code asks of the GPU: launches, syncs and copies (lib/counters.h).
+ * your code asks of the GPU: launches, syncs and copies (lib/core/counters.h).
  *
  *   make grade LESSON=03          grade these exercises
  *   make hint EX=03.1             a longer hint for one exercise
@@ -15,9 +15,9 @@
  */
 #include <stdint.h>
 
-#include "lib/err.h"
-#include "lib/timer.h"
-#include "lib/train.h"
+#include "lib/core/err.h"
+#include "lib/core/timer.h"
+#include "lib/train/train.h"
 
 #define HERE "lessons/03_why_gpu_slower/exercises.c"
 

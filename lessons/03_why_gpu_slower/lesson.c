@@ -25,16 +25,16 @@
 #include <string.h>
 
 #include "lessons/lesson.h"
-#include "lib/backend.h"
-#include "lib/counters.h"
-#include "lib/device.h"
-#include "lib/err.h"
-#include "lib/iris.h"
-#include "lib/layers.h"
-#include "lib/plot.h"
-#include "lib/rng.h"
-#include "lib/timer.h"
-#include "lib/train.h"
+#include "lib/device/backend.h"
+#include "lib/core/counters.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
+#include "lib/train/iris.h"
+#include "lib/nn/layers.h"
+#include "lib/io/plot.h"
+#include "lib/core/rng.h"
+#include "lib/core/timer.h"
+#include "lib/train/train.h"
 
 #define PART 3
 #define README "lessons/03_why_gpu_slower/README.md"

@@ -2,8 +2,8 @@
  * Lesson 04 exercises: callable objects and the module call protocol.
  *
  * Each function is a hole in the workbook's library, declared with its
- * contract in lib/callable.h (04.1, 04.2), lib/module.h (04.3) and
- * lib/batcher.h (04.4). Replace a body (including its `return
+ * contract in lib/core/callable.h (04.1, 04.2), lib/nn/module.h (04.3) and
+ * lib/nn/batcher.h (04.4). Replace a body (including its `return
  * exercise_todo(...)` line) and return 0; report an error with
  * `return err_set(...)` or, to add to an error that came from a call,
  * `return err_context(...)`.
@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/batcher.h"
-#include "lib/callable.h"
-#include "lib/err.h"
-#include "lib/module.h"
+#include "lib/nn/batcher.h"
+#include "lib/core/callable.h"
+#include "lib/core/err.h"
+#include "lib/nn/module.h"
 
 #define HERE "lessons/04_callable_objects/exercises.c"
 
@@ -46,7 +46,7 @@ int partial_call(void *state, const Value *args, int nargs, Value *out)
 /* ex04.3 The module call protocol ---------------------------------------------------
  * TODO(ex04.3): pre-hooks (may replace the input), module_forward, hooks (may
  * replace the output), in registration order, with the error messages of
- * lib/module.h.
+ * lib/nn/module.h.
  * Hint: m->pre_hooks[i].fn and m->hooks[i].fn are Callables; pass
  * value_ptr(m), value_ptr(input) (and value_ptr(output)). About 30 lines.
  */

@@ -16,14 +16,14 @@
 #include <string.h>
 
 #include "lessons/lesson.h"
-#include "lib/batcher.h"
-#include "lib/callable.h"
-#include "lib/counters.h"
-#include "lib/data.h"
-#include "lib/device.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/timer.h"
+#include "lib/nn/batcher.h"
+#include "lib/core/callable.h"
+#include "lib/core/counters.h"
+#include "lib/train/data.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/core/timer.h"
 
 #define PART 4
 #define README "lessons/04_callable_objects/README.md"

@@ -2,8 +2,8 @@
  * Lesson 05 exercises: the trainer.
  *
  * Each function is a hole in the workbook's library, declared with its
- * contract in lib/amp.h (05.1), lib/optim.h (05.2), lib/trainer.h (05.3,
- * 05.4) and lib/checkpoint.h (05.5). Replace a body (including its `return
+ * contract in lib/nn/amp.h (05.1), lib/nn/optim.h (05.2), lib/train/trainer.h (05.3,
+ * 05.4) and lib/train/checkpoint.h (05.5). Replace a body (including its `return
  * exercise_todo(...)` line) and return 0; report an error with
  * `return err_set(...)`.
  *
@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/amp.h"
-#include "lib/checkpoint.h"
-#include "lib/err.h"
-#include "lib/optim.h"
-#include "lib/safetensors.h"
-#include "lib/trainer.h"
+#include "lib/nn/amp.h"
+#include "lib/train/checkpoint.h"
+#include "lib/core/err.h"
+#include "lib/nn/optim.h"
+#include "lib/io/safetensors.h"
+#include "lib/train/trainer.h"
 
 #define HERE "lessons/05_trainer/exercises.c"
 
@@ -78,7 +78,7 @@ int trainer_run_epochs(Trainer *t, long upto)
 /* ex05.5 Checking a checkpoint before loading it -----------------------------------------
  * TODO(ex05.5): wb.format and wb.version, then every parameter of the model as
  * "model.NAME", F32, same shape; and no "model." tensor the model lacks. The
- * messages are in lib/checkpoint.h.
+ * messages are in lib/train/checkpoint.h.
  * Hint: module_parameters, safetensors_find, safetensors_meta, safetensors_shape_str.
  * About 30 lines.
  */

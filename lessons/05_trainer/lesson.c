@@ -18,15 +18,15 @@
 #include <string.h>
 
 #include "lessons/lesson.h"
-#include "lib/backend.h"
-#include "lib/checkpoint.h"
-#include "lib/err.h"
-#include "lib/experiment.h"
-#include "lib/fileio.h"
-#include "lib/half.h"
-#include "lib/plot.h"
-#include "lib/rng.h"
-#include "lib/timer.h"
+#include "lib/device/backend.h"
+#include "lib/train/checkpoint.h"
+#include "lib/core/err.h"
+#include "lib/train/experiment.h"
+#include "lib/core/fileio.h"
+#include "lib/core/half.h"
+#include "lib/io/plot.h"
+#include "lib/core/rng.h"
+#include "lib/core/timer.h"
 
 #define PART 5
 #define README "lessons/05_trainer/README.md"

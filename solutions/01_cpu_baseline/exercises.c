@@ -8,11 +8,11 @@
  * per instruction with AVX-512). `restrict` promises the compiler that the
  * arrays do not overlap, which it needs before it vectorizes.
  */
-#include "lib/data.h"
-#include "lib/layers.h"
-#include "lib/loss.h"
-#include "lib/optim.h"
-#include "lib/vecmath.h"
+#include "lib/train/data.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
+#include "lib/nn/optim.h"
+#include "lib/core/vecmath.h"
 
 /* ex01.1 MinMax scaling ------------------------------------------------- */
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/device.h"
-#include "lib/err.h"
-#include "lib/tensor.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
+#include "lib/device/tensor.h"
 
 /* ex02.1 Parsing device strings ---------------------------------------------- */
 

@@ -4,9 +4,9 @@
  */
 #include <stdint.h>
 
-#include "lib/err.h"
-#include "lib/timer.h"
-#include "lib/train.h"
+#include "lib/core/err.h"
+#include "lib/core/timer.h"
+#include "lib/train/train.h"
 
 /* ex03.1 Reading the loss back every N epochs ------------------------------------ */
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/batcher.h"
-#include "lib/callable.h"
-#include "lib/err.h"
-#include "lib/module.h"
+#include "lib/nn/batcher.h"
+#include "lib/core/callable.h"
+#include "lib/core/err.h"
+#include "lib/nn/module.h"
 
 /* ex04.1 The Counter's __call__ ------------------------------------------------- */
 

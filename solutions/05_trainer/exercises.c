@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/amp.h"
-#include "lib/checkpoint.h"
-#include "lib/err.h"
-#include "lib/optim.h"
-#include "lib/safetensors.h"
-#include "lib/trainer.h"
+#include "lib/nn/amp.h"
+#include "lib/train/checkpoint.h"
+#include "lib/core/err.h"
+#include "lib/nn/optim.h"
+#include "lib/io/safetensors.h"
+#include "lib/train/trainer.h"
 
 /* ex05.1 GradScaler's update ------------------------------------------------------ */
 

@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cpuinfo.h"
-#include "lib/data.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/timer.h"
-#include "lib/train.h"
+#include "lib/device/cpuinfo.h"
+#include "lib/train/data.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/core/timer.h"
+#include "lib/train/train.h"
 
 #define TARGET_RATIO 50.0
 

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/backend.h"
-#include "lib/device.h"
-#include "lib/err.h"
-#include "lib/matmul.h"
-#include "lib/timer.h"
+#include "lib/device/backend.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
+#include "lib/device/matmul.h"
+#include "lib/core/timer.h"
 
 #define TARGET 0.50
 

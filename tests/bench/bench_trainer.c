@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/counters.h"
-#include "lib/data.h"
-#include "lib/device.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/timer.h"
-#include "lib/trainer.h"
+#include "lib/core/counters.h"
+#include "lib/train/data.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/core/timer.h"
+#include "lib/train/trainer.h"
 
 #define OVERHEAD_TARGET 0.05
 #define SPEEDUP_TARGET 3.0

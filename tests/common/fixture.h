@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "lib/tensor.h"
+#include "lib/device/tensor.h"
 
 typedef struct Fixture {
     char name[64];

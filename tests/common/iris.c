@@ -3,7 +3,7 @@
 
 #include <check.h>
 
-#include "lib/err.h"
+#include "lib/core/err.h"
 
 void iris_scaled(Dataset *train, Dataset *test, Tensor **xtr, Tensor **xte)
 {

@@ -2,7 +2,7 @@
 #ifndef WB_TEST_IRIS_H
 #define WB_TEST_IRIS_H
 
-#include "lib/data.h"
+#include "lib/train/data.h"
 
 /* Load lessons/data/iris.csv (the source lesson's split) and scale both parts
  * with a scaler fitted on the training part; fails the test on any error.

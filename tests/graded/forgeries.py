@@ -87,7 +87,7 @@ FORGERIES = [
          zero=["01.4", "01"], says="system call",
          why="inline assembly that calls exit(0) without a libc symbol"),
     dict(name="interpose-counters", lesson="03_why_gpu_slower", base="solutions",
-         changes=[(None, "top", "#include \"lib/counters.h\"\nstatic uint64_t fake_syncs;\n"
+         changes=[(None, "top", "#include \"lib/core/counters.h\"\nstatic uint64_t fake_syncs;\n"
                                 "Counters counters_get(void) { Counters c = {0}; "
                                 "c.syncs = fake_syncs; return c; }\n"),
                   ("train_logged", "replace",

@@ -17,14 +17,14 @@
 #include <string.h>
 
 #include "graded.h"
-#include "lib/err.h"
+#include "lib/core/err.h"
 #include "tests/common/fixture.h"
 #ifdef GRADE_RUNNER
-#include "lib/data.h"
-#include "lib/layers.h"
-#include "lib/loss.h"
-#include "lib/optim.h"
-#include "lib/train.h"
+#include "lib/train/data.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
+#include "lib/nn/optim.h"
+#include "lib/train/train.h"
 #include "tests/common/iris.h"
 #endif
 

@@ -4,7 +4,7 @@
  *
  * 02.1 to 02.3 are plain C and are checked against cases worked out from
  * CUDA's and PyTorch's documented behaviour (the expected messages are the
- * ones lib/device.h and lib/tensor.h promise). 02.4 is a kernel: it runs on
+ * ones lib/device/device.h and lib/device/tensor.h promise). 02.4 is a kernel: it runs on
  * the GPU when there is one, else on the CUDA simulator, which also reports a
  * write past the end of a buffer with the block and the thread, and kills
  * host code that touches device memory, as a GPU would; it is checked against
@@ -28,17 +28,17 @@
 #include <cuda_runtime_api.h>
 
 #include "graded.h"
-#include "lib/device.h"
-#include "lib/err.h"
-#include "lib/tensor.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
+#include "lib/device/tensor.h"
 #ifdef GRADE_RUNNER
 #include "kernels/kernels.h"
-#include "lib/data.h"
-#include "lib/layers.h"
-#include "lib/loss.h"
-#include "lib/module.h"
-#include "lib/optim.h"
-#include "lib/train.h"
+#include "lib/train/data.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
+#include "lib/nn/module.h"
+#include "lib/nn/optim.h"
+#include "lib/train/train.h"
 #include "tests/common/iris.h"
 #ifdef CUDASIM
 #include "lib/cudasim/cudasim.h"

@@ -19,17 +19,17 @@
 #include <string.h>
 
 #include "graded.h"
-#include "lib/err.h"
+#include "lib/core/err.h"
 #ifdef GRADE_RUNNER
-#include "lib/backend.h"
-#include "lib/callable.h"
-#include "lib/counters.h"
-#include "lib/device.h"
-#include "lib/iris.h"
-#include "lib/layers.h"
-#include "lib/module.h"
-#include "lib/timer.h"
-#include "lib/train.h"
+#include "lib/device/backend.h"
+#include "lib/core/callable.h"
+#include "lib/core/counters.h"
+#include "lib/device/device.h"
+#include "lib/train/iris.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/module.h"
+#include "lib/core/timer.h"
+#include "lib/train/train.h"
 #endif
 
 /* ---- what both halves know: the inputs ---------------------------------------------- */

@@ -19,14 +19,14 @@
 #include <string.h>
 
 #include "graded.h"
-#include "lib/callable.h"
-#include "lib/err.h"
+#include "lib/core/callable.h"
+#include "lib/core/err.h"
 #ifdef GRADE_RUNNER
-#include "lib/batcher.h"
-#include "lib/counters.h"
-#include "lib/device.h"
-#include "lib/layers.h"
-#include "lib/module.h"
+#include "lib/nn/batcher.h"
+#include "lib/core/counters.h"
+#include "lib/device/device.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/module.h"
 #endif
 
 #ifdef GRADE_RUNNER

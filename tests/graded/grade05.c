@@ -22,19 +22,19 @@
 #include <string.h>
 
 #include "graded.h"
-#include "lib/checkpoint.h"
-#include "lib/err.h"
-#include "lib/tensor.h"
+#include "lib/train/checkpoint.h"
+#include "lib/core/err.h"
+#include "lib/device/tensor.h"
 #include "tests/common/fixture.h"
 #ifdef GRADE_RUNNER
 #include <unistd.h>
 
-#include "lib/amp.h"
-#include "lib/experiment.h"
-#include "lib/layers.h"
-#include "lib/optim.h"
-#include "lib/safetensors.h"
-#include "lib/trainer.h"
+#include "lib/nn/amp.h"
+#include "lib/train/experiment.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/optim.h"
+#include "lib/io/safetensors.h"
+#include "lib/train/trainer.h"
 #include "tests/common/tmpdir.h"
 #endif
 

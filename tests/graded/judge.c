@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/err.h"
+#include "lib/core/err.h"
 #include "protocol.h"
 
 #define OUTPUT_MAX ((size_t)512 << 20) /* records a runner may send */

@@ -14,9 +14,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "lib/backend.h"
-#include "lib/device.h"
-#include "lib/err.h"
+#include "lib/device/backend.h"
+#include "lib/device/device.h"
+#include "lib/core/err.h"
 #include "protocol.h"
 
 #define MEMORY_LIMIT_MB 2048

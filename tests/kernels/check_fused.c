@@ -27,11 +27,11 @@
 #include "kernels/kernels.h"
 #include "kernel_check.h"
 #include "kernel_suites.h"
-#include "lib/data.h"
-#include "lib/layers.h"
-#include "lib/loss.h"
-#include "lib/optim.h"
-#include "lib/train.h"
+#include "lib/train/data.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
+#include "lib/nn/optim.h"
+#include "lib/train/train.h"
 #include "tests/common/iris.h"
 
 /* ---- helpers ------------------------------------------------------------- */

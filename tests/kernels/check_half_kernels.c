@@ -1,6 +1,6 @@
-/* check_half_kernels.c: kernels/half.cu and cublasGemmEx against lib/half.c.
+/* check_half_kernels.c: kernels/half.cu and cublasGemmEx against lib/core/half.c.
  *
- * The casts and the round-trip kernels must give lib/half.c's bits (which the
+ * The casts and the round-trip kernels must give lib/core/half.c's bits (which the
  * unit tests check against PyTorch) for every value but a NaN, whose bits CUDA
  * chooses differently (0x7FFF): there only NaN-ness is compared. The inputs
  * mix special values (ties, the edges of the f16 range, subnormals, -0, inf,
@@ -27,7 +27,7 @@
 #include "kernel_check.h"
 #include "kernel_suites.h"
 #include "kernels/kernels.h"
-#include "lib/half.h"
+#include "lib/core/half.h"
 #ifdef CUDASIM
 #include "lib/cudasim/cudasim.h"
 #endif
@@ -92,7 +92,7 @@ static void check_half_bits(const char *what, const uint16_t *got, const uint16_
     while (i < n && (got[i] == want[i] || ((got[i] & 0x7fff) > inf && (want[i] & 0x7fff) > inf)))
         i++;
     ck_assert_msg(i == n,
-                  "%s, n = %lld: element %lld (input 0x%08X) is 0x%04X, lib/half.c gives 0x%04X",
+                  "%s, n = %lld: element %lld (input 0x%08X) is 0x%04X, lib/core/half.c gives 0x%04X",
                   what, (long long)n, (long long)i, x ? bits_of(x[i]) : 0u, got[i], want[i]);
 }
 
@@ -102,7 +102,7 @@ static void check_float_bits(const char *what, const float *got, const float *wa
     int64_t i = 0;
     while (i < n && (bits_of(got[i]) == bits_of(want[i]) || (isnan(got[i]) && isnan(want[i]))))
         i++;
-    ck_assert_msg(i == n, "%s, n = %lld: element %lld is %a (0x%08X), lib/half.c gives %a (0x%08X)",
+    ck_assert_msg(i == n, "%s, n = %lld: element %lld is %a (0x%08X), lib/core/half.c gives %a (0x%08X)",
                   what, (long long)n, (long long)i, (double)got[i], bits_of(got[i]),
                   (double)want[i], bits_of(want[i]));
 }

@@ -25,10 +25,10 @@
 #include "kernels/kernels.h"
 #include "kernel_check.h"
 #include "kernel_suites.h"
-#include "lib/counters.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/optim.h"
+#include "lib/core/counters.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/optim.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 

@@ -13,7 +13,7 @@ Suite *kernels_suite(void);
 /** @brief k_mlp_train_fused against lib's CPU training and a double-precision one. */
 Suite *fused_suite(void);
 
-/** @brief kernels/half.cu and cublasGemmEx against lib/half.c, bit for bit. */
+/** @brief kernels/half.cu and cublasGemmEx against lib/core/half.c, bit for bit. */
 Suite *half_kernels_suite(void);
 
 /** @brief kernels/optim.cu, and lib's optimizers and clipping on a device against the CPU. */

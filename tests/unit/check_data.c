@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "tests/common/fixture.h"
-#include "lib/data.h"
-#include "lib/err.h"
+#include "lib/train/data.h"
+#include "lib/core/err.h"
 #include "suites.h"
 
 #define IRIS WB_ROOT "/lessons/data/iris.csv"

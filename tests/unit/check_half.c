@@ -1,4 +1,4 @@
-/* check_half.c: lib/half.c against PyTorch, bit for bit.
+/* check_half.c: lib/core/half.c against PyTorch, bit for bit.
  *
  * tests/fixtures/half.txt (tests/gen_fixtures_half.py) holds PyTorch's f16 and
  * bf16 roundings of about 3800 float32 values chosen to hit every case, the
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/err.h"
-#include "lib/half.h"
+#include "lib/core/err.h"
+#include "lib/core/half.h"
 #include "suites.h"
 #include "tests/common/fixture.h"
 

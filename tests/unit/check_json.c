@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/err.h"
-#include "lib/json.h"
-#include "lib/rng.h"
+#include "lib/core/err.h"
+#include "lib/io/json.h"
+#include "lib/core/rng.h"
 #include "suites.h"
 
 static Json *parse_ok(const char *text)

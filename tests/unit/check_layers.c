@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "tests/common/fixture.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/loss.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
 #include "suites.h"
 
 #define FX "lesson01.txt"

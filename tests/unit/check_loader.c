@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/err.h"
-#include "lib/loader.h"
+#include "lib/core/err.h"
+#include "lib/train/loader.h"
 #include "suites.h"
 
 /* x (n, 3): row i holds i, 1000 + i, 2000 + i, so a row tells where it came from. */

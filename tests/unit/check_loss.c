@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "tests/common/fixture.h"
-#include "lib/err.h"
-#include "lib/loss.h"
+#include "lib/core/err.h"
+#include "lib/nn/loss.h"
 #include "suites.h"
 
 #define FX "lesson01.txt"

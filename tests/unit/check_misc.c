@@ -7,13 +7,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/counters.h"
-#include "lib/cpuinfo.h"
-#include "lib/err.h"
-#include "lib/iris.h"
-#include "lib/plot.h"
-#include "lib/train.h"
-#include "lib/timer.h"
+#include "lib/core/counters.h"
+#include "lib/device/cpuinfo.h"
+#include "lib/core/err.h"
+#include "lib/train/iris.h"
+#include "lib/io/plot.h"
+#include "lib/train/train.h"
+#include "lib/core/timer.h"
 #include "suites.h"
 
 /* A hybrid laptop chip in miniature: core 0 has two threads, cores 8 and 9 one. */

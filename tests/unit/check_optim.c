@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "tests/common/fixture.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/optim.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/optim.h"
 #include "suites.h"
 
 #define FX "lesson01.txt"

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lib/rng.h"
+#include "lib/core/rng.h"
 #include "suites.h"
 
 /* pcg32-demo from pcg-c-basic (pcg-random.org), seed 42, sequence 54. */

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/crc32.h"
-#include "lib/err.h"
-#include "lib/safetensors.h"
+#include "lib/io/crc32.h"
+#include "lib/core/err.h"
+#include "lib/io/safetensors.h"
 #include "suites.h"
 #include "tests/common/tmpdir.h"
 

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "tests/common/fixture.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/optim.h"
-#include "lib/sched.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/optim.h"
+#include "lib/nn/sched.h"
 #include "suites.h"
 
 #define OFX "optim.txt"

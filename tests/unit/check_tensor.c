@@ -2,8 +2,8 @@
 #include <check.h>
 #include <string.h>
 
-#include "lib/err.h"
-#include "lib/tensor.h"
+#include "lib/core/err.h"
+#include "lib/device/tensor.h"
 #include "suites.h"
 
 START_TEST(test_new_is_zeroed_and_aligned)

@@ -6,10 +6,10 @@
 
 #include "tests/common/fixture.h"
 #include "tests/common/iris.h"
-#include "lib/data.h"
-#include "lib/err.h"
-#include "lib/layers.h"
-#include "lib/train.h"
+#include "lib/train/data.h"
+#include "lib/core/err.h"
+#include "lib/nn/layers.h"
+#include "lib/train/train.h"
 #include "suites.h"
 
 #define FX "lesson01.txt"

@@ -10,11 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/checkpoint.h"
-#include "lib/err.h"
-#include "lib/experiment.h"
-#include "lib/fileio.h"
-#include "lib/safetensors.h"
+#include "lib/train/checkpoint.h"
+#include "lib/core/err.h"
+#include "lib/train/experiment.h"
+#include "lib/core/fileio.h"
+#include "lib/io/safetensors.h"
 #include "suites.h"
 #include "tests/common/tmpdir.h"
 

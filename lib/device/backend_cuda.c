@@ -1,0 +1,705 @@
+/* backend_cuda.c: lib's GPU backend on the CUDA runtime, cuBLAS and the
+ * kernels of kernels/. Compiled against a real GPU's headers (nvcc builds) or
+ * the CUDA simulator's (lib/cudasim/include), unchanged. */
+#include "lib/device/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "lib/core/counters.h"
+#include "lib/core/err.h"
+#include "kernels/kernels.h"
+#ifdef CUDASIM
+#include "lib/cudasim/cudasim.h"
+#endif
+
+#define MAX_DEVICES 16
+
+static cublasHandle_t g_blas[MAX_DEVICES];
+static int g_current = -1;
+/* All of lib's work on a device goes to one stream of its own: a blocking
+ * stream (cudaStreamCreate), so a plain cudaMemcpy, which runs on the legacy
+ * default stream, still waits for every kernel issued before it. One stream
+ * of our own is also what CUDA Graph capture needs (it refuses the legacy
+ * stream). Lesson 03's overlapped copies use a second stream and an event. */
+static cudaStream_t g_stream[MAX_DEVICES], g_copy_stream[MAX_DEVICES];
+static cudaEvent_t g_copied[MAX_DEVICES];
+static bool g_capturing[MAX_DEVICES];
+
+const char *backend_name(void)
+{
+#ifdef CUDASIM
+    return "CUDA simulator";
+#else
+    return "CUDA";
+#endif
+}
+
+/* The simulator's report of the last problem, to add to a message. */
+static const char *sim_detail(void)
+{
+#ifdef CUDASIM
+    return cudasim_last_report();
+#else
+    return "";
+#endif
+}
+
+static int cuda_error(const char *op, Device d, cudaError_t e)
+{
+    const char *detail = sim_detail();
+    bool recording = d.index >= 0 && d.index < MAX_DEVICES && g_capturing[d.index];
+    cudaGetLastError(); /* a non-sticky error is now reported; clear it */
+    return err_set(ERR_DEVICE, "%s on cuda:%d: %s (%s)%s%s%s", op, d.index,
+                   cudaGetErrorString(e), cudaGetErrorName(e), *detail ? "; " : "", detail,
+                   recording ? "; this happened while recording a CUDA Graph, where nothing may "
+                               "wait for the GPU, copy to the CPU or allocate: do that before "
+                               "backend_capture_begin or after backend_capture_end"
+                             : "");
+}
+
+static double gib(size_t bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }
+
+static int use(Device d)
+{
+    if (d.kind != DEVICE_CUDA || d.index < 0 || d.index >= MAX_DEVICES)
+        return err_set(ERR_DEVICE, "the CUDA backend was given a CPU or out-of-range device");
+    if (d.index == g_current) return ERR_OK;
+    cudaError_t e = cudaSetDevice(d.index);
+    if (e != cudaSuccess) return cuda_error("cudaSetDevice", d, e);
+    g_current = d.index;
+    return ERR_OK;
+}
+
+/* Make @p d current and give the stream lib's work on it goes to. */
+static int stream(Device d, cudaStream_t *s)
+{
+    TRY(use(d));
+    if (!g_stream[d.index]) {
+        cudaError_t e = cudaStreamCreate(&g_stream[d.index]);
+        if (e != cudaSuccess) return cuda_error("cudaStreamCreate", d, e);
+    }
+    *s = g_stream[d.index];
+    return ERR_OK;
+}
+
+/* Count a launch, unless it was only recorded into a graph. */
+static void count_launch(Device d)
+{
+    if (!g_capturing[d.index]) counters_launch(1);
+}
+
+int backend_device_count(int *count)
+{
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e == cudaSuccess && *count > 0) return ERR_OK;
+    *count = 0;
+    cudaGetLastError();
+    const char *env = getenv("CUDA_VISIBLE_DEVICES");
+    if (e == cudaErrorInsufficientDriver)
+        return err_set(ERR_DEVICE, "no usable NVIDIA driver: none is installed, or it is older "
+                                   "than this program's CUDA runtime %d.%d",
+                       CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && *count == 0)) {
+        if (env)
+            return err_set(ERR_DEVICE, "no CUDA device: CUDA_VISIBLE_DEVICES=\"%s\" leaves none "
+                                       "visible",
+                           env);
+        return err_set(ERR_DEVICE, "no CUDA device: the driver is there but finds no GPU");
+    }
+    return err_set(ERR_DEVICE, "no CUDA device: cudaGetDeviceCount failed with %s (%s)",
+                   cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+int backend_device_info(int index, DeviceInfo *info)
+{
+    Device d = device_cuda(index);
+    struct cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, index);
+    if (e != cudaSuccess) return cuda_error("cudaGetDeviceProperties", d, e);
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    info->total_memory = p.totalGlobalMem;
+    info->sm_count = p.multiProcessorCount;
+    info->cc_major = p.major;
+    info->cc_minor = p.minor;
+    TRY(use(d));
+    size_t free_b = 0, total_b = 0;
+    e = cudaMemGetInfo(&free_b, &total_b);
+    if (e != cudaSuccess) return cuda_error("cudaMemGetInfo", d, e);
+    info->free_memory = free_b;
+    cudaDriverGetVersion(&info->driver_version);
+    cudaRuntimeGetVersion(&info->runtime_version);
+    info->cublas_version = 0;
+    cublasHandle_t h;
+    if (cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
+        cublasGetVersion(h, &info->cublas_version);
+        cublasDestroy(h);
+    }
+#ifdef CUDASIM
+    info->simulated = true;
+#else
+    info->simulated = false;
+#endif
+    return ERR_OK;
+}
+
+int backend_alloc(Device d, size_t bytes, void **ptr)
+{
+    *ptr = NULL;
+    TRY(use(d));
+    cudaError_t e = cudaMalloc(ptr, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        Counters c = counters_get();
+        return err_set(ERR_NOMEM, "out of memory on cuda:%d: asked for %.2f GiB with %.2f GiB "
+                                  "free of %.2f GiB (this program holds %.2f GiB); try a smaller "
+                                  "batch, mixed precision (Lesson 05), or freeing tensors you "
+                                  "no longer need",
+                       d.index, gib(bytes), gib(free_b), gib(total_b), gib(c.mem_in_use));
+    }
+    if (e != cudaSuccess) return cuda_error("cudaMalloc", d, e);
+    counters_memory((long long)bytes);
+    return ERR_OK;
+}
+
+void backend_free(Device d, void *ptr, size_t bytes)
+{
+    if (!ptr || use(d) != ERR_OK) return;
+    /* cudaFree waits for the GPU to finish whatever may still use the memory. */
+    if (cudaFree(ptr) == cudaSuccess) {
+        counters_memory(-(long long)bytes);
+        counters_sync();
+    }
+}
+
+int backend_copy(void *dst, Device to, const void *src, Device from, size_t bytes)
+{
+    CopyKind kind;
+    TRY(exercise_result(copy_kind(from, to, &kind), "02.2", "copy_kind"));
+    if (bytes == 0) return ERR_OK;
+    cudaError_t e = cudaSuccess;
+    switch (kind) {
+    case COPY_HOST_TO_HOST: e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToHost); break;
+    case COPY_HOST_TO_DEVICE:
+        TRY(use(to));
+        e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+        counters_copy('u', bytes);
+        break;
+    case COPY_DEVICE_TO_HOST:
+        TRY(use(from));
+        e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+        counters_copy('d', bytes);
+        break;
+    case COPY_DEVICE_TO_DEVICE:
+        TRY(use(to));
+        e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+        counters_copy('x', bytes);
+        break;
+    case COPY_PEER:
+        /* With unified addressing cudaMemcpyDefault finds both devices. */
+        TRY(use(to));
+        e = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+        counters_copy('x', bytes);
+        break;
+    default:
+        return err_set(ERR_ARG, "copy_kind returned %d, which is not a CopyKind", (int)kind);
+    }
+    if (e != cudaSuccess) {
+        char a[16], b[16];
+        char op[64];
+        snprintf(op, sizeof op, "copying %s to %s", device_str(from, a, sizeof a),
+                 device_str(to, b, sizeof b));
+        return cuda_error(op, to.kind == DEVICE_CUDA ? to : from, e);
+    }
+    return ERR_OK;
+}
+
+int backend_zero(Device d, void *p, size_t bytes)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    cudaError_t e = cudaMemsetAsync(p, 0, bytes, s);
+    if (e != cudaSuccess) return cuda_error("cudaMemsetAsync", d, e);
+    return ERR_OK;
+}
+
+int backend_synchronize(Device d)
+{
+    TRY(use(d));
+    cudaError_t e = cudaDeviceSynchronize();
+    counters_sync();
+    if (e != cudaSuccess) return cuda_error("cudaDeviceSynchronize", d, e);
+    return ERR_OK;
+}
+
+/* After a launch: count it and turn an error into lib's. */
+static int launched(const char *kernel, Device d, cudaError_t e)
+{
+    count_launch(d);
+    if (e != cudaSuccess) return cuda_error(kernel, d, e);
+    return ERR_OK;
+}
+
+/* cuBLAS's handle for @p d, made on first use and bound to the device's stream. */
+static int blas_handle(Device d, cudaStream_t st)
+{
+    if (g_blas[d.index]) return ERR_OK;
+    cublasStatus_t s = cublasCreate(&g_blas[d.index]);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return err_set(ERR_DEVICE, "cublasCreate on cuda:%d failed: %s", d.index,
+                       cublasGetStatusString(s));
+    cublasSetStream(g_blas[d.index], st);
+    return ERR_OK;
+}
+
+int backend_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                 int64_t ldc)
+{
+    cudaStream_t st = NULL;
+    TRY(stream(d, &st));
+    if (m > 2147483647 || n > 2147483647 || k > 2147483647 || lda > 2147483647 ||
+        ldb > 2147483647 || ldc > 2147483647)
+        return err_set(ERR_ARG, "gemm: sizes beyond 2^31 are not supported by cublasSgemm");
+    TRY(blas_handle(d, st));
+    cublasStatus_t s = cublasSgemm(g_blas[d.index], ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                   tb ? CUBLAS_OP_T : CUBLAS_OP_N, (int)m, (int)n, (int)k, &alpha,
+                                   A, (int)lda, B, (int)ldb, &beta, C, (int)ldc);
+    count_launch(d);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        const char *detail = sim_detail();
+        return err_set(ERR_DEVICE, "cublasSgemm (%lld x %lld x %lld) on cuda:%d failed: %s%s%s",
+                       (long long)m, (long long)n, (long long)k, d.index,
+                       cublasGetStatusString(s), *detail ? "; " : "", detail);
+    }
+    return ERR_OK;
+}
+
+int backend_sgemm_kernel(Device d, int variant, const float *A, const float *B, float *C,
+                         int64_t m, int64_t n, int64_t k)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (variant < 0 || variant >= K_SGEMM_VARIANTS)
+        return err_set(ERR_ARG, "sgemm: no kernel variant %d (0..%d)", variant,
+                       K_SGEMM_VARIANTS - 1);
+    return launched(k_sgemm_name(variant), d,
+                    k_sgemm(variant, m, n, k, 1.0f, A, m, B, k, 0.0f, C, m, s));
+}
+
+const char *backend_sgemm_name(int variant)
+{
+    return variant >= 0 && variant < K_SGEMM_VARIANTS ? k_sgemm_name(variant) : NULL;
+}
+
+int backend_add_bias(Device d, float *y, const float *b, int64_t n, int64_t cols)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_add_bias", d, k_add_bias(y, b, n, cols, s));
+}
+
+int backend_sum_columns_add(Device d, const float *x, float *out, int64_t rows, int64_t cols)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_sum_columns", d, k_sum_columns(x, out, rows, cols, 1, s));
+}
+
+int backend_relu_forward(Device d, const float *x, float *y, int64_t n)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    err_clear();
+    cudaError_t e = k_relu_forward(x, y, n, s);
+    count_launch(d);
+    if (e != cudaSuccess && err_code() == ERR_TODO) return ERR_TODO; /* still the stub */
+    if (e != cudaSuccess) return cuda_error("k_relu_forward (exercise 02.4)", d, e);
+    return ERR_OK;
+}
+
+int backend_relu_backward(Device d, const float *y, const float *dy, float *dx, int64_t n)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_relu_backward", d, k_relu_backward(y, dy, dx, n, s));
+}
+
+int backend_softmax_ce_forward(Device d, const float *logits, const int32_t *targets,
+                               float *probs, float *loss, int64_t n, int64_t c)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    /* one launch; the loss is summed without atomics, the same bits every run */
+    return launched("k_softmax_ce_forward", d,
+                    k_softmax_ce_forward(logits, targets, probs, loss, n, c, s));
+}
+
+int backend_softmax_ce_backward(Device d, const float *probs, const int32_t *targets,
+                                float *dlogits, int64_t n, int64_t c)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_softmax_ce_backward", d,
+                    k_softmax_ce_backward(probs, targets, dlogits, n, c, s));
+}
+
+int backend_sgd_step(Device d, float *p, const float *g, int64_t n, float lr)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_sgd_step", d, k_sgd_step(p, g, n, lr, s));
+}
+
+int backend_copy_rows(Device d, const float *src, int64_t src_rows, int64_t src_start,
+                      float *dst, int64_t dst_rows, int64_t dst_start, int64_t count,
+                      int64_t cols)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (count == 0 || cols == 0) return ERR_OK;
+    return launched("k_copy_rows", d,
+                    k_copy_rows(src, src_rows, src_start, dst, dst_rows, dst_start, count, cols,
+                                s));
+}
+
+/* ---- Lesson 03 ------------------------------------------------------------ */
+
+int backend_empty_kernel(Device d)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_empty", d, k_empty(s));
+}
+
+int backend_host_alloc(size_t bytes, void **ptr)
+{
+    *ptr = NULL;
+    cudaError_t e = cudaMallocHost(ptr, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return err_set(e == cudaErrorMemoryAllocation ? ERR_NOMEM : ERR_DEVICE,
+                       "cudaMallocHost of %.2f GiB of pinned memory failed: %s (%s); pinned "
+                       "memory cannot be swapped out, so the system gives less of it: try a "
+                       "smaller size",
+                       gib(bytes), cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    return ERR_OK;
+}
+
+void backend_host_free(void *ptr)
+{
+    if (ptr) cudaFreeHost(ptr);
+}
+
+int backend_copy_async(Device d, void *dst, const void *src, size_t bytes)
+{
+    TRY(use(d));
+    int i = d.index;
+    cudaError_t e = cudaSuccess;
+    if (!g_copy_stream[i]) e = cudaStreamCreateWithFlags(&g_copy_stream[i], cudaStreamNonBlocking);
+    if (e == cudaSuccess && !g_copied[i])
+        e = cudaEventCreateWithFlags(&g_copied[i], cudaEventDisableTiming);
+    if (e != cudaSuccess) return cuda_error("creating the copy stream", d, e);
+    e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, g_copy_stream[i]);
+    if (e == cudaSuccess) e = cudaEventRecord(g_copied[i], g_copy_stream[i]);
+    if (e != cudaSuccess) return cuda_error("cudaMemcpyAsync on the copy stream", d, e);
+    counters_copy('u', bytes);
+    return ERR_OK;
+}
+
+int backend_copy_wait(Device d)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (!g_copied[d.index]) return ERR_OK; /* nothing was copied */
+    cudaError_t e = cudaStreamWaitEvent(s, g_copied[d.index], 0);
+    if (e != cudaSuccess) return cuda_error("cudaStreamWaitEvent", d, e);
+    return ERR_OK;
+}
+
+struct BackendGraph {
+    Device device;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    size_t nodes;
+};
+
+bool backend_capturing(Device d)
+{
+    return d.kind == DEVICE_CUDA && d.index >= 0 && d.index < MAX_DEVICES && g_capturing[d.index];
+}
+
+int backend_capture_begin(Device d)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (g_capturing[d.index])
+        return err_set(ERR_ARG, "cuda:%d is already recording a CUDA Graph: end that recording "
+                                "(backend_capture_end) first",
+                       d.index);
+    /* Global mode: any call that could wait for the GPU fails while recording,
+     * so a hidden sync in the captured code is an error, not a wrong graph. */
+    cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    if (e != cudaSuccess) return cuda_error("cudaStreamBeginCapture", d, e);
+    g_capturing[d.index] = true;
+    return ERR_OK;
+}
+
+int backend_capture_end(Device d, BackendGraph **out)
+{
+    *out = NULL;
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (!g_capturing[d.index])
+        return err_set(ERR_ARG, "cuda:%d is not recording a CUDA Graph: call "
+                                "backend_capture_begin first",
+                       d.index);
+    cudaGraph_t graph = NULL;
+    cudaError_t e = cudaStreamEndCapture(s, &graph);
+    g_capturing[d.index] = false;
+    if (e != cudaSuccess)
+        return cuda_error("cudaStreamEndCapture (an operation during the recording was not "
+                          "allowed; the message before this one names it)",
+                          d, e);
+    BackendGraph *g = calloc(1, sizeof *g);
+    if (!g) {
+        cudaGraphDestroy(graph);
+        return err_set(ERR_NOMEM, "out of memory for a graph");
+    }
+    g->device = d;
+    g->graph = graph;
+    e = cudaGraphGetNodes(graph, NULL, &g->nodes);
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&g->exec, graph, 0);
+    if (e != cudaSuccess) {
+        backend_graph_free(g);
+        return cuda_error("cudaGraphInstantiate", d, e);
+    }
+    *out = g;
+    return ERR_OK;
+}
+
+size_t backend_graph_nodes(const BackendGraph *graph) { return graph ? graph->nodes : 0; }
+
+int backend_graph_launch(BackendGraph *graph)
+{
+    if (!graph || !graph->exec) return err_set(ERR_ARG, "backend_graph_launch: no graph");
+    cudaStream_t s = NULL;
+    TRY(stream(graph->device, &s));
+    return launched("cudaGraphLaunch", graph->device, cudaGraphLaunch(graph->exec, s));
+}
+
+void backend_graph_free(BackendGraph *graph)
+{
+    if (!graph) return;
+    if (graph->exec) cudaGraphExecDestroy(graph->exec);
+    if (graph->graph) cudaGraphDestroy(graph->graph);
+    free(graph);
+}
+
+int backend_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t n, int64_t din,
+                            int64_t h, int64_t c, float *w1, float *b1, float *w2, float *b2,
+                            long epochs, float lr, float *losses)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (n > 1024 || din > 16 || h > 64 || c > 16 || n < 1 || din < 1 || h < 1 || c < 1 ||
+        epochs < 0 || epochs > 2147483647L)
+        return err_set(ERR_ARG, "the fused training kernel takes at most 1024 samples, 16 "
+                                "inputs, 64 hidden units and 16 classes (got %lld, %lld, %lld, "
+                                "%lld) and 0 to 2^31-1 epochs (got %ld)",
+                       (long long)n, (long long)din, (long long)h, (long long)c, epochs);
+    if (epochs == 0) return ERR_OK;
+    return launched("k_mlp_train_fused", d,
+                    k_mlp_train_fused(x, y, (int)n, (int)din, (int)h, (int)c, w1, b1, w2, b2,
+                                      (int)epochs, lr, losses, s));
+}
+
+/* ---- Optimizers and gradient clipping ------------------------------------- */
+
+int backend_sgd_momentum_step(Device d, float *p, const float *g, float *buf, int64_t n, float lr,
+                              float momentum, float weight_decay, bool nesterov, bool first)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_sgd_momentum_step", d,
+                    k_sgd_momentum_step(p, g, buf, n, lr, momentum, weight_decay, nesterov,
+                                        first, s));
+}
+
+int backend_adam_step(Device d, float *p, const float *g, float *m, float *v, int64_t n,
+                      float beta1, float beta2, float one_minus_beta1, float one_minus_beta2,
+                      float neg_step_size, float bias_correction2_sqrt, float eps,
+                      float weight_decay)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_adam_step", d,
+                    k_adam_step(p, g, m, v, n, beta1, beta2, one_minus_beta1, one_minus_beta2,
+                                neg_step_size, bias_correction2_sqrt, eps, weight_decay, s));
+}
+
+/* Clipping's partial sums and norm, per device. Allocating per call would
+ * cost a cudaFree, which waits for the GPU, every training step. */
+static float *g_norm_scratch[MAX_DEVICES];
+static size_t g_norm_scratch_floats[MAX_DEVICES];
+
+int backend_clip_grad_norm(Device d, float *const *grads, const int64_t *sizes, int n,
+                           float max_norm, float *total_norm)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    size_t need = 1; /* the partials of every tensor, then the norm */
+    for (int i = 0; i < n; i++) need += (size_t)k_sum_squares_blocks(sizes[i]);
+    if (need > g_norm_scratch_floats[d.index]) {
+        void *grown = NULL;
+        TRY(backend_alloc(d, need * sizeof(float), &grown));
+        backend_free(d, g_norm_scratch[d.index], g_norm_scratch_floats[d.index] * sizeof(float));
+        g_norm_scratch[d.index] = grown;
+        g_norm_scratch_floats[d.index] = need;
+    }
+    float *partials = g_norm_scratch[d.index], *norm = partials + need - 1;
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] == 0) continue;
+        TRY(launched("k_sum_squares", d, k_sum_squares(grads[i], sizes[i], partials + at, s)));
+        at += (size_t)k_sum_squares_blocks(sizes[i]);
+    }
+    TRY(launched("k_norm_from_partials", d,
+                 k_norm_from_partials(partials, (int64_t)at, norm, s)));
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] == 0) continue;
+        TRY(launched("k_clip_scale", d, k_clip_scale(grads[i], sizes[i], norm, max_norm, s)));
+    }
+    if (!total_norm) return ERR_OK;
+    return backend_copy(total_norm, device_cpu(), norm, d, sizeof(float));
+}
+
+/* ---- Lesson 05 ------------------------------------------------------------------ */
+
+int backend_scale(Device d, float *p, int64_t n, float f)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_scale", d, k_scale(p, n, f, s));
+}
+
+int backend_accumulate(Device d, float *acc, const float *x, float w)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    return launched("k_accumulate", d, k_accumulate(acc, x, w, s));
+}
+
+/* One found-inf flag per device, zero between reads. */
+static int *g_found_inf[MAX_DEVICES];
+
+int backend_unscale(Device d, float *g, int64_t n, float inv_scale)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (!g_found_inf[d.index]) {
+        TRY(backend_alloc(d, sizeof(int), (void **)&g_found_inf[d.index]));
+        TRY(backend_zero(d, g_found_inf[d.index], sizeof(int)));
+    }
+    return launched("k_unscale_check", d,
+                    k_unscale_check(g, n, inv_scale, g_found_inf[d.index], s));
+}
+
+int backend_unscale_result(Device d, bool *found_inf)
+{
+    *found_inf = false;
+    TRY(use(d));
+    if (!g_found_inf[d.index]) return ERR_OK; /* nothing was unscaled */
+    int flag = 0;
+    TRY(backend_copy(&flag, device_cpu(), g_found_inf[d.index], d, sizeof flag));
+    *found_inf = flag != 0;
+    return backend_zero(d, g_found_inf[d.index], sizeof(int));
+}
+
+int backend_round(Device d, float *p, int64_t n, DType half)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (half == DTYPE_F32) return ERR_OK;
+    return half == DTYPE_F16 ? launched("k_round_f16", d, k_round_f16(p, n, s))
+                             : launched("k_round_bf16", d, k_round_bf16(p, n, s));
+}
+
+/* Scratch half buffers for backend_gemm_half's operands, grown as needed. */
+static uint16_t *g_half_a[MAX_DEVICES], *g_half_b[MAX_DEVICES];
+static size_t g_half_cap[MAX_DEVICES][2];
+
+static int half_scratch(Device d, int which, size_t count, uint16_t **out)
+{
+    uint16_t **p = which ? &g_half_b[d.index] : &g_half_a[d.index];
+    size_t *cap = &g_half_cap[d.index][which];
+    if (count > *cap) {
+        backend_free(d, *p, *cap * sizeof(uint16_t));
+        *p = NULL;
+        *cap = 0;
+        TRY(backend_alloc(d, count * sizeof(uint16_t), (void **)p));
+        *cap = count;
+    }
+    *out = *p;
+    return ERR_OK;
+}
+
+static int to_half(Device d, const float *x, uint16_t *h, int64_t n, DType half, cudaStream_t s)
+{
+    return half == DTYPE_F16 ? launched("k_f32_to_f16", d, k_f32_to_f16(x, h, n, s))
+                             : launched("k_f32_to_bf16", d, k_f32_to_bf16(x, h, n, s));
+}
+
+int backend_gemm_half(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                      const float *A, const float *B, float beta, float *C, DType half)
+{
+    cudaStream_t st = NULL;
+    TRY(stream(d, &st));
+    if (half != DTYPE_F16 && half != DTYPE_BF16)
+        return err_set(ERR_ARG, "backend_gemm_half: float16 or bfloat16, not %s",
+                       dtype_name(half));
+    if (m > 2147483647 || n > 2147483647 || k > 2147483647)
+        return err_set(ERR_ARG, "gemm: sizes beyond 2^31 are not supported by cublasGemmEx");
+    TRY(blas_handle(d, st));
+    int64_t lda = ta ? k : m, ldb = tb ? n : k;
+    uint16_t *ah, *bh;
+    TRY(half_scratch(d, 0, (size_t)(m * k), &ah));
+    TRY(half_scratch(d, 1, (size_t)(k * n), &bh));
+    TRY(to_half(d, A, ah, m * k, half, st));
+    TRY(to_half(d, B, bh, k * n, half, st));
+    cudaDataType t = half == DTYPE_F16 ? CUDA_R_16F : CUDA_R_16BF;
+    /* f32 output, then one rounding: the same as cuBLAS writing half directly. */
+    cublasStatus_t s = cublasGemmEx(g_blas[d.index], ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                    tb ? CUBLAS_OP_T : CUBLAS_OP_N, (int)m, (int)n, (int)k, &alpha,
+                                    ah, t, (int)lda, bh, t, (int)ldb, &beta, C, CUDA_R_32F, (int)m,
+                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    count_launch(d);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        const char *detail = sim_detail();
+        return err_set(ERR_DEVICE, "cublasGemmEx (%lld x %lld x %lld, %s) on cuda:%d failed: %s%s%s",
+                       (long long)m, (long long)n, (long long)k, dtype_name(half), d.index,
+                       cublasGetStatusString(s), *detail ? "; " : "", detail);
+    }
+    return backend_round(d, C, m * n, half);
+}
+
+int backend_sum(Device d, const float *x, int64_t n, float *out, bool deterministic)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (!deterministic) return launched("k_sum", d, k_sum(x, n, out, s));
+    float *partials = NULL;
+    size_t bytes = sizeof(float) * (size_t)k_sum_ordered_partials(n);
+    TRY(backend_alloc(d, bytes, (void **)&partials));
+    int rc = launched("k_sum_ordered", d, k_sum_ordered(x, n, partials, out, s));
+    counters_launch(1); /* its second kernel */
+    backend_free(d, partials, bytes);
+    return rc;
+}

@@ -1,0 +1,151 @@
+/**
+ * @file device.h
+ * @brief Where a tensor lives: the CPU or one CUDA device, named as in PyTorch.
+ *
+ * Device strings follow PyTorch: `cpu`, `cuda` (device 0 of those visible)
+ * and `cuda:N`. As in PyTorch, N counts the devices the program can see:
+ * with `CUDA_VISIBLE_DEVICES=2`, `cuda:0` is the machine's GPU 2 and there
+ * is no `cuda:1`. A build without a CUDA backend, a machine without a
+ * driver or without a GPU are all normal: asking for `cuda` then gives a
+ * one-line ::ERR_DEVICE that says which, and the CPU keeps working.
+ */
+#ifndef WB_DEVICE_H
+#define WB_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/** The kind of processor a device is. */
+typedef enum DeviceKind {
+    DEVICE_CPU = 0, /**< host memory, plain C */
+    DEVICE_CUDA     /**< a CUDA device (a real GPU or the simulator) */
+} DeviceKind;
+
+/** A device: its kind and, for CUDA, its index among the visible devices. */
+typedef struct Device {
+    DeviceKind kind; /**< CPU or CUDA */
+    int index;       /**< CUDA device index as the program sees it; 0 for the CPU */
+} Device;
+
+/** The direction of a copy between two devices, as cudaMemcpy needs it. */
+typedef enum CopyKind {
+    COPY_HOST_TO_HOST = 0,  /**< CPU to CPU: a memcpy */
+    COPY_HOST_TO_DEVICE,    /**< CPU to GPU (cudaMemcpyHostToDevice) */
+    COPY_DEVICE_TO_HOST,    /**< GPU to CPU (cudaMemcpyDeviceToHost): the CPU waits */
+    COPY_DEVICE_TO_DEVICE,  /**< within one GPU (cudaMemcpyDeviceToDevice) */
+    COPY_PEER               /**< from one GPU to another (cudaMemcpyPeer) */
+} CopyKind;
+
+/** What a CUDA device is, as Lesson 02 prints it. */
+typedef struct DeviceInfo {
+    char name[256];          /**< "NVIDIA H200", or "CUDA simulator (CPU)" */
+    int physical;            /**< index among all the machine's GPUs (-1: unknown) */
+    size_t total_memory;     /**< bytes */
+    size_t free_memory;      /**< bytes free now */
+    int sm_count;            /**< streaming multiprocessors */
+    int cc_major;            /**< compute capability, major (9 for 9.0) */
+    int cc_minor;            /**< compute capability, minor */
+    int driver_version;      /**< CUDA version the driver supports, 12040 for 12.4 */
+    int runtime_version;     /**< CUDA runtime version this program uses */
+    int cublas_version;      /**< cuBLAS version, 130100 for 13.1.0 */
+    bool simulated;          /**< the CUDA simulator, not a GPU */
+} DeviceInfo;
+
+/** @brief The CPU device. */
+Device device_cpu(void);
+
+/** @brief Device @p index of the visible CUDA devices (not checked). */
+Device device_cuda(int index);
+
+/** @brief True when @p a and @p b are the same device. */
+bool device_equal(Device a, Device b);
+
+/**
+ * @brief Write PyTorch's name for @p d ("cpu", "cuda:0") into @p buf.
+ *
+ * Returns @p buf, so it can be used inside a printf argument list.
+ */
+const char *device_str(Device d, char *buf, size_t size);
+
+/** @brief True when this build has a CUDA backend (a GPU's or the simulator's). */
+bool device_cuda_built(void);
+
+/** @brief "CUDA", "CUDA simulator" or "none": what runs this build's CUDA code. */
+const char *device_backend(void);
+
+/**
+ * @brief How many CUDA devices this program can see.
+ *
+ * Returns ::ERR_DEVICE with a one-line reason when there are none: no CUDA
+ * backend in this build, no driver, a driver too old, or no GPU (and then
+ * @p *count is 0).
+ */
+int device_count(int *count);
+
+/**
+ * @brief Parse a device string against the devices this program can see.
+ *
+ * Reads CUDA_VISIBLE_DEVICES and asks the backend how many devices are
+ * visible, then calls device_parse(). Errors name the string, what is
+ * visible and the fix.
+ */
+int device_from_string(const char *text, Device *out);
+
+/**
+ * @brief Wait until @p d has finished all the work queued on it: torch.cuda.synchronize().
+ *
+ * Counted as a sync (counters.h) on a GPU; on the CPU there is nothing to
+ * wait for, and nothing is counted.
+ */
+int device_synchronize(Device d);
+
+/** @brief The facts of CUDA device @p d (::ERR_DEVICE for the CPU or a missing device). */
+int device_info(Device d, DeviceInfo *info);
+
+/* ---- Exercises of Lesson 02 (lessons/02_device_transfer/exercises.c) ---- */
+
+/**
+ * @brief Exercise 02.1: parse a PyTorch device string.
+ *
+ * @p text is "cpu", "cuda" (meaning cuda:0) or "cuda:N" with N a decimal
+ * number; @p visible is how many CUDA devices the program sees, and
+ * @p visible_env the value of CUDA_VISIBLE_DEVICES (NULL when it is not
+ * set). Sets @p *out, and @p *physical to the machine's index of that GPU:
+ * the N-th entry of CUDA_VISIBLE_DEVICES when it is set (-1 if that entry
+ * is not a number, such as a GPU UUID), N otherwise, and -1 for the CPU.
+ *
+ * Errors (::ERR_ARG for a malformed string, ::ERR_DEVICE for a device that
+ * is not there), with these messages:
+ * - `unknown device "gpu": use "cpu", "cuda" or "cuda:N"`
+ * - `cuda:1 requested but CUDA_VISIBLE_DEVICES=0 shows only 1 device`
+ * - `cuda:3 requested but only 2 CUDA devices are visible`
+ * - `cuda requested but no CUDA device is visible`
+ */
+int device_parse(const char *text, const char *visible_env, int visible, Device *out,
+                 int *physical);
+
+/**
+ * @brief Exercise 02.2: the kind of copy that moves data from @p from to @p to.
+ *
+ * CPU to CPU, CPU to GPU, GPU to CPU, within one GPU, or between two GPUs
+ * (peer). Sets @p *kind and returns 0.
+ */
+int copy_kind(Device from, Device to, CopyKind *kind);
+
+/* ---- Exercise of Lesson 03 (lessons/03_why_gpu_slower/exercises.c) ------ */
+
+/**
+ * @brief Exercise 03.3: the time one call of @p work takes on device @p d, measured rightly.
+ *
+ * Calls `work(ctx)` @p repeats times (at least 1) and sets @p *seconds to
+ * the elapsed time divided by @p repeats. GPU work is only queued when a
+ * call returns, so: wait for the device (device_synchronize) before the
+ * first clock read (timer_now), so that work queued earlier is not counted,
+ * and again after the last call and before the second read, so that all of
+ * this work is. An error from @p work is returned as it is; @p repeats < 1
+ * is an ::ERR_ARG. On the CPU the syncs cost nothing and the same code is
+ * right.
+ */
+int time_on_device(Device d, int (*work)(void *ctx), void *ctx, long repeats, double *seconds);
+
+#endif /* WB_DEVICE_H */

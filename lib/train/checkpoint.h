@@ -1,0 +1,84 @@
+/**
+ * @file checkpoint.h
+ * @brief Checkpoints that hold the whole training state and resume exactly.
+ *
+ * A checkpoint is a safetensors file (safetensors.h), so the weights open in
+ * Python with `safetensors.torch.load_file` or a few lines of `struct` and
+ * `json`. It holds everything a run needs to go on as if it had never
+ * stopped: the model's parameters ("model.fc1.weight", in PyTorch's
+ * row-major order and shape), the optimizer's state ("optim.fc1.weight.
+ * momentum_buffer", "exp_avg", ...), the history ("history.val_loss", ...),
+ * and in the metadata the epoch, the best validation loss, the optimizer's
+ * step count and learning rate, the scheduler's state, the GradScaler's
+ * scale, the loader's seed (which fixes every epoch's batch order) and the
+ * run's config, plus a format name, a version and a checksum. Floats are
+ * written in hexadecimal ("%a") so they read back bit for bit.
+ *
+ * Saving is atomic (a crash or a kill leaves the previous checkpoint
+ * intact). Loading reads and checks the whole file first (structure,
+ * checksum, format and version, every tensor's presence, dtype and shape
+ * against this trainer's model and optimizer, every metadata field) and only
+ * then touches the trainer: a bad file changes nothing. Tensors are copied
+ * to wherever the trainer's model is, so a checkpoint saved on a GPU loads
+ * on the CPU and the other way round (PyTorch's map_location).
+ */
+#ifndef WB_CHECKPOINT_H
+#define WB_CHECKPOINT_H
+
+#include "lib/nn/module.h"
+#include "lib/io/safetensors.h"
+#include "lib/train/trainer.h"
+
+/** The metadata "wb.format" of a full checkpoint. */
+#define CHECKPOINT_FORMAT "workbook-checkpoint"
+/** The metadata "wb.format" of a weights-only file (the best model). */
+#define CHECKPOINT_WEIGHTS_FORMAT "workbook-weights"
+/** The version this build writes and reads. */
+#define CHECKPOINT_VERSION 1
+
+/**
+ * @brief Save the trainer's whole state after epoch @p epoch to @p path, atomically.
+ */
+int checkpoint_save(const Trainer *t, long epoch, const char *path);
+
+/**
+ * @brief Load a checkpoint into @p t: check everything, then restore everything.
+ *
+ * The trainer must be made like the one that saved it (same model, same
+ * kind of optimizer and scheduler, same loader seed, epochs at least the
+ * checkpoint's). On any problem returns one message naming the file, the
+ * tensor or field, what was expected and what came, and @p t is unchanged.
+ */
+int checkpoint_load(Trainer *t, const char *path);
+
+/** @brief Save only the model's parameters (the best model), atomically. */
+int checkpoint_save_weights(Module *model, const char *path);
+
+/** @brief Load a weights file from checkpoint_save_weights() (or the model of a checkpoint). */
+int checkpoint_load_weights(Module *model, const char *path);
+
+/* ---- Exercise of Lesson 05 (lessons/05_trainer/exercises.c) -------------- */
+
+/**
+ * @brief Exercise 05.5: check that file @p st (read from @p path) fits @p model, touching
+ *        nothing.
+ *
+ * - The metadata "wb.format" must be CHECKPOINT_FORMAT or
+ *   CHECKPOINT_WEIGHTS_FORMAT: `PATH: not a checkpoint of this workbook
+ *   (wb.format is "X")` (or `(no wb.format)`).
+ * - "wb.version" must be CHECKPOINT_VERSION written in decimal: `PATH:
+ *   checkpoint format version 2; this build reads version 1`.
+ * - For every parameter of @p model (module_parameters(), named like
+ *   "fc1.weight"), the file must hold "model.NAME" with dtype F32 and the
+ *   parameter's shape: `PATH: missing tensor "model.fc2.bias": the checkpoint
+ *   is of another model`, `PATH: tensor "model.fc1.weight" has dtype F16,
+ *   expected F32`, `PATH: tensor "model.fc1.weight" has shape [10, 4]; this
+ *   model's is [64, 4]: the checkpoint is of another model`.
+ * - No "model." tensor may name a parameter the model lacks: `PATH: tensor
+ *   "model.fc3.weight" is not a parameter of this model`.
+ *
+ * Returns 0, or ::ERR_FORMAT with the first problem.
+ */
+int checkpoint_validate(const SafeTensors *st, Module *model, const char *path);
+
+#endif /* WB_CHECKPOINT_H */

@@ -1,0 +1,397 @@
+/* experiment.c: configs read strictly, and the folder of a run. */
+#define _POSIX_C_SOURCE 200809L
+#include "lib/train/experiment.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/train/checkpoint.h"
+#include "lib/core/err.h"
+#include "lib/core/fileio.h"
+#include "lib/io/json.h"
+
+static const char *const g_data[] = {"digits", "iris", "synthetic", NULL};
+static const char *const g_optim[] = {"sgd", "adam", NULL};
+static const char *const g_sched[] = {"none", "step", "cosine", NULL};
+static const char *const g_precision[] = {"float32", "float16", "bfloat16", NULL};
+
+void experiment_config_default(ExperimentConfig *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "digits-mlp");
+    snprintf(c->data, sizeof c->data, "digits");
+    c->synthetic_n = 100000, c->synthetic_features = 256, c->synthetic_classes = 10;
+    c->hidden[0] = 64, c->n_hidden = 1;
+    snprintf(c->optimizer, sizeof c->optimizer, "sgd");
+    c->lr = 0.05f, c->momentum = 0.9f, c->weight_decay = 0.0f;
+    snprintf(c->scheduler, sizeof c->scheduler, "cosine");
+    c->step_size = 10, c->gamma = 0.5f, c->eta_min = 0.0f;
+    c->epochs = 20, c->batch_size = 64;
+    c->clip_norm = 0.0f;
+    snprintf(c->precision, sizeof c->precision, "float32");
+    c->grad_scaler = false;
+    snprintf(c->device, sizeof c->device, "cpu");
+    c->seed = 42;
+    c->patience = 0, c->min_delta = 0.0f;
+    c->num_workers = 0, c->pin_memory = false;
+    c->checkpoint_every = 1;
+    c->loss_weight = 1.0f;
+}
+
+/* ---- reading -------------------------------------------------------------------- */
+
+static int get_choice(const JsonValue *root, const char *key, const char *const *choices,
+                      char *dst, size_t size)
+{
+    const JsonValue *v = json_get(root, key);
+    int i;
+    if (!v) return ERR_OK;
+    TRY(json_as_choice(v, choices, &i));
+    snprintf(dst, size, "%s", choices[i]);
+    return ERR_OK;
+}
+
+static int get_int(const JsonValue *root, const char *key, int64_t lo, int64_t hi, int64_t *dst)
+{
+    const JsonValue *v = json_get(root, key);
+    return v ? json_as_int(v, lo, hi, dst) : ERR_OK;
+}
+
+static int get_float(const JsonValue *root, const char *key, double lo, double hi, float *dst)
+{
+    const JsonValue *v = json_get(root, key);
+    double d;
+    if (!v) return ERR_OK;
+    TRY(json_as_number(v, lo, hi, &d));
+    *dst = (float)d;
+    return ERR_OK;
+}
+
+static int get_bool(const JsonValue *root, const char *key, bool *dst)
+{
+    const JsonValue *v = json_get(root, key);
+    return v ? json_as_bool(v, dst) : ERR_OK;
+}
+
+static int parse_into(const JsonValue *root, ExperimentConfig *c)
+{
+    static const char *const keys[] = {
+        "name",       "data",        "synthetic_n", "synthetic_features", "synthetic_classes",
+        "hidden",     "optimizer",   "lr",          "momentum",           "weight_decay",
+        "scheduler",  "step_size",   "gamma",       "eta_min",            "epochs",
+        "batch_size", "clip_norm",   "precision",   "grad_scaler",        "device",
+        "seed",       "patience",    "min_delta",   "num_workers",        "pin_memory",
+        "checkpoint_every", "loss_weight", NULL};
+    TRY(json_expect(root, JSON_OBJECT));
+    TRY(json_check_keys(root, keys));
+    const JsonValue *v;
+    const char *s;
+    if ((v = json_get(root, "name"))) {
+        TRY(json_as_string(v, &s));
+        if (!*s || strlen(s) >= sizeof c->name || strpbrk(s, "/\\'\"") || s[0] == '.')
+            return json_error(v, "must be a folder name of 1 to %zu characters without "
+                                 "slashes or quotes, got \"%s\"",
+                              sizeof c->name - 1, s);
+        snprintf(c->name, sizeof c->name, "%s", s);
+    }
+    TRY(get_choice(root, "data", g_data, c->data, sizeof c->data));
+    TRY(get_int(root, "synthetic_n", 2, 10000000, &c->synthetic_n));
+    TRY(get_int(root, "synthetic_features", 1, 65536, &c->synthetic_features));
+    int64_t classes = c->synthetic_classes;
+    TRY(get_int(root, "synthetic_classes", 2, DATA_MAX_COLUMNS, &classes));
+    c->synthetic_classes = (int)classes;
+    if ((v = json_get(root, "hidden"))) {
+        TRY(json_expect(v, JSON_ARRAY));
+        if (v->count > MLP_MAX_HIDDEN)
+            return json_error(v, "may list at most %d hidden widths, got %d", MLP_MAX_HIDDEN,
+                              v->count);
+        for (int i = 0; i < v->count; i++) TRY(json_as_int(&v->items[i], 1, 65536, &c->hidden[i]));
+        c->n_hidden = v->count;
+    }
+    TRY(get_choice(root, "optimizer", g_optim, c->optimizer, sizeof c->optimizer));
+    TRY(get_float(root, "lr", 1e-9, 100.0, &c->lr));
+    TRY(get_float(root, "momentum", 0.0, 0.999999, &c->momentum));
+    TRY(get_float(root, "weight_decay", 0.0, 1.0, &c->weight_decay));
+    TRY(get_choice(root, "scheduler", g_sched, c->scheduler, sizeof c->scheduler));
+    int64_t i64 = c->step_size;
+    TRY(get_int(root, "step_size", 1, 1000000, &i64));
+    c->step_size = (int)i64;
+    TRY(get_float(root, "gamma", 1e-6, 1.0, &c->gamma));
+    TRY(get_float(root, "eta_min", 0.0, 100.0, &c->eta_min));
+    i64 = c->epochs;
+    TRY(get_int(root, "epochs", 1, 1000000, &i64));
+    c->epochs = (long)i64;
+    TRY(get_int(root, "batch_size", 1, 1 << 24, &c->batch_size));
+    TRY(get_float(root, "clip_norm", 0.0, 1e9, &c->clip_norm));
+    TRY(get_choice(root, "precision", g_precision, c->precision, sizeof c->precision));
+    TRY(get_bool(root, "grad_scaler", &c->grad_scaler));
+    if ((v = json_get(root, "device"))) {
+        TRY(json_as_string(v, &s));
+        if (strlen(s) >= sizeof c->device)
+            return json_error(v, "is too long for a device name (\"cpu\", \"cuda\", "
+                                 "\"cuda:1\")");
+        snprintf(c->device, sizeof c->device, "%s", s);
+    }
+    int64_t seed = (int64_t)(c->seed & 0x7fffffffffffffffULL);
+    TRY(get_int(root, "seed", 0, INT64_MAX, &seed));
+    c->seed = (uint64_t)seed;
+    i64 = c->patience;
+    TRY(get_int(root, "patience", 0, 1000000, &i64));
+    c->patience = (int)i64;
+    TRY(get_float(root, "min_delta", 0.0, 1e9, &c->min_delta));
+    i64 = c->num_workers;
+    TRY(get_int(root, "num_workers", 0, 1, &i64));
+    c->num_workers = (int)i64;
+    TRY(get_bool(root, "pin_memory", &c->pin_memory));
+    i64 = c->checkpoint_every;
+    TRY(get_int(root, "checkpoint_every", 1, 1000000, &i64));
+    c->checkpoint_every = (long)i64;
+    TRY(get_float(root, "loss_weight", 1e-30, 1e6, &c->loss_weight));
+    /* Combinations: each message names the keys to change. */
+    if (c->grad_scaler && strcmp(c->precision, "float16") != 0)
+        return err_set(ERR_FORMAT, "%s: \"grad_scaler\": true needs \"precision\": \"float16\" "
+                                   "(%s has float32's range and needs no loss scaling)",
+                       root->source, c->precision);
+    if (c->pin_memory && strncmp(c->device, "cuda", 4) != 0)
+        return err_set(ERR_FORMAT, "%s: \"pin_memory\": true only helps copies to a GPU, and "
+                                   "\"device\" is \"%s\"",
+                       root->source, c->device);
+    return ERR_OK;
+}
+
+int experiment_config_parse(const char *text, size_t len, const char *source,
+                            ExperimentConfig *c)
+{
+    Json *doc = NULL;
+    TRY(json_parse(text, len, source, &doc));
+    ExperimentConfig tmp = *c; /* all or nothing */
+    int rc = parse_into(json_root(doc), &tmp);
+    json_free(doc);
+    if (!rc) *c = tmp;
+    return rc;
+}
+
+int experiment_config_load(const char *path, ExperimentConfig *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    TRY(fileio_read(path, &text, &len));
+    int rc = experiment_config_parse(text, len, path, c);
+    free(text);
+    return rc;
+}
+
+int experiment_config_json(const ExperimentConfig *c, bool pretty, char **text)
+{
+    JsonWriter w;
+    json_writer_init(&w, pretty);
+    json_write_begin_object(&w);
+    json_write_key(&w, "name"), json_write_string(&w, c->name);
+    json_write_key(&w, "data"), json_write_string(&w, c->data);
+    if (strcmp(c->data, "synthetic") == 0) {
+        json_write_key(&w, "synthetic_n"), json_write_int(&w, c->synthetic_n);
+        json_write_key(&w, "synthetic_features"), json_write_int(&w, c->synthetic_features);
+        json_write_key(&w, "synthetic_classes"), json_write_int(&w, c->synthetic_classes);
+    }
+    json_write_key(&w, "hidden"), json_write_begin_array(&w);
+    for (int i = 0; i < c->n_hidden; i++) json_write_int(&w, c->hidden[i]);
+    json_write_end_array(&w);
+    json_write_key(&w, "optimizer"), json_write_string(&w, c->optimizer);
+    json_write_key(&w, "lr"), json_write_f32(&w, c->lr);
+    json_write_key(&w, "momentum"), json_write_f32(&w, c->momentum);
+    json_write_key(&w, "weight_decay"), json_write_f32(&w, c->weight_decay);
+    json_write_key(&w, "scheduler"), json_write_string(&w, c->scheduler);
+    json_write_key(&w, "step_size"), json_write_int(&w, c->step_size);
+    json_write_key(&w, "gamma"), json_write_f32(&w, c->gamma);
+    json_write_key(&w, "eta_min"), json_write_f32(&w, c->eta_min);
+    json_write_key(&w, "epochs"), json_write_int(&w, c->epochs);
+    json_write_key(&w, "batch_size"), json_write_int(&w, c->batch_size);
+    json_write_key(&w, "clip_norm"), json_write_f32(&w, c->clip_norm);
+    json_write_key(&w, "precision"), json_write_string(&w, c->precision);
+    json_write_key(&w, "grad_scaler"), json_write_bool(&w, c->grad_scaler);
+    json_write_key(&w, "device"), json_write_string(&w, c->device);
+    json_write_key(&w, "seed"), json_write_int(&w, (int64_t)c->seed);
+    json_write_key(&w, "patience"), json_write_int(&w, c->patience);
+    json_write_key(&w, "min_delta"), json_write_f32(&w, c->min_delta);
+    json_write_key(&w, "num_workers"), json_write_int(&w, c->num_workers);
+    json_write_key(&w, "pin_memory"), json_write_bool(&w, c->pin_memory);
+    json_write_key(&w, "checkpoint_every"), json_write_int(&w, c->checkpoint_every);
+    json_write_key(&w, "loss_weight"), json_write_f32(&w, c->loss_weight);
+    json_write_end_object(&w);
+    size_t len;
+    int rc = json_writer_finish(&w, text, &len);
+    json_writer_free(&w);
+    return rc;
+}
+
+/* ---- the run ------------------------------------------------------------------- */
+
+static DType precision_dtype(const char *p)
+{
+    return !strcmp(p, "float16") ? DTYPE_F16 : !strcmp(p, "bfloat16") ? DTYPE_BF16 : DTYPE_F32;
+}
+
+static int make_dir(const char *path)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) return ERR_OK;
+    return err_set(ERR_IO, "cannot create the folder %s: %s", path, strerror(errno));
+}
+
+/* Write @p text to @p path atomically: a crash leaves the old file or the new one. */
+static int write_atomic(const char *path, const char *text)
+{
+    char tmp[1024];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return err_set(ERR_ARG, "the path %s is too long", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return err_set(ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    bool ok = fputs(text, f) >= 0;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return err_set(ERR_IO, "cannot write %s: %s", path, strerror(e));
+    }
+    return ERR_OK;
+}
+
+static int load_data(Experiment *e)
+{
+    const ExperimentConfig *c = &e->cfg;
+    if (!strcmp(c->data, "synthetic")) {
+        Dataset all = {0};
+        int64_t n = c->synthetic_n + c->synthetic_n / 5;
+        TRY(dataset_synthetic(n, c->synthetic_features, c->synthetic_classes, 1.0f, c->seed,
+                              &all));
+        int rc = dataset_split(&all, (float)(c->synthetic_n / 5) / (float)n, c->seed, &e->train,
+                               &e->val);
+        dataset_free(&all);
+        TRY(rc);
+        /* Already centred and unit-scaled: no scaler. */
+        e->x_train = tensor_clone(e->train.x);
+        e->x_val = tensor_clone(e->val.x);
+        return e->x_train && e->x_val ? ERR_OK : err_code();
+    }
+    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
+    bool iris = !strcmp(c->data, "iris");
+    DatasetSpec spec = {iris ? "species" : "digit", iris ? species : NULL, "split"};
+    char path[512];
+    snprintf(path, sizeof path, "%s/lessons/data/%s.csv", WB_ROOT, c->data);
+    TRY(dataset_load_csv(path, &spec, &e->train, &e->val));
+    Scaler sc = {0};
+    int rc = scaler_fit(&sc, e->train.x); /* fitted on the training part only */
+    if (!rc) rc = scaler_transform(&sc, e->train.x, &e->x_train);
+    if (!rc) rc = scaler_transform(&sc, e->val.x, &e->x_val);
+    scaler_free(&sc);
+    return rc;
+}
+
+static int build(Experiment *e, const char *root)
+{
+    const ExperimentConfig *c = &e->cfg;
+    TRY(device_from_string(c->device, &e->device));
+    snprintf(e->dir, sizeof e->dir, "%s/%s", root, c->name);
+    TRY(make_dir(root));
+    TRY(make_dir(e->dir));
+    snprintf(e->checkpoint, sizeof e->checkpoint, "%s/checkpoint.safetensors", e->dir);
+    snprintf(e->best, sizeof e->best, "%s/best.safetensors", e->dir);
+    snprintf(e->metrics, sizeof e->metrics, "%s/metrics.csv", e->dir);
+    TRY(experiment_config_json(c, true, &e->config_json));
+    char path[700];
+    snprintf(path, sizeof path, "%s/config.json", e->dir);
+    TRY(write_atomic(path, e->config_json));
+    TRY(load_data(e));
+    Rng rng;
+    rng_seed(&rng, c->seed, 0); /* the weights: stream 0 of the seed */
+    e->model = mlp_new("mlp", e->x_train->shape[1], c->hidden, c->n_hidden, e->train.n_classes,
+                       &rng);
+    if (!e->model) return err_code();
+    TRY(module_to(e->model, e->device));
+    if (!(e->loss = loss_cross_entropy_new())) return err_code();
+    e->opt = !strcmp(c->optimizer, "adam")
+                 ? optim_adam_new(e->model, c->lr, 0.9f, 0.999f, 1e-8f, c->weight_decay)
+                 : optim_sgd_momentum_new(e->model, c->lr, c->momentum, c->weight_decay, false);
+    if (!e->opt) return err_code();
+    if (!strcmp(c->scheduler, "step"))
+        e->sched = sched_step_new(e->opt, c->step_size, c->gamma);
+    else if (!strcmp(c->scheduler, "cosine"))
+        e->sched = sched_cosine_new(e->opt, (int)c->epochs, c->eta_min);
+    if (strcmp(c->scheduler, "none") != 0 && !e->sched) return err_code();
+    LoaderOptions lo = {c->batch_size, true, false, c->seed + 1, c->num_workers, c->pin_memory};
+    TRY(loader_new(e->x_train, e->train.y, e->device, &lo, &e->train_loader));
+    LoaderOptions vo = {c->batch_size > 512 ? c->batch_size : 512, false, false, 0, 0,
+                        c->pin_memory};
+    TRY(loader_new(e->x_val, e->val.y, e->device, &vo, &e->val_loader));
+    TrainerOptions to = {c->epochs, c->clip_norm, precision_dtype(c->precision), c->grad_scaler,
+                         e->best, true, c->loss_weight};
+    TRY(trainer_new(e->model, e->train_loader, e->val_loader, e->loss, e->opt, e->sched,
+                    e->device, &to, &e->trainer));
+    e->trainer->config_json = e->config_json;
+    TRY(metrics_logger_new(e->metrics, &e->callbacks[e->n_callbacks]));
+    TRY(trainer_add_callback(e->trainer, e->callbacks[e->n_callbacks++]));
+    TRY(checkpoint_saver_new(e->checkpoint, c->checkpoint_every, &e->callbacks[e->n_callbacks]));
+    TRY(trainer_add_callback(e->trainer, e->callbacks[e->n_callbacks++]));
+    if (c->patience > 0) {
+        TRY(early_stopping_new(c->patience, c->min_delta, &e->callbacks[e->n_callbacks]));
+        TRY(trainer_add_callback(e->trainer, e->callbacks[e->n_callbacks++]));
+    }
+    return ERR_OK;
+}
+
+int experiment_open(const ExperimentConfig *c, const char *root, Experiment **out)
+{
+    *out = NULL;
+    Experiment *e = calloc(1, sizeof *e);
+    if (!e) return err_set(ERR_NOMEM, "experiment: out of memory");
+    e->cfg = *c;
+    int rc = build(e, root);
+    if (rc) {
+        err_context("experiment %s", c->name);
+        experiment_free(e);
+        return rc;
+    }
+    *out = e;
+    return ERR_OK;
+}
+
+int experiment_resume(Experiment *e, const char *path)
+{
+    TRY(checkpoint_load(e->trainer, path));
+    if (e->cfg.patience <= 0) return ERR_OK;
+    Trainer *t = e->trainer;
+    Callable es = e->callbacks[e->n_callbacks - 1]; /* added last */
+    long done = t->hist.n;
+    int rc = ERR_OK;
+    for (long k = 1; k <= done && !rc; k++) { /* what it saw, epoch by epoch */
+        Value arg = value_ptr(t), r;
+        t->hist.n = k;
+        rc = callable_call(es, &arg, 1, &r);
+    }
+    t->hist.n = done;
+    t->stop = false; /* the saved run went on, so this one does too */
+    t->stop_reason[0] = '\0';
+    return rc;
+}
+
+void experiment_free(Experiment *e)
+{
+    if (!e) return;
+    trainer_free(e->trainer);
+    for (int i = 0; i < e->n_callbacks; i++) callable_release(e->callbacks[i]);
+    loader_free(e->train_loader);
+    loader_free(e->val_loader);
+    sched_free(e->sched);
+    optim_free(e->opt);
+    loss_free(e->loss);
+    module_free(e->model);
+    tensor_free(e->x_train);
+    tensor_free(e->x_val);
+    dataset_free(&e->train);
+    dataset_free(&e->val);
+    free(e->config_json);
+    free(e);
+}

@@ -1,0 +1,67 @@
+/**
+ * @file train.h
+ * @brief One training step and one evaluation, the loop body of every lesson.
+ *
+ * train_step() is the five lines of a PyTorch training loop:
+ * `outputs = model(x); loss = criterion(outputs, y); optimizer.zero_grad();
+ * loss.backward(); optimizer.step()`. Lessons write the loop out where it is
+ * the point of the lesson; tests and benchmarks call these.
+ */
+#ifndef WB_TRAIN_H
+#define WB_TRAIN_H
+
+#include "lib/nn/loss.h"
+#include "lib/nn/module.h"
+#include "lib/nn/optim.h"
+
+/**
+ * @brief One full step: forward, loss, zero_grad, backward, optimizer step.
+ *
+ * @p x: (n, d) inputs, @p y: (n) labels. The loss before the update goes to
+ * @p *loss_value.
+ */
+int train_step(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
+               float *loss_value);
+
+/**
+ * @brief Loss and accuracy of @p model on (@p x, @p y), in evaluation mode.
+ *
+ * Either output pointer may be NULL. The model is left in evaluation mode;
+ * call module_train() to switch back.
+ */
+int train_evaluate(Module *model, Loss *loss, const Tensor *x, const Tensor *y, float *loss_value,
+                   float *accuracy);
+
+/* ---- Exercises of Lesson 03 (lessons/03_why_gpu_slower/exercises.c) ---- */
+
+/**
+ * @brief Exercise 03.1: train, reading the loss back only every @p log_every epochs.
+ *
+ * Runs @p epochs full-batch epochs on (@p x, @p y), each one train_step()
+ * with NULL for the loss value, so that on a GPU the loss stays there and
+ * the CPU runs ahead. After epoch e (counting from 1) with
+ * e % @p log_every == 0, reads the loss with loss_item() (one sync: the
+ * `loss.item()` of a logging line) into logged[k++]. @p log_every 0 means
+ * never. Sets @p *n_logged to k. On a GPU that is exactly
+ * epochs / log_every syncs, and the same losses as reading every epoch.
+ * @p logged holds at least epochs / log_every floats (NULL is allowed when
+ * log_every is 0). @p epochs or @p log_every negative is an ::ERR_ARG.
+ */
+int train_logged(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
+                 long epochs, long log_every, float *logged, long *n_logged);
+
+/**
+ * @brief Exercise 03.2: the model's outputs for @p x, @p chunk rows at a time.
+ *
+ * @p x: (n, d) and @p out: (n, c), both on the model's device. Makes one
+ * (chunk, d) buffer on that device before the loop; for each chunk of
+ * @p chunk rows (the last one shorter: tensor_resize the buffer down),
+ * tensor_copy_rows() into it, module_forward(), tensor_put_rows() into
+ * @p out. Nothing is copied to the CPU and nothing is freed inside the loop
+ * (on a GPU, freeing memory waits for it), so on a GPU the only sync is the
+ * buffer's release at the end. n == 0 does nothing; @p chunk < 1 is an
+ * ::ERR_ARG. Put the model in evaluation mode first (module_train).
+ */
+int predict_chunked(Module *model, const Tensor *x, int64_t chunk, Tensor *out);
+
+#endif /* WB_TRAIN_H */
