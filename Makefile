@@ -7,7 +7,6 @@ SHELL := /bin/bash
 MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
 .SECONDEXPANSION:
-.SECONDARY:
 .DELETE_ON_ERROR:
 
 # ---- configuration ------------------------------------------------------
@@ -72,7 +71,11 @@ endif
 LIBMVEC    := $(shell echo 'int main(void){return 0;}' | \
                 $(CC) -x c - -lmvec -o /dev/null 2>/dev/null && echo -lmvec)
 WARN       := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
-CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -I. -DWB_ROOT='"$(CURDIR)"' -MMD -MP \
+# Libraries lib uses: jansson (JSON) and zlib (CRC-32), Debian's libjansson-dev and zlib1g-dev.
+LIB_PKGS   := jansson zlib
+LIB_PKG_CFLAGS := $(shell pkg-config --cflags $(LIB_PKGS) 2>/dev/null)
+LIB_PKG_LIBS   := $(or $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null),-ljansson -lz)
+CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -I. $(LIB_PKG_CFLAGS) -DWB_ROOT='"$(CURDIR)"' -MMD -MP \
               $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
 CFLAGS_LIB := $(CFLAGS_ALL) -Werror
 # Student code: warnings are shown but do not stop the build. It sees only the
@@ -83,7 +86,7 @@ CFLAGS_LIB := $(CFLAGS_ALL) -Werror
 STUDENT_INC := $(BUILD_ROOT)/student-include
 STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections
 CFLAGS_EX  := -std=c11 $(OPT) $(WARN) $(STUDENT_ONLY) $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
-LDLIBS     := $(LIBMVEC) -lm -pthread
+LDLIBS     := $(LIB_PKG_LIBS) $(LIBMVEC) -lm -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
@@ -114,7 +117,7 @@ CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -ldl -lrt -lpthread
 HAVE_GPU   := $(if $(NVCC),$(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo 1))
 
 # ---- sources ------------------------------------------------------------
-LIB_SRC    := $(filter-out lib/device/backend_%.c,$(wildcard lib/*/*.c))
+LIB_SRC    := $(filter-out lib/device/backend_cuda.c lib/device/backend_none.c,$(wildcard lib/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_A      := $(BUILD)/libworkbook.a
 LESSONS    := $(patsubst lessons/%/exercises.c,%,$(wildcard lessons/[0-9][0-9]_*/exercises.c))
@@ -254,8 +257,8 @@ help:
 # The Debian packages the workbook uses; the check is quick, so every run does it.
 # `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
 # grading image (Gradescope) need not install gnuplot or Doxygen.
-DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen libopenblas-dev
-DEPS_GRADE := pkg-config check g++ libopenblas-dev
+DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen libopenblas-dev libjansson-dev zlib1g-dev
+DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev
 define deps_recipe
 	@missing=""; \
 	for p in $(1); do case $$p in \
@@ -265,6 +268,8 @@ define deps_recipe
 	  gnuplot-nox) command -v gnuplot >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  doxygen) command -v doxygen >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenblas-dev) pkg-config --exists openblas 2>/dev/null || missing="$$missing $$p" ;; \
+	  libjansson-dev) pkg-config --exists jansson 2>/dev/null || missing="$$missing $$p" ;; \
+	  zlib1g-dev) pkg-config --exists zlib 2>/dev/null || missing="$$missing $$p" ;; \
 	esac; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -405,6 +410,10 @@ clean:
 	rm -rf build out
 
 # ---- rules --------------------------------------------------------------
+# Files made on the way (a kernel translated for the simulator, a student object
+# before its check) are kept. (Not .SECONDARY for everything: then a missing object
+# whose archive is newer than its source would never be built.)
+.PRECIOUS: $(BUILD)/sim/%.cpp $(BUILD)/obj/%.o
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	@echo "  CC    $<"

@@ -72,12 +72,12 @@ done
 # ---- Check, OpenBLAS and pkg-config: the system's, or the ones in .gpu-deps/
 have_deps() {
     command -v make >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 &&
-        pkg-config --exists check openblas
+        pkg-config --exists check openblas jansson zlib
 }
 if ! have_deps; then
     debs=$(ls .gpu-deps/*.deb 2>/dev/null)
     if [ -z "$debs" ]; then
-        say "Check, OpenBLAS, pkg-config or make is missing here, and there is no .gpu-deps/ folder."
+        say "Check, OpenBLAS, jansson, zlib, pkg-config or make is missing here, and there is no .gpu-deps/ folder."
         say "On a machine with network run make gpu-deps, then bring .gpu-deps/ along."
         send_back
         exit 1
@@ -102,7 +102,8 @@ if ! have_deps; then
     # Our own folder for OpenBLAS and subunit; the Fortran runtime only where the
     # system has none (a system copy may be newer than Debian 12's).
     mkdir -p "$R/runtime"
-    for lib in "$L"/libsubunit.so* "$L"/libpkgconf.so* "$L"/openblas-pthread/libopenblas*.so*; do
+    for lib in "$L"/libsubunit.so* "$L"/libpkgconf.so* "$L"/libjansson.so* \
+               "$L"/openblas-pthread/libopenblas*.so*; do
         ln -sf "$lib" "$R/runtime/"
     done
     for lib in libgfortran.so.5 libquadmath.so.0; do
@@ -116,7 +117,8 @@ fi
 # Build only for the GPUs present: quicker than the full list. No gnuplot or
 # Doxygen needed (no plots here), so make deps asks for nothing else.
 archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d . | sort -u | xargs)
-M=(make --no-print-directory GPU_ARCHS="$archs" DEPS_ALL="pkg-config check g++ libopenblas-dev")
+M=(make --no-print-directory GPU_ARCHS="$archs"
+   DEPS_ALL="pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev")
 say "building for sm_${archs// / sm_} with $(nproc) jobs"
 # STEPS="gpu-tests bench" reruns some steps only (the build always runs).
 want() { [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $1 "* ]]; }

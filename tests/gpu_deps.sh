@@ -12,7 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACKAGES="check libsubunit-dev libsubunit0 libopenblas-pthread-dev libopenblas0-pthread
-          libgfortran5 libquadmath0 pkgconf pkgconf-bin libpkgconf3 make"
+          libgfortran5 libquadmath0 pkgconf pkgconf-bin libpkgconf3 make
+          libjansson-dev libjansson4 zlib1g-dev"
 command -v apt-get >/dev/null 2>&1 || {
     echo "make gpu-deps: needs apt-get (Debian or Ubuntu) to download the packages"; exit 2; }
 mkdir -p .gpu-deps

@@ -1,94 +1,37 @@
-/* json.c: a strict RFC 8259 parser into an arena-backed tree, typed getters, a writer. */
+/* json.c: jansson's parser and writer, with where each value came from and strict getters. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "lib/io/json.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/core/err.h"
 
-/* ---- the document: one arena of blocks, freed at once ------------------ */
-
-typedef struct Block {
-    struct Block *next;
-    size_t used, cap;
-    max_align_t data[]; /* aligned for any value */
-} Block;
-
 struct Json {
-    Block *blocks;
-    JsonValue root;
-    const char *source;
+    json_t *value;    /* jansson's tree, which owns every string */
+    JsonValue *nodes; /* one node per value, the root first */
+    char *source;
 };
 
-enum { BLOCK_MIN = 16384 };
-
-static void *arena_alloc(Json *doc, size_t n)
+const JsonValue *json_root(const Json *doc)
 {
-    const size_t align = sizeof(max_align_t);
-    n = (n + align - 1) / align * align;
-    Block *b = doc->blocks;
-    if (!b || b->cap - b->used < n) {
-        size_t cap = n > BLOCK_MIN ? n : BLOCK_MIN;
-        b = malloc(sizeof *b + cap);
-        if (!b) return NULL;
-        b->cap = cap;
-        b->used = 0;
-        b->next = doc->blocks;
-        doc->blocks = b;
-    }
-    void *p = (char *)b->data + b->used;
-    b->used += n;
-    return p;
+    return &doc->nodes[0];
 }
 
 void json_free(Json *doc)
 {
     if (!doc) return;
-    for (Block *b = doc->blocks, *next; b; b = next) {
-        next = b->next;
-        free(b);
-    }
+    json_decref(doc->value);
+    free(doc->nodes);
+    free(doc->source);
     free(doc);
 }
 
-const JsonValue *json_root(const Json *doc)
-{
-    return &doc->root;
-}
-
-/* ---- UTF-8 and display helpers ---------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at p (at most avail bytes), 0 if invalid.
- * Overlong forms, surrogates and code points above U+10FFFF are invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t avail)
-{
-    unsigned c = p[0];
-    if (c < 0x80) return 1;
-    size_t n;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else
-        return 0;
-    if (avail < n || p[1] < lo || p[1] > hi) return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-    return n;
-}
+/* ---- message helpers ---------------------------------------------------- */
 
 /* Append to buf (of size size, at *at) what fits, keeping it zero-terminated. */
 static void put(char *buf, size_t size, size_t *at, const char *fmt, ...)
@@ -103,19 +46,22 @@ static void put(char *buf, size_t size, size_t *at, const char *fmt, ...)
     if (n > 0) *at += (size_t)n < size - *at ? (size_t)n : size - *at - 1;
 }
 
-/* s (len bytes) in double quotes for a message: escapes as JSON would write
- * them, invalid UTF-8 as \xNN, cut after about max bytes with "...". */
+/* s (len bytes) in double quotes for a message, escaped as JSON would write it
+ * and cut after about max bytes with "...". Text that is not UTF-8 (jansson
+ * decides) shows its bytes from 0x80 up as \xNN. */
 static const char *quote(const char *s, size_t len, size_t max, char *buf, size_t size)
 {
+    json_t *probe = json_stringn(s, len);
+    bool utf8 = probe != NULL;
+    json_decref(probe);
     size_t at = 0;
     put(buf, size, &at, "\"");
-    for (size_t i = 0; i < len;) {
-        if (i >= max) {
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i >= max && (c < 0x80 || c >= 0xC0)) { /* not inside a UTF-8 sequence */
             put(buf, size, &at, "...");
             break;
         }
-        unsigned char c = (unsigned char)s[i];
-        size_t n = utf8_seq((const unsigned char *)s + i, len - i);
         if (c == '"' || c == '\\')
             put(buf, size, &at, "\\%c", c);
         else if (c == '\n')
@@ -124,11 +70,10 @@ static const char *quote(const char *s, size_t len, size_t max, char *buf, size_
             put(buf, size, &at, "\\t");
         else if (c < 0x20 || c == 0x7f)
             put(buf, size, &at, "\\u%04x", c);
-        else if (n == 0)
+        else if (c >= 0x80 && !utf8)
             put(buf, size, &at, "\\x%02x", c);
         else
-            put(buf, size, &at, "%.*s", (int)n, s + i);
-        i += n ? n : 1;
+            put(buf, size, &at, "%c", c);
     }
     put(buf, size, &at, "\"");
     return buf;
@@ -144,575 +89,157 @@ static const char *fmt_num(double d, char *buf, size_t size)
     return buf;
 }
 
-/* ---- the parser --------------------------------------------------------- */
+/* ---- parsing ------------------------------------------------------------ */
 
-typedef struct Entry {
-    JsonValue v;
-    size_t key_offset; /* where the key of an object member starts, for messages */
-} Entry;
-
-typedef struct Parser {
-    const char *text;
-    size_t len, pos;
-    int line;
-    Json *doc;
-    Entry *stack; /* items of the containers being parsed, innermost last */
-    size_t n, cap;
-    char *scratch; /* a string being decoded */
-    size_t slen, scap;
-} Parser;
-
-/* What is at pos, for "got ...": a character, a word or the end of the text. */
-static const char *describe_at(const Parser *ps, size_t pos, char *buf, size_t size)
+/* What to say about jansson's error e in text: its message, with a hint for the
+ * two mistakes people make most in JSON they write by hand, or a plainer one
+ * than jansson's for a byte-order mark, a NUL byte or a \u0000 escape. */
+static const char *syntax_message(const char *text, size_t len, const json_error_t *e, char *buf,
+                                  size_t size)
 {
-    if (pos >= ps->len) {
-        snprintf(buf, size, "the end of the text");
-        return buf;
+    size_t pos = e->position > 0 ? (size_t)e->position : 0; /* bytes read, the culprit last */
+    char c = pos && pos <= len ? text[pos - 1] : ' ';
+    const char *hint = "";
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) && pos <= 3)
+        return "the text starts with a byte-order mark (EF BB BF); save it as UTF-8 without one";
+    if (c == '\0') return "a NUL byte, which JSON text cannot hold";
+    if (json_error_code(e) == json_error_null_character)
+        return "a string holds \\u0000 (a NUL character), which is refused here";
+    if (c == '/' || c == '#') hint = " (JSON has no comments)";
+    if (c == '}' || c == ']') {
+        size_t p = pos - 1;
+        while (p > 0 && strchr(" \t\r\n", text[p - 1]))
+            p--;
+        if (p > 0 && text[p - 1] == ',') hint = " (JSON allows no comma after the last item)";
     }
-    unsigned char c = (unsigned char)ps->text[pos];
-    size_t n = utf8_seq((const unsigned char *)ps->text + pos, ps->len - pos);
-    if (c == '\n' || c == '\r')
-        snprintf(buf, size, "a line break");
-    else if (c == 0)
-        snprintf(buf, size, "a NUL byte");
-    else if (c < 0x20 || c == 0x7f)
-        snprintf(buf, size, "the control character U+%04X", c);
-    else if (n == 0)
-        snprintf(buf, size, "the byte 0x%02x, which is not UTF-8", c);
-    else
-        snprintf(buf, size, "'%.*s'", (int)n, ps->text + pos);
+    snprintf(buf, size, "%s%s", e->text, hint);
     return buf;
 }
 
-/* ERR_FORMAT "SOURCE:LINE:COL: message" for the byte at pos; columns count characters. */
-static int perr(const Parser *ps, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int perr(const Parser *ps, size_t pos, const char *fmt, ...)
+static size_t count_values(const json_t *v)
 {
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    int line = 1, col = 1;
-    for (size_t i = 0; i < pos && i < ps->len; i++) {
-        unsigned char c = (unsigned char)ps->text[i];
-        if (c == '\n') {
-            line++;
-            col = 1;
-        } else if ((c & 0xC0) != 0x80) {
-            col++;
+    size_t n = 1;
+    if (json_is_array(v))
+        for (size_t i = 0; i < json_array_size(v); i++)
+            n += count_values(json_array_get(v, i));
+    else if (json_is_object(v))
+        for (void *it = json_object_iter((json_t *)v); it;
+             it = json_object_iter_next((json_t *)v, it))
+            n += count_values(json_object_iter_value(it));
+    return n;
+}
+
+/* Node v for jansson's value j; its items take the next free nodes at *next. */
+static void wrap(Json *doc, JsonValue *v, json_t *j, size_t *next)
+{
+    v->json = j;
+    v->type = json_typeof(j);
+    v->source = doc->source;
+    v->count = (int)(json_is_array(j)    ? json_array_size(j)
+                     : json_is_object(j) ? json_object_size(j)
+                                         : 0);
+    v->items = v->count ? &doc->nodes[*next] : NULL;
+    *next += (size_t)v->count;
+    int i = 0;
+    if (json_is_array(j))
+        for (; i < v->count; i++)
+            wrap(doc, &v->items[i], json_array_get(j, (size_t)i), next);
+    else if (json_is_object(j)) /* in file order: jansson keeps members in insertion order */
+        for (void *it = json_object_iter(j); it; it = json_object_iter_next(j, it), i++) {
+            v->items[i].key = json_object_iter_key(it);
+            v->items[i].key_length = json_object_iter_key_len(it);
+            wrap(doc, &v->items[i], json_object_iter_value(it), next);
         }
-    }
-    return err_set(ERR_FORMAT, "%s:%d:%d: %s", ps->doc->source, line, col, msg);
-}
-
-static int nomem(const Parser *ps)
-{
-    return err_set(ERR_NOMEM, "%s: out of memory parsing %zu bytes of JSON", ps->doc->source,
-                   ps->len);
-}
-
-static void skip_ws(Parser *ps)
-{
-    while (ps->pos < ps->len) {
-        char c = ps->text[ps->pos];
-        if (c == '\n')
-            ps->line++;
-        else if (c != ' ' && c != '\t' && c != '\r')
-            break;
-        ps->pos++;
-    }
-}
-
-static int peek(const Parser *ps)
-{
-    return ps->pos < ps->len ? (unsigned char)ps->text[ps->pos] : -1;
-}
-
-static int scratch_put(Parser *ps, const char *s, size_t n)
-{
-    if (ps->slen + n > ps->scap) {
-        size_t cap = ps->scap ? ps->scap : 256;
-        while (cap < ps->slen + n)
-            cap *= 2;
-        char *bigger = realloc(ps->scratch, cap);
-        if (!bigger) return nomem(ps);
-        ps->scratch = bigger;
-        ps->scap = cap;
-    }
-    memcpy(ps->scratch + ps->slen, s, n);
-    ps->slen += n;
-    return ERR_OK;
-}
-
-/* Four hex digits at pos into *cp. */
-static int hex4(Parser *ps, size_t pos, unsigned *cp)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        int c = pos + i < ps->len ? (unsigned char)ps->text[pos + i] : -1;
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (d < 0) {
-            char got[64];
-            return perr(ps, pos + i, "expected 4 hex digits after \\u, got %s",
-                        describe_at(ps, pos + i, got, sizeof got));
-        }
-        v = v * 16 + (unsigned)d;
-    }
-    *cp = v;
-    return ERR_OK;
-}
-
-static int put_utf8(Parser *ps, unsigned cp)
-{
-    char b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xC0 | cp >> 6);
-        b[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | cp >> 12);
-        b[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (char)(0xF0 | cp >> 18);
-        b[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-        b[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-        b[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    return scratch_put(ps, b, n);
-}
-
-/* The escape sequence after the backslash at ps->pos - 1. */
-static int parse_escape(Parser *ps)
-{
-    char got[64];
-    int c = peek(ps);
-    const char *plain = NULL;
-    switch (c) {
-    case '"':
-        plain = "\"";
-        break;
-    case '\\':
-        plain = "\\";
-        break;
-    case '/':
-        plain = "/";
-        break;
-    case 'b':
-        plain = "\b";
-        break;
-    case 'f':
-        plain = "\f";
-        break;
-    case 'n':
-        plain = "\n";
-        break;
-    case 'r':
-        plain = "\r";
-        break;
-    case 't':
-        plain = "\t";
-        break;
-    case 'u':
-        break;
-    default:
-        return perr(ps, ps->pos,
-                    "expected an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX) "
-                    "after the backslash, got %s",
-                    describe_at(ps, ps->pos, got, sizeof got));
-    }
-    if (plain) {
-        ps->pos++;
-        return scratch_put(ps, plain, 1);
-    }
-    unsigned cp, lo;
-    size_t at = ps->pos - 1; /* the backslash */
-    TRY(hex4(ps, ps->pos + 1, &cp));
-    ps->pos += 5;
-    if (cp >= 0xDC00 && cp <= 0xDFFF)
-        return perr(ps, at,
-                    "expected a character, got the low surrogate \\u%04X without a high "
-                    "surrogate before it",
-                    cp);
-    if (cp >= 0xD800 && cp <= 0xDBFF) {
-        if (ps->pos + 1 >= ps->len || ps->text[ps->pos] != '\\' || ps->text[ps->pos + 1] != 'u')
-            return perr(ps, ps->pos,
-                        "expected a low surrogate \\uDC00-\\uDFFF after the high "
-                        "surrogate \\u%04X, got %s",
-                        cp, describe_at(ps, ps->pos, got, sizeof got));
-        TRY(hex4(ps, ps->pos + 2, &lo));
-        if (lo < 0xDC00 || lo > 0xDFFF)
-            return perr(ps, ps->pos,
-                        "expected a low surrogate \\uDC00-\\uDFFF after the high "
-                        "surrogate \\u%04X, got \\u%04X",
-                        cp, lo);
-        ps->pos += 6;
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-    }
-    return put_utf8(ps, cp);
-}
-
-/* The string starting at the quote at ps->pos, decoded into the arena. */
-static int parse_string(Parser *ps, const char **out, size_t *len)
-{
-    char got[64];
-    ps->slen = 0;
-    ps->pos++;
-    for (;;) {
-        if (ps->pos >= ps->len)
-            return perr(ps, ps->pos, "expected '\"' to close the string, got the end of the text");
-        unsigned char c = (unsigned char)ps->text[ps->pos];
-        if (c == '"') break;
-        if (c == '\\') {
-            ps->pos++;
-            TRY(parse_escape(ps));
-            continue;
-        }
-        if (c < 0x20)
-            return perr(ps, ps->pos,
-                        "expected a string character, got %s (write it as an escape "
-                        "such as \\n, or close the string with '\"')",
-                        describe_at(ps, ps->pos, got, sizeof got));
-        size_t n = utf8_seq((const unsigned char *)ps->text + ps->pos, ps->len - ps->pos);
-        if (n == 0) return perr(ps, ps->pos, "expected UTF-8 text, got the byte 0x%02x", c);
-        TRY(scratch_put(ps, ps->text + ps->pos, n));
-        ps->pos += n;
-    }
-    ps->pos++;
-    char *s = arena_alloc(ps->doc, ps->slen + 1);
-    if (!s) return nomem(ps);
-    memcpy(s, ps->scratch, ps->slen);
-    s[ps->slen] = '\0';
-    *out = s;
-    *len = ps->slen;
-    return ERR_OK;
-}
-
-static bool is_digit(int c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int parse_number(Parser *ps, JsonValue *v)
-{
-    char got[64];
-    size_t start = ps->pos;
-    bool whole = true;
-    if (peek(ps) == '-') ps->pos++;
-    if (!is_digit(peek(ps)))
-        return perr(ps, ps->pos, "expected a digit after '-', got %s",
-                    describe_at(ps, ps->pos, got, sizeof got));
-    if (peek(ps) == '0' && ps->pos + 1 < ps->len && is_digit(ps->text[ps->pos + 1])) {
-        size_t end = ps->pos;
-        while (end < ps->len && is_digit(ps->text[end]))
-            end++;
-        return perr(ps, start, "expected a number without leading zeros, got %.*s",
-                    (int)(end - start > 40 ? 40 : end - start), ps->text + start);
-    }
-    while (is_digit(peek(ps)))
-        ps->pos++;
-    if (peek(ps) == '.') {
-        whole = false;
-        ps->pos++;
-        if (!is_digit(peek(ps)))
-            return perr(ps, ps->pos, "expected a digit after the decimal point, got %s",
-                        describe_at(ps, ps->pos, got, sizeof got));
-        while (is_digit(peek(ps)))
-            ps->pos++;
-    }
-    if (peek(ps) == 'e' || peek(ps) == 'E') {
-        whole = false;
-        ps->pos++;
-        if (peek(ps) == '+' || peek(ps) == '-') ps->pos++;
-        if (!is_digit(peek(ps)))
-            return perr(ps, ps->pos, "expected a digit in the exponent, got %s",
-                        describe_at(ps, ps->pos, got, sizeof got));
-        while (is_digit(peek(ps)))
-            ps->pos++;
-    }
-    /* strtod and strtoll need a terminated copy: the text need not be. */
-    size_t n = ps->pos - start;
-    ps->slen = 0;
-    TRY(scratch_put(ps, ps->text + start, n));
-    TRY(scratch_put(ps, "", 1));
-    v->type = JSON_NUMBER;
-    v->number = strtod(ps->scratch, NULL);
-    if (isinf(v->number))
-        return perr(ps, start,
-                    "expected a number that fits in a double (up to about 1.8e308), "
-                    "got %.*s",
-                    (int)(n > 40 ? 40 : n), ps->text + start);
-    if (whole) {
-        errno = 0;
-        long long i = strtoll(ps->scratch, NULL, 10);
-        if (errno != ERANGE) {
-            v->is_int = true;
-            v->integer = i;
-        }
-    }
-    return ERR_OK;
-}
-
-static int parse_value(Parser *ps, int depth, JsonValue *v);
-
-static int push(Parser *ps, const JsonValue *v, size_t key_offset)
-{
-    if (ps->n == ps->cap) {
-        size_t cap = ps->cap ? 2 * ps->cap : 64;
-        Entry *bigger = realloc(ps->stack, cap * sizeof *bigger);
-        if (!bigger) return nomem(ps);
-        ps->stack = bigger;
-        ps->cap = cap;
-    }
-    ps->stack[ps->n].v = *v;
-    ps->stack[ps->n].key_offset = key_offset;
-    ps->n++;
-    return ERR_OK;
-}
-
-/* Move the items above base from the stack into the arena as v's items. */
-static int pop_items(Parser *ps, size_t base, JsonValue *v)
-{
-    size_t count = ps->n - base;
-    if (count > (size_t)INT32_MAX)
-        return perr(ps, ps->pos, "expected at most %d items in one array or object, got more",
-                    INT32_MAX);
-    v->count = (int)count;
-    if (count) {
-        v->items = arena_alloc(ps->doc, count * sizeof *v->items);
-        if (!v->items) return nomem(ps);
-        for (size_t i = 0; i < count; i++) {
-            v->items[i] = ps->stack[base + i].v;
-            v->items[i].index = (int)i;
-        }
-    }
-    ps->n = base;
-    return ERR_OK;
-}
-
-static int cmp_keys(const void *pa, const void *pb)
-{
-    const Entry *a = *(const Entry *const *)pa, *b = *(const Entry *const *)pb;
-    size_t n = a->v.key_length < b->v.key_length ? a->v.key_length : b->v.key_length;
-    int c = memcmp(a->v.key, b->v.key, n);
-    if (c) return c;
-    if (a->v.key_length != b->v.key_length) return a->v.key_length < b->v.key_length ? -1 : 1;
-    return a < b ? -1 : a > b; /* equal keys stay in file order */
-}
-
-/* Refuse an object whose members on the stack above base repeat a key. Sorting
- * keeps this n log n for headers with thousands of tensors. */
-static int check_duplicates(Parser *ps, size_t base)
-{
-    size_t n = ps->n - base;
-    if (n < 2) return ERR_OK;
-    const Entry **sorted = malloc(n * sizeof *sorted);
-    if (!sorted) return nomem(ps);
-    for (size_t i = 0; i < n; i++)
-        sorted[i] = &ps->stack[base + i];
-    qsort(sorted, n, sizeof *sorted, cmp_keys);
-    /* Equal keys sort into runs in file order: a run's second entry is a repeat,
-     * and the repeat that comes first in the file is the one to report. */
-    const Entry *dup = NULL, *first = NULL;
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && sorted[j]->v.key_length == sorted[i]->v.key_length &&
-                        !memcmp(sorted[j]->v.key, sorted[i]->v.key, sorted[i]->v.key_length);
-             j++)
-            ;
-        if (j - i >= 2 && (!dup || sorted[i + 1] < dup)) {
-            dup = sorted[i + 1];
-            first = sorted[i];
-        }
-    }
-    free(sorted);
-    if (!dup) return ERR_OK;
-    char q[160];
-    return perr(ps, dup->key_offset, "duplicate key %s in this object (first at line %d)",
-                quote(dup->v.key, dup->v.key_length, 100, q, sizeof q), first->v.line);
-}
-
-static int parse_object(Parser *ps, int depth, JsonValue *v)
-{
-    char got[64], q[160];
-    size_t base = ps->n;
-    v->type = JSON_OBJECT;
-    ps->pos++;
-    skip_ws(ps);
-    if (peek(ps) == '}') {
-        ps->pos++;
-        return ERR_OK;
-    }
-    for (;;) {
-        skip_ws(ps);
-        if (peek(ps) != '"')
-            return perr(ps, ps->pos, "expected a key (a string in double quotes)%s, got %s%s",
-                        ps->n == base ? " or '}'" : "", describe_at(ps, ps->pos, got, sizeof got),
-                        peek(ps) == '}' ? " (JSON allows no comma after the last member)" : "");
-        size_t key_offset = ps->pos;
-        int key_line = ps->line;
-        const char *key;
-        size_t key_len;
-        TRY(parse_string(ps, &key, &key_len));
-        skip_ws(ps);
-        if (peek(ps) != ':')
-            return perr(ps, ps->pos, "expected ':' after the key %s, got %s",
-                        quote(key, key_len, 100, q, sizeof q),
-                        describe_at(ps, ps->pos, got, sizeof got));
-        ps->pos++;
-        JsonValue item;
-        TRY(parse_value(ps, depth + 1, &item));
-        item.key = key;
-        item.key_length = key_len;
-        item.line = key_line; /* a member is where its key is */
-        TRY(push(ps, &item, key_offset));
-        skip_ws(ps);
-        if (peek(ps) == ',') {
-            ps->pos++;
-            continue;
-        }
-        if (peek(ps) == '}') break;
-        return perr(ps, ps->pos, "expected ',' or '}' after the value of %s, got %s",
-                    quote(key, key_len, 100, q, sizeof q),
-                    describe_at(ps, ps->pos, got, sizeof got));
-    }
-    ps->pos++;
-    TRY(check_duplicates(ps, base));
-    return pop_items(ps, base, v);
-}
-
-static int parse_array(Parser *ps, int depth, JsonValue *v)
-{
-    char got[64];
-    size_t base = ps->n;
-    v->type = JSON_ARRAY;
-    ps->pos++;
-    skip_ws(ps);
-    if (peek(ps) == ']') {
-        ps->pos++;
-        return ERR_OK;
-    }
-    for (;;) {
-        skip_ws(ps);
-        if (peek(ps) == ']')
-            return perr(ps, ps->pos,
-                        "expected a value, got ']' (JSON allows no comma after the "
-                        "last item)");
-        JsonValue item;
-        TRY(parse_value(ps, depth + 1, &item));
-        TRY(push(ps, &item, 0));
-        skip_ws(ps);
-        if (peek(ps) == ',') {
-            ps->pos++;
-            continue;
-        }
-        if (peek(ps) == ']') break;
-        return perr(ps, ps->pos, "expected ',' or ']' after an array item, got %s",
-                    describe_at(ps, ps->pos, got, sizeof got));
-    }
-    ps->pos++;
-    return pop_items(ps, base, v);
-}
-
-static int parse_value(Parser *ps, int depth, JsonValue *v)
-{
-    char got[64];
-    skip_ws(ps);
-    memset(v, 0, sizeof *v);
-    v->line = ps->line;
-    v->offset = ps->pos;
-    v->source = ps->doc->source;
-    int c = peek(ps);
-    if (c == '{' || c == '[') {
-        if (depth >= JSON_MAX_DEPTH)
-            return perr(ps, ps->pos,
-                        "expected at most %d nested arrays and objects, got a "
-                        "deeper '%c'",
-                        JSON_MAX_DEPTH, c);
-        return c == '{' ? parse_object(ps, depth, v) : parse_array(ps, depth, v);
-    }
-    if (c == '"') {
-        v->type = JSON_STRING;
-        return parse_string(ps, &v->string, &v->length);
-    }
-    if (c == '-' || is_digit(c)) return parse_number(ps, v);
-    static const char *const words[] = {"true", "false", "null"};
-    for (int i = 0; i < 3; i++) {
-        size_t n = strlen(words[i]);
-        if (ps->len - ps->pos >= n && !memcmp(ps->text + ps->pos, words[i], n)) {
-            ps->pos += n;
-            v->type = i == 2 ? JSON_NULL : JSON_BOOL;
-            v->boolean = i == 0;
-            return ERR_OK;
-        }
-    }
-    /* Name a misspelt word whole ("True", "nul"), anything else by its first character. */
-    size_t end = ps->pos;
-    while (end < ps->len && end - ps->pos < 20 &&
-           ((ps->text[end] >= 'a' && ps->text[end] <= 'z') ||
-            (ps->text[end] >= 'A' && ps->text[end] <= 'Z')))
-        end++;
-    if (end > ps->pos)
-        snprintf(got, sizeof got, "'%.*s'", (int)(end - ps->pos), ps->text + ps->pos);
-    else
-        describe_at(ps, ps->pos, got, sizeof got);
-    return perr(ps, ps->pos,
-                "expected a value (an object, array, string, number, true, false "
-                "or null), got %s",
-                got);
-}
-
-/* Point every item at its container, now that no array moves any more. */
-static void link_parents(JsonValue *v)
-{
-    for (int i = 0; i < v->count; i++) {
+    for (i = 0; i < v->count; i++) {
+        v->items[i].index = i;
         v->items[i].parent = v;
-        link_parents(&v->items[i]);
+    }
+}
+
+/* Where each value starts. jansson keeps no positions, so one pass over the
+ * text it has accepted (valid JSON, so no checks but the bounds) walks the
+ * tokens in step with the nodes, which are in file order too. */
+typedef struct Cursor {
+    const char *t;
+    size_t n, p;
+    int line;
+} Cursor;
+
+static void skip_space(Cursor *c)
+{
+    for (; c->p < c->n && c->t[c->p] && strchr(" \t\r\n", c->t[c->p]); c->p++)
+        if (c->t[c->p] == '\n') c->line++;
+}
+
+static void skip_scalar(Cursor *c) /* a string, a number, true, false or null */
+{
+    if (c->p < c->n && c->t[c->p] == '"') {
+        for (c->p++; c->p < c->n && c->t[c->p] != '"'; c->p++)
+            if (c->t[c->p] == '\\') c->p++;
+        c->p++;
+    } else {
+        while (c->p < c->n && c->t[c->p] && !strchr(",:]} \t\r\n", c->t[c->p]))
+            c->p++;
+    }
+}
+
+static void locate(Cursor *c, JsonValue *v)
+{
+    skip_space(c);
+    if (!v->key) v->line = c->line; /* a member's line is its key's */
+    v->offset = c->p;
+    if (v->type != JSON_OBJECT && v->type != JSON_ARRAY) {
+        skip_scalar(c);
+        return;
+    }
+    c->p++; /* '{' or '[' */
+    for (int i = 0; i < v->count; i++) {
+        if (v->type == JSON_OBJECT) {
+            skip_space(c);
+            v->items[i].line = c->line;
+            skip_scalar(c); /* the key */
+            skip_space(c);
+            c->p++; /* ':' */
+        }
+        locate(c, &v->items[i]);
+        skip_space(c);
+        c->p++; /* ',' or the closing bracket */
+    }
+    if (!v->count) {
+        skip_space(c);
+        c->p++;
     }
 }
 
 int json_parse(const char *text, size_t len, const char *source, Json **out)
 {
     *out = NULL;
-    if (!source) source = "json";
-    if (!text) return err_set(ERR_ARG, "%s: json_parse: the text is NULL", source);
+    json_error_t e;
+    json_t *value = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+    if (!value) {
+        if (json_error_code(&e) == json_error_out_of_memory)
+            return err_set(ERR_NOMEM, "%s: out of memory parsing %zu bytes of JSON", source, len);
+        char msg[JSON_ERROR_TEXT_LENGTH + 64];
+        return err_set(ERR_FORMAT, "%s:%d:%d: invalid JSON: %s", source, e.line > 0 ? e.line : 1,
+                       e.column > 0 ? e.column : 1, syntax_message(text, len, &e, msg, sizeof msg));
+    }
     Json *doc = calloc(1, sizeof *doc);
-    if (!doc) return err_set(ERR_NOMEM, "%s: out of memory parsing JSON", source);
-    Parser ps = {.text = text, .len = len, .line = 1, .doc = doc};
-    doc->source = source; /* for messages until the copy below exists */
-    char *name = arena_alloc(doc, strlen(source) + 1);
-    int rc = name ? ERR_OK : nomem(&ps);
-    if (rc == ERR_OK) {
-        strcpy(name, source);
-        doc->source = name;
-        if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) ps.pos = 3;
-        rc = parse_value(&ps, 0, &doc->root);
+    size_t n = count_values(value), next = 1;
+    if (doc) {
+        doc->value = value;
+        doc->source = strdup(source);
+        doc->nodes = calloc(n, sizeof *doc->nodes);
     }
-    if (rc == ERR_OK) {
-        skip_ws(&ps);
-        if (ps.pos < len) {
-            char got[64];
-            rc = perr(&ps, ps.pos, "expected the end of the text after the top-level value, got %s",
-                      describe_at(&ps, ps.pos, got, sizeof got));
-        }
+    if (!doc || !doc->source || !doc->nodes) {
+        if (doc)
+            json_free(doc);
+        else
+            json_decref(value);
+        return err_set(ERR_NOMEM, "%s: out of memory for %zu JSON values", source, n);
     }
-    free(ps.stack);
-    free(ps.scratch);
-    if (rc != ERR_OK) {
-        json_free(doc);
-        return rc;
-    }
-    link_parents(&doc->root);
+    wrap(doc, &doc->nodes[0], value, &next);
+    Cursor c = {text, len, 0, 1};
+    locate(&c, &doc->nodes[0]);
     *out = doc;
     return ERR_OK;
 }
@@ -729,20 +256,21 @@ const JsonValue *json_get(const JsonValue *obj, const char *key)
     return NULL;
 }
 
+static void path_into(const JsonValue *v, char *buf, size_t size, size_t *at)
+{
+    if (!v->parent) return;
+    path_into(v->parent, buf, size, at);
+    if (v->key)
+        put(buf, size, at, "%s%.*s", *at ? "." : "", (int)v->key_length, v->key);
+    else
+        put(buf, size, at, "[%d]", v->index);
+}
+
 const char *json_path(const JsonValue *v, char *buf, size_t size)
 {
-    const JsonValue *chain[JSON_MAX_DEPTH + 1];
-    int n = 0;
-    for (const JsonValue *p = v; p && p->parent && n <= JSON_MAX_DEPTH; p = p->parent)
-        chain[n++] = p;
     size_t at = 0;
     buf[0] = '\0';
-    for (int i = n - 1; i >= 0; i--) {
-        if (chain[i]->key)
-            put(buf, size, &at, "%s%.*s", at ? "." : "", (int)chain[i]->key_length, chain[i]->key);
-        else
-            put(buf, size, &at, "[%d]", chain[i]->index);
-    }
+    path_into(v, buf, size, &at);
     return buf;
 }
 
@@ -757,22 +285,25 @@ static const char *where(const JsonValue *v, char *buf, size_t size)
 
 const char *json_describe(const JsonValue *v, char *buf, size_t size)
 {
-    char q[160], num[32];
+    char q[160], num[40];
     switch (v->type) {
     case JSON_NULL:
         snprintf(buf, size, "null");
         break;
-    case JSON_BOOL:
-        snprintf(buf, size, "%s", v->boolean ? "true" : "false");
+    case JSON_TRUE:
+    case JSON_FALSE:
+        snprintf(buf, size, "%s", v->type == JSON_TRUE ? "true" : "false");
         break;
-    case JSON_NUMBER:
-        if (v->is_int)
-            snprintf(buf, size, "the number %" PRId64, v->integer);
-        else
-            snprintf(buf, size, "the number %s", fmt_num(v->number, num, sizeof num));
+    case JSON_INTEGER:
+        snprintf(buf, size, "the number %" JSON_INTEGER_FORMAT, json_integer_value(v->json));
+        break;
+    case JSON_REAL:
+        fmt_num(json_real_value(v->json), num, sizeof num);
+        snprintf(buf, size, "the number %s%s", num, strpbrk(num, ".en") ? "" : ".0");
         break;
     case JSON_STRING:
-        snprintf(buf, size, "the string %s", quote(v->string, v->length, 40, q, sizeof q));
+        snprintf(buf, size, "the string %s",
+                 quote(json_string_value(v->json), json_string_length(v->json), 40, q, sizeof q));
         break;
     case JSON_ARRAY:
         if (v->count == 0)
@@ -800,14 +331,17 @@ int json_error(const JsonValue *v, const char *fmt, ...)
     return err_set(ERR_FORMAT, "%s:%d: %s %s", v->source, v->line, where(v, w, sizeof w), msg);
 }
 
-static const char *type_name(JsonType t)
+static const char *type_name(json_type t)
 {
     switch (t) {
     case JSON_NULL:
         return "null";
-    case JSON_BOOL:
+    case JSON_TRUE:
+    case JSON_FALSE:
         return "true or false";
-    case JSON_NUMBER:
+    case JSON_INTEGER:
+        return "a whole number";
+    case JSON_REAL:
         return "a number";
     case JSON_STRING:
         return "a string";
@@ -819,9 +353,12 @@ static const char *type_name(JsonType t)
     return "?";
 }
 
-int json_expect(const JsonValue *v, JsonType type)
+int json_expect(const JsonValue *v, json_type type)
 {
-    if (v->type == type) return ERR_OK;
+    bool is_bool = v->type == JSON_TRUE || v->type == JSON_FALSE;
+    if (v->type == type || (is_bool && (type == JSON_TRUE || type == JSON_FALSE)) ||
+        (type == JSON_REAL && v->type == JSON_INTEGER))
+        return ERR_OK;
     char got[200];
     return json_error(v, "must be %s, got %s", type_name(type), json_describe(v, got, sizeof got));
 }
@@ -843,23 +380,23 @@ int json_require(const JsonValue *obj, const char *key, const JsonValue **out)
 int json_as_int(const JsonValue *v, int64_t min, int64_t max, int64_t *out)
 {
     char got[200], range[96];
-    if (v->type != JSON_NUMBER)
-        return json_error(v, "must be a whole number, got %s", json_describe(v, got, sizeof got));
     int64_t i;
     bool in_range;
-    if (v->is_int) {
-        i = v->integer;
+    if (v->type == JSON_INTEGER) {
+        i = json_integer_value(v->json);
         in_range = i >= min && i <= max;
         snprintf(got, sizeof got, "%" PRId64, i);
-    } else {
-        if (v->number != trunc(v->number))
-            return json_error(v, "must be a whole number, got %s",
-                              fmt_num(v->number, got, sizeof got));
+    } else if (v->type == JSON_REAL) {
+        double d = json_real_value(v->json);
+        if (d != trunc(d))
+            return json_error(v, "must be a whole number, got %s", fmt_num(d, got, sizeof got));
         /* 2^63 is exact in a double; anything from it on is out of int64_t. */
-        in_range = v->number >= -9223372036854775808.0 && v->number < 9223372036854775808.0;
-        i = in_range ? (int64_t)v->number : 0;
+        in_range = d >= -9223372036854775808.0 && d < 9223372036854775808.0;
+        i = in_range ? (int64_t)d : 0;
         in_range = in_range && i >= min && i <= max;
-        fmt_num(v->number, got, sizeof got);
+        fmt_num(d, got, sizeof got);
+    } else {
+        return json_error(v, "must be a whole number, got %s", json_describe(v, got, sizeof got));
     }
     if (in_range) {
         *out = i;
@@ -877,10 +414,11 @@ int json_as_int(const JsonValue *v, int64_t min, int64_t max, int64_t *out)
 int json_as_number(const JsonValue *v, double min, double max, double *out)
 {
     char got[200], a[32], b[32], range[96];
-    if (v->type != JSON_NUMBER)
+    if (!json_is_number(v->json))
         return json_error(v, "must be a number, got %s", json_describe(v, got, sizeof got));
-    if (v->number >= min && v->number <= max) {
-        *out = v->number;
+    double d = json_number_value(v->json);
+    if (d >= min && d <= max) {
+        *out = d;
         return ERR_OK;
     }
     if (isinf(max))
@@ -890,24 +428,24 @@ int json_as_number(const JsonValue *v, double min, double max, double *out)
     else
         snprintf(range, sizeof range, "from %s to %s", fmt_num(min, a, sizeof a),
                  fmt_num(max, b, sizeof b));
-    return json_error(v, "must be %s, got %s", range, fmt_num(v->number, got, sizeof got));
+    return json_error(v, "must be %s, got %s", range, fmt_num(d, got, sizeof got));
 }
 
 int json_as_bool(const JsonValue *v, bool *out)
 {
     char got[200];
-    if (v->type != JSON_BOOL)
+    if (!json_is_boolean(v->json))
         return json_error(v, "must be true or false, got %s", json_describe(v, got, sizeof got));
-    *out = v->boolean;
+    *out = json_is_true(v->json);
     return ERR_OK;
 }
 
 int json_as_string(const JsonValue *v, const char **out)
 {
     char got[200];
-    if (v->type != JSON_STRING)
+    if (!json_is_string(v->json))
         return json_error(v, "must be a string, got %s", json_describe(v, got, sizeof got));
-    *out = v->string;
+    *out = json_string_value(v->json);
     return ERR_OK;
 }
 
@@ -926,19 +464,21 @@ static const char *list_words(const char *const *words, char *buf, size_t size)
 int json_as_choice(const JsonValue *v, const char *const *choices, int *out)
 {
     char list[400], got[200], hint[200] = "";
-    if (v->type == JSON_STRING) {
+    if (json_is_string(v->json)) {
+        const char *s = json_string_value(v->json);
+        size_t n = json_string_length(v->json);
         for (int i = 0; choices[i]; i++)
-            if (strlen(choices[i]) == v->length && !memcmp(choices[i], v->string, v->length)) {
+            if (strlen(choices[i]) == n && !memcmp(choices[i], s, n)) {
                 *out = i;
                 return ERR_OK;
             }
-        const char *close = json_suggest(v->string, choices);
+        const char *close = json_suggest(s, choices);
         if (close) {
             char q[160];
             snprintf(hint, sizeof hint, " (did you mean %s?)",
                      quote(close, strlen(close), 100, q, sizeof q));
         }
-        quote(v->string, v->length, 100, got, sizeof got);
+        quote(s, n, 100, got, sizeof got);
     } else {
         json_describe(v, got, sizeof got);
     }
@@ -1016,268 +556,50 @@ const char *json_suggest(const char *word, const char *const *candidates)
     return best;
 }
 
-/* ---- the writer --------------------------------------------------------- */
+/* ---- writing ------------------------------------------------------------ */
 
-void json_writer_init(JsonWriter *w, bool pretty)
+int json_check_text(const char *s, const char *what)
 {
-    memset(w, 0, sizeof *w);
-    w->pretty = pretty;
-}
-
-void json_writer_free(JsonWriter *w)
-{
-    free(w->buf);
-    w->buf = NULL;
-    w->len = w->cap = 0;
-}
-
-static int w_fail(JsonWriter *w, int code)
-{
-    w->err = code;
-    return code;
-}
-
-static int w_put(JsonWriter *w, const char *s, size_t n)
-{
-    if (w->err) return w->err;
-    if (w->len + n + 1 > w->cap) { /* + 1: the text stays zero-terminated */
-        size_t cap = w->cap ? w->cap : 256;
-        while (cap < w->len + n + 1)
-            cap *= 2;
-        char *bigger = realloc(w->buf, cap);
-        if (!bigger)
-            return w_fail(w, err_set(ERR_NOMEM,
-                                     "json writer: out of memory growing the text "
-                                     "to %zu bytes",
-                                     cap));
-        w->buf = bigger;
-        w->cap = cap;
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-    w->buf[w->len] = '\0';
-    return ERR_OK;
-}
-
-static int w_newline(JsonWriter *w)
-{
-    if (!w->pretty) return ERR_OK;
-    TRY(w_put(w, "\n", 1));
-    for (int i = 0; i < w->depth; i++)
-        TRY(w_put(w, "  ", 2));
-    return ERR_OK;
-}
-
-/* Separators and checks before a value: after a key in an object, after a comma in an array. */
-static int w_before_value(JsonWriter *w)
-{
-    if (w->err) return w->err;
-    if (w->done)
-        return w_fail(w, err_set(ERR_ARG, "json writer: a second value after the complete "
-                                          "top-level value"));
-    if (w->depth == 0) return ERR_OK;
-    if (w->open[w->depth - 1] == '{') {
-        if (!w->have_key)
-            return w_fail(w, err_set(ERR_ARG, "json writer: a value in an object needs "
-                                              "json_write_key() first"));
-        w->have_key = false;
+    json_t *v = json_string(s);
+    if (v) {
+        json_decref(v);
         return ERR_OK;
     }
-    if (w->items[w->depth - 1]++ > 0) TRY(w_put(w, ",", 1));
-    return w_newline(w);
+    v = json_string_nocheck(s); /* fails only for want of memory */
+    if (!v) return err_set(ERR_NOMEM, "out of memory checking %s", what);
+    json_decref(v);
+    char q[200];
+    return err_set(ERR_ARG, "%s is not UTF-8 text: %s", what,
+                   quote(s, strlen(s), 100, q, sizeof q));
 }
 
-static void w_after_value(JsonWriter *w)
+json_t *json_f32(float v)
 {
-    if (w->depth == 0 && !w->err) w->done = true;
-}
-
-static int w_escaped(JsonWriter *w, const char *s)
-{
-    size_t len = strlen(s);
-    for (size_t i = 0; i < len;) {
-        if (!utf8_seq((const unsigned char *)s + i, len - i)) {
-            char q[160];
-            return w_fail(w, err_set(ERR_ARG,
-                                     "json writer: the string %s is not UTF-8 (byte "
-                                     "0x%02x at offset %zu)",
-                                     quote(s, len, 100, q, sizeof q), (unsigned char)s[i], i));
-        }
-        i += utf8_seq((const unsigned char *)s + i, len - i);
-    }
-    TRY(w_put(w, "\"", 1));
-    size_t run = 0; /* bytes copied as they are, written in one go */
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        TRY(w_put(w, s + run, i - run));
-        char esc[8];
-        switch (c) {
-        case '"':
-            strcpy(esc, "\\\"");
-            break;
-        case '\\':
-            strcpy(esc, "\\\\");
-            break;
-        case '\n':
-            strcpy(esc, "\\n");
-            break;
-        case '\r':
-            strcpy(esc, "\\r");
-            break;
-        case '\t':
-            strcpy(esc, "\\t");
-            break;
-        case '\b':
-            strcpy(esc, "\\b");
-            break;
-        case '\f':
-            strcpy(esc, "\\f");
-            break;
-        default:
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-        }
-        TRY(w_put(w, esc, strlen(esc)));
-        run = i + 1;
-    }
-    TRY(w_put(w, s + run, len - run));
-    return w_put(w, "\"", 1);
-}
-
-static int w_begin(JsonWriter *w, char open)
-{
-    TRY(w_before_value(w));
-    if (w->depth == JSON_MAX_DEPTH)
-        return w_fail(w, err_set(ERR_ARG, "json writer: nesting deeper than %d arrays and objects",
-                                 JSON_MAX_DEPTH));
-    TRY(w_put(w, &open, 1));
-    w->open[w->depth] = open;
-    w->items[w->depth] = 0;
-    w->depth++;
-    return ERR_OK;
-}
-
-static int w_end(JsonWriter *w, char open)
-{
-    if (w->err) return w->err;
-    const char *what = open == '{' ? "object" : "array";
-    if (w->depth == 0 || w->open[w->depth - 1] != open)
-        return w_fail(w, err_set(ERR_ARG, "json writer: closing an %s that is not open", what));
-    if (w->have_key)
-        return w_fail(w, err_set(ERR_ARG, "json writer: closing an object after a key "
-                                          "without a value"));
-    w->depth--;
-    if (w->items[w->depth] > 0) TRY(w_newline(w));
-    char close = open == '{' ? '}' : ']';
-    TRY(w_put(w, &close, 1));
-    w_after_value(w);
-    return ERR_OK;
-}
-
-int json_write_begin_object(JsonWriter *w)
-{
-    return w_begin(w, '{');
-}
-int json_write_end_object(JsonWriter *w)
-{
-    return w_end(w, '{');
-}
-int json_write_begin_array(JsonWriter *w)
-{
-    return w_begin(w, '[');
-}
-int json_write_end_array(JsonWriter *w)
-{
-    return w_end(w, '[');
-}
-
-int json_write_key(JsonWriter *w, const char *key)
-{
-    if (w->err) return w->err;
-    if (w->depth == 0 || w->open[w->depth - 1] != '{')
-        return w_fail(w, err_set(ERR_ARG, "json writer: key \"%s\" outside an object", key));
-    if (w->have_key)
-        return w_fail(w,
-                      err_set(ERR_ARG, "json writer: key \"%s\" after a key without a value", key));
-    if (w->items[w->depth - 1]++ > 0) TRY(w_put(w, ",", 1));
-    TRY(w_newline(w));
-    TRY(w_escaped(w, key));
-    TRY(w_put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1));
-    w->have_key = true;
-    return ERR_OK;
-}
-
-/* A value written as plain text (numbers, literals). */
-static int w_scalar(JsonWriter *w, const char *text)
-{
-    TRY(w_before_value(w));
-    TRY(w_put(w, text, strlen(text)));
-    w_after_value(w);
-    return ERR_OK;
-}
-
-int json_write_string(JsonWriter *w, const char *s)
-{
-    TRY(w_before_value(w));
-    TRY(w_escaped(w, s));
-    w_after_value(w);
-    return ERR_OK;
-}
-
-int json_write_int(JsonWriter *w, int64_t v)
-{
+    if (!isfinite(v)) return NULL;
     char buf[32];
-    snprintf(buf, sizeof buf, "%" PRId64, v);
-    return w_scalar(w, buf);
+    for (int prec = 1; prec <= 9; prec++) { /* 9 digits always read back as the float */
+        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
+        if ((float)strtod(buf, NULL) == v) break;
+    }
+    /* The double nearest to those digits: "%.9g" writes exactly them again. */
+    return json_real(strtod(buf, NULL));
 }
 
-static int w_float(JsonWriter *w, double v, int digits)
-{
-    if (w->err) return w->err;
-    if (!isfinite(v))
-        return w_fail(w, err_set(ERR_NUMERIC,
-                                 "json writer: %g has no JSON form (JSON has no "
-                                 "NaN or infinity)",
-                                 v));
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return w_scalar(w, buf);
-}
-
-int json_write_f32(JsonWriter *w, float v)
-{
-    return w_float(w, v, 9);
-}
-int json_write_double(JsonWriter *w, double v)
-{
-    return w_float(w, v, 17);
-}
-int json_write_bool(JsonWriter *w, bool v)
-{
-    return w_scalar(w, v ? "true" : "false");
-}
-int json_write_null(JsonWriter *w)
-{
-    return w_scalar(w, "null");
-}
-
-int json_writer_finish(JsonWriter *w, char **text, size_t *len)
+int json_text(const json_t *v, int flags, char **text, size_t *len)
 {
     *text = NULL;
-    *len = 0;
-    if (w->err) return w->err;
-    if (!w->done) {
-        if (w->depth)
-            return w_fail(w, err_set(ERR_ARG,
-                                     "json writer: the text is not complete: %d array%s "
-                                     "or object%s still open",
-                                     w->depth, w->depth == 1 ? "" : "s", w->depth == 1 ? "" : "s"));
-        return w_fail(w, err_set(ERR_ARG, "json writer: nothing was written"));
+    if (!v) return err_set(ERR_ARG, "json_text: no value to write (building it failed)");
+    size_t f = JSON_ENCODE_ANY | JSON_REAL_PRECISION(flags & JSON_TEXT_F32 ? 9 : 17) |
+               (flags & JSON_TEXT_PRETTY ? JSON_INDENT(2) : JSON_COMPACT);
+    char *s = json_dumps(v, f);
+    size_t n = s ? strlen(s) : 0;
+    if (s && (flags & JSON_TEXT_PRETTY)) { /* a file people read ends with a newline */
+        char *nl = realloc(s, n + 2);
+        if (!nl) free(s);
+        s = nl;
+        if (s) memcpy(s + n++, "\n", 2);
     }
-    if (w->pretty) TRY(w_put(w, "\n", 1));
-    *text = w->buf;
-    *len = w->len;
-    w->buf = NULL;
-    w->len = w->cap = 0;
-    return ERR_OK;
+    *text = s;
+    if (len) *len = n;
+    return s ? ERR_OK : err_set(ERR_NOMEM, "json_text: out of memory writing the text");
 }

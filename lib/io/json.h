@@ -1,54 +1,46 @@
 /**
  * @file json.h
- * @brief JSON: a strict parser for experiment configs and safetensors headers, and a writer.
+ * @brief JSON: jansson parses and writes it; this layer adds where each value came from
+ *        and the strict, typed getters that configs and safetensors headers are read with.
  *
- * json_parse() reads RFC 8259 JSON into a tree of ::JsonValue that keeps
- * object members in file order and remembers where each value came from (the
- * source name the caller gave, its line, its byte offset). It refuses what a
- * lenient parser would let through and a person would regret later: trailing
- * garbage, duplicate keys, nesting deeper than ::JSON_MAX_DEPTH and numbers
- * too large for a double. A parse error is ::ERR_FORMAT with a message of the
- * form `config.json:3:15: expected ',' or '}' after the value of "lr", got '"'`.
+ * Parsing and writing are jansson's (Debian's libjansson-dev): json_parse() runs
+ * json_loadb() with duplicate keys refused (JSON_REJECT_DUPLICATES), so a syntax
+ * error is ::ERR_FORMAT with jansson's line, column and text:
+ * `config.json:3:15: invalid JSON: '}' expected near '"lr"'`. Documents are
+ * written by building jansson values and calling json_text().
  *
- * The typed getters turn a value into a C value or an error that names the
- * source, the line and the key path, and says what was expected and what came:
- * `config.json:3: "epochs" must be a whole number, got the string "20"`.
- * json_check_keys() catches typos in key names with a did-you-mean suggestion.
- *
- * The ::JsonWriter builds JSON text in a growable buffer, compact (for
- * safetensors headers) or indented by two spaces (for files people read).
+ * What jansson does not keep is where a value came from, and that is what an
+ * error message about a config needs. json_parse() therefore wraps the parsed
+ * value in a tree of ::JsonValue nodes that know their key, their parent (so
+ * their key path, `optimizer.lr` or `hidden[1]`), the source name and the
+ * line they start on. The typed getters turn a node into a C value or an
+ * error that names the source, the line and the key path, and says what was
+ * expected and what came: `config.json:3: "epochs" must be a whole number,
+ * got the string "20"`. json_check_keys() catches typos in key names with a
+ * did-you-mean suggestion.
  */
 #ifndef WB_JSON_H
 #define WB_JSON_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/** Deepest nesting of arrays and objects that json_parse() accepts and the writer writes. */
-#define JSON_MAX_DEPTH 64
-
-/** The kind of a ::JsonValue. */
-typedef enum JsonType {
-    JSON_NULL = 0, /**< null */
-    JSON_BOOL,     /**< true or false */
-    JSON_NUMBER,   /**< a number */
-    JSON_STRING,   /**< a string */
-    JSON_ARRAY,    /**< an array */
-    JSON_OBJECT    /**< an object */
-} JsonType;
-
-/** One value of a parsed document; it lives as long as its ::Json document. */
+/**
+ * @brief One value of a parsed document, with where it came from; it lives as long as its
+ *        ::Json document.
+ *
+ * The value itself is jansson's (the field `json`: read it with json_string_value(),
+ * json_integer_value(), json_number_value(), json_is_true(), ...), or through
+ * the typed getters below, which explain a wrong value.
+ */
 typedef struct JsonValue {
-    JsonType type;           /**< which of the fields below are set */
+    json_t *json;            /**< the value (owned by the document) */
+    json_type type;          /**< json_typeof(json): JSON_OBJECT, JSON_ARRAY, JSON_STRING,
+                                  JSON_INTEGER, JSON_REAL, JSON_TRUE, JSON_FALSE or JSON_NULL */
     int line;                /**< line (from 1) where the value starts (for a member: its key) */
     size_t offset;           /**< byte offset in the source text where the value starts */
-    bool boolean;            /**< JSON_BOOL: the value */
-    bool is_int;             /**< JSON_NUMBER written without fraction or exponent, fits int64_t */
-    int64_t integer;         /**< JSON_NUMBER with @ref is_int set: the exact value */
-    double number;           /**< JSON_NUMBER: the value (rounded when it is a large integer) */
-    const char *string;      /**< JSON_STRING: UTF-8, zero-terminated (may hold "\u0000" too) */
-    size_t length;           /**< JSON_STRING: bytes in @ref string, without the terminator */
     int count;               /**< JSON_ARRAY, JSON_OBJECT: number of items or members */
     struct JsonValue *items; /**< JSON_ARRAY, JSON_OBJECT: the items, in file order */
     const char *key;         /**< a member of an object: its key; NULL otherwise */
@@ -58,17 +50,20 @@ typedef struct JsonValue {
     const char *source;             /**< the source name given to json_parse() */
 } JsonValue;
 
-/** A parsed document: the values and their strings, freed together by json_free(). */
+/** A parsed document: jansson's value and the nodes over it, freed together by json_free(). */
 typedef struct Json Json;
 
 /**
  * @brief Parse @p len bytes of JSON text into a new document.
  *
  * @p source names the text in messages ("config.json"). The text must be one
- * JSON value with optional whitespace around it (a UTF-8 byte-order mark at
- * the start is skipped); it need not be zero-terminated. On failure returns
- * ::ERR_FORMAT with `SOURCE:LINE:COL: expected ..., got ...` (or ::ERR_NOMEM)
- * and leaves @p *out NULL.
+ * JSON value (of any type) with optional whitespace around it; it need not be
+ * zero-terminated. Refused: duplicate keys, trailing text, NUL bytes and the
+ * `\u0000` escape, integers beyond int64_t, numbers beyond a double, nesting
+ * deeper than jansson's 2048 levels, and a byte-order mark. On failure returns
+ * ::ERR_FORMAT with `SOURCE:LINE:COLUMN: invalid JSON: ...` (jansson's
+ * message, with a hint for a comma before a closing bracket and for comments),
+ * or ::ERR_NOMEM, and leaves @p *out NULL.
  */
 int json_parse(const char *text, size_t len, const char *source, Json **out);
 
@@ -91,20 +86,21 @@ const JsonValue *json_get(const JsonValue *obj, const char *key);
 int json_require(const JsonValue *obj, const char *key, const JsonValue **out);
 
 /**
- * @brief Check that @p v has type @p type.
+ * @brief Check that @p v has type @p type (JSON_TRUE or JSON_FALSE: either; JSON_REAL: any
+ *        number).
  *
  * Returns ::ERR_FORMAT with `config.json:4: "model" must be an object, got an
  * array of 2 items` otherwise.
  */
-int json_expect(const JsonValue *v, JsonType type);
+int json_expect(const JsonValue *v, json_type type);
 
 /**
  * @brief A whole number in [@p min, @p max] (inclusive).
  *
- * Accepts numbers written as integers and whole numbers written otherwise
- * (`2e1`). Errors (::ERR_FORMAT): `config.json:3: "epochs" must be a whole
- * number, got the string "20"`, `... got 2.5`, `"epochs" must be at least 1,
- * got 0` (or "at most", or "from 1 to 100").
+ * Accepts integers and whole numbers written otherwise (`2e1`). Errors
+ * (::ERR_FORMAT): `config.json:3: "epochs" must be a whole number, got the
+ * string "20"`, `... got 2.5`, `"epochs" must be at least 1, got 0` (or "at
+ * most", or "from 1 to 100").
  */
 int json_as_int(const JsonValue *v, int64_t min, int64_t max, int64_t *out);
 
@@ -166,8 +162,8 @@ int json_error(const JsonValue *v, const char *fmt, ...) __attribute__((format(p
 const char *json_path(const JsonValue *v, char *buf, size_t size);
 
 /**
- * @brief Describe @p v for a message: `the string "20"`, `the number 2.5`, `true`,
- *        `null`, `an array of 3 items`, `an empty object`.
+ * @brief Describe @p v for a message: `the string "20"`, `the number 2.5`, `the number 4.0`
+ *        (a real), `true`, `null`, `an array of 3 items`, `an empty object`.
  *
  * Long strings are cut short with "...". Returns @p buf.
  */
@@ -183,84 +179,36 @@ const char *json_describe(const JsonValue *v, char *buf, size_t size);
 const char *json_suggest(const char *word, const char *const *candidates);
 
 /**
- * @brief Builds JSON text; set up with json_writer_init(), read with json_writer_finish().
+ * @brief Check that @p s can be a JSON string: UTF-8 text (jansson decides).
  *
- * The fields are the writer's own. Each write function returns an ::ErrCode;
- * the first error sticks (later calls return it and write nothing), so a
- * sequence of writes can be checked once, at json_writer_finish().
+ * Otherwise ::ERR_ARG `WHAT is not UTF-8 text: "ab\xff"` (@p what names the
+ * string: `the name of tensor 0`), or ::ERR_NOMEM.
  */
-typedef struct JsonWriter {
-    char *buf;                 /**< the text so far */
-    size_t len;                /**< bytes in @ref buf */
-    size_t cap;                /**< bytes allocated at @ref buf */
-    bool pretty;               /**< indent by two spaces, one item per line */
-    int depth;                 /**< open arrays and objects */
-    char open[JSON_MAX_DEPTH]; /**< '{' or '[' for each open container */
-    int items[JSON_MAX_DEPTH]; /**< items written in each open container */
-    bool have_key;             /**< a key was written and waits for its value */
-    bool done;                 /**< the top-level value is complete */
-    int err;                   /**< the first error, or 0 */
-} JsonWriter;
-
-/** @brief Start an empty writer, compact or (@p pretty) indented by two spaces. */
-void json_writer_init(JsonWriter *w, bool pretty);
-
-/** @brief Release the writer's buffer (also after json_writer_finish() took it). */
-void json_writer_free(JsonWriter *w);
+int json_check_text(const char *s, const char *what);
 
 /**
- * @brief Hand over the text: @p *text (zero-terminated, free() it) and @p *len.
+ * @brief A JSON real for the float @p v that json_text() writes with as few digits as read
+ *        back as the same float (0.05f as `0.05`, not `0.0500000007`).
  *
- * Fails with the writer's first error, or ::ERR_ARG when no complete value
- * was written (an object left open). Pretty text ends with a newline.
+ * NULL for NaN and infinities, which JSON cannot write (and when memory ran out).
  */
-int json_writer_finish(JsonWriter *w, char **text, size_t *len);
+json_t *json_f32(float v);
 
-/** @brief Open an object ('{'). */
-int json_write_begin_object(JsonWriter *w);
-/** @brief Close the innermost object; ::ERR_ARG if it is not an object or a key waits. */
-int json_write_end_object(JsonWriter *w);
-/** @brief Open an array ('['). */
-int json_write_begin_array(JsonWriter *w);
-/** @brief Close the innermost array; ::ERR_ARG if it is not an array. */
-int json_write_end_array(JsonWriter *w);
+/** Flags of json_text(). */
+enum {
+    JSON_TEXT_PRETTY = 1, /**< indented by two spaces, one item per line, a newline at the end */
+    JSON_TEXT_F32 = 2     /**< every real is a float (json_f32()): written with 9 digits, not 17 */
+};
 
 /**
- * @brief Write the key of the next member of the innermost object.
+ * @brief Write @p v as JSON text: @p *text (zero-terminated, free() it), and its length in
+ *        @p len unless @p len is NULL.
  *
- * ::ERR_ARG outside an object or when the previous key has no value yet;
- * duplicate keys are the caller's to avoid.
+ * Compact (`{"a":[1,2]}`) unless @p flags has ::JSON_TEXT_PRETTY; object members
+ * in the order they were set; UTF-8 as is; reals with 17 significant digits,
+ * which read back as the same double (9 with ::JSON_TEXT_F32). ::ERR_NOMEM
+ * when jansson cannot write it.
  */
-int json_write_key(JsonWriter *w, const char *key);
-
-/**
- * @brief Write a string, escaping quotes, backslashes and control characters.
- *
- * @p s must be valid UTF-8 (::ERR_ARG naming the bad byte otherwise).
- */
-int json_write_string(JsonWriter *w, const char *s);
-
-/** @brief Write an integer. */
-int json_write_int(JsonWriter *w, int64_t v);
-
-/**
- * @brief Write an f32 value with "%.9g", which reads back as the same float.
- *
- * ::ERR_NUMERIC for NaN and infinities, which JSON cannot write.
- */
-int json_write_f32(JsonWriter *w, float v);
-
-/**
- * @brief Write a double with "%.17g", which reads back as the same double.
- *
- * ::ERR_NUMERIC for NaN and infinities, which JSON cannot write.
- */
-int json_write_double(JsonWriter *w, double v);
-
-/** @brief Write true or false. */
-int json_write_bool(JsonWriter *w, bool v);
-
-/** @brief Write null. */
-int json_write_null(JsonWriter *w);
+int json_text(const json_t *v, int flags, char **text, size_t *len);
 
 #endif /* WB_JSON_H */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
-#include "lib/io/crc32.h"
 #include "lib/core/err.h"
 #include "lib/core/fileio.h"
 #include "lib/io/json.h"
@@ -67,6 +67,13 @@ const char *safetensors_shape_str(int ndim, const int64_t *shape, char *buf, siz
     return buf;
 }
 
+/* zlib's CRC-32 (Python's zlib.crc32()) of earlier bytes @p crc, extended by @p n bytes.
+ * (zlib reads a NULL buffer as "give the initial value", so an empty piece is skipped.) */
+static uint32_t crc_add(uint32_t crc, const void *data, size_t n)
+{
+    return n ? (uint32_t)crc32_z(crc, data, n) : crc;
+}
+
 static void put_le64(unsigned char *p, uint64_t v)
 {
     for (int i = 0; i < 8; i++)
@@ -94,6 +101,9 @@ static int check_tensor(const char *path, const StTensor *t, int i)
                        path, i, ST_NAME_MAX);
     if (!t->name[0])
         return err_set(ERR_ARG, "%s: cannot save: tensor %d has an empty name", path, i);
+    char what[64];
+    snprintf(what, sizeof what, "the name of tensor %d", i);
+    if (json_check_text(t->name, what)) return err_context("%s: cannot save", path);
     if (!strcmp(t->name, "__metadata__"))
         return err_set(ERR_ARG,
                        "%s: cannot save: tensor %d is called \"__metadata__\", the "
@@ -155,6 +165,11 @@ static int check_args(const char *path, const StTensor *tensors, int n, const ch
         if (!key || !value)
             return err_set(ERR_ARG, "%s: cannot save: metadata pair %d has a NULL %s", path, i,
                            key ? "value" : "key");
+        char what[64];
+        snprintf(what, sizeof what, "metadata key %d", i);
+        if (json_check_text(key, what)) return err_context("%s: cannot save", path);
+        snprintf(what, sizeof what, "the metadata value of \"%s\"", key);
+        if (json_check_text(value, what)) return err_context("%s: cannot save", path);
         if (!strcmp(key, CRC_KEY))
             return err_set(ERR_ARG,
                            "%s: cannot save: the metadata key \"" CRC_KEY "\" is the "
@@ -168,45 +183,44 @@ static int check_args(const char *path, const StTensor *tensors, int n, const ch
     return ERR_OK;
 }
 
+/* The header entry of a tensor whose data lies at begin..begin + bytes; NULL when
+ * memory ran out. (jansson's set and append functions take over the value they
+ * get, also when they fail, and fail on a NULL one, so one check at the end
+ * covers every step.) */
+static json_t *header_entry(const StTensor *t, uint64_t begin)
+{
+    json_t *shape = json_array(), *offsets = json_array(), *e = json_object();
+    bool ok = true;
+    for (int d = 0; d < t->ndim; d++)
+        ok &= json_array_append_new(shape, json_integer(t->shape[d])) == 0;
+    ok &= json_array_append_new(offsets, json_integer((json_int_t)begin)) == 0;
+    ok &= json_array_append_new(offsets, json_integer((json_int_t)(begin + t->bytes))) == 0;
+    ok &= json_object_set_new(e, "dtype", json_string(safetensors_dtype_name(t->dtype))) == 0;
+    ok &= json_object_set_new(e, "shape", shape) == 0;
+    ok &= json_object_set_new(e, "data_offsets", offsets) == 0;
+    if (ok) return e;
+    json_decref(e);
+    return NULL;
+}
+
 /* The header for tensors whose data lies at begin[i]..begin[i] + bytes, with
  * the checksum digits still CRC_ZERO, padded with spaces to a multiple of 8
- * bytes so that the data section starts 8-aligned. */
+ * bytes so that the data section starts 8-aligned. check_args() has checked
+ * every string, so only memory can run out here. */
 static int build_header(const char *path, const StTensor *tensors, int n, const uint64_t *begin,
                         const char *const *meta, int n_meta, char **text, size_t *len)
 {
-    JsonWriter w;
-    json_writer_init(&w, false);
-    json_write_begin_object(&w);
-    json_write_key(&w, "__metadata__");
-    json_write_begin_object(&w);
-    for (int i = 0; i < n_meta; i++) {
-        json_write_key(&w, meta[2 * i]);
-        json_write_string(&w, meta[2 * i + 1]);
-    }
-    json_write_key(&w, CRC_KEY);
-    json_write_string(&w, CRC_ZERO);
-    json_write_end_object(&w);
-    for (int i = 0; i < n; i++) {
-        const StTensor *t = &tensors[i];
-        json_write_key(&w, t->name);
-        json_write_begin_object(&w);
-        json_write_key(&w, "dtype");
-        json_write_string(&w, safetensors_dtype_name(t->dtype));
-        json_write_key(&w, "shape");
-        json_write_begin_array(&w);
-        for (int d = 0; d < t->ndim; d++)
-            json_write_int(&w, t->shape[d]);
-        json_write_end_array(&w);
-        json_write_key(&w, "data_offsets");
-        json_write_begin_array(&w);
-        json_write_int(&w, (int64_t)begin[i]);
-        json_write_int(&w, (int64_t)(begin[i] + t->bytes));
-        json_write_end_array(&w);
-        json_write_end_object(&w);
-    }
-    json_write_end_object(&w);
-    int rc = json_writer_finish(&w, text, len);
-    json_writer_free(&w);
+    json_t *root = json_object(), *m = json_object();
+    bool ok = true;
+    for (int i = 0; i < n_meta; i++)
+        ok &= json_object_set_new(m, meta[2 * i], json_string(meta[2 * i + 1])) == 0;
+    ok &= json_object_set_new(m, CRC_KEY, json_string(CRC_ZERO)) == 0;
+    ok &= json_object_set_new(root, "__metadata__", m) == 0;
+    for (int i = 0; i < n; i++)
+        ok &= json_object_set_new(root, tensors[i].name, header_entry(&tensors[i], begin[i])) == 0;
+    int rc =
+        ok ? json_text(root, 0, text, len) : err_set(ERR_NOMEM, "out of memory for the header");
+    json_decref(root);
     if (rc != ERR_OK) return err_context("%s: cannot save", path);
     size_t pad = (8 - *len % 8) % 8;
     char *padded = realloc(*text, *len + pad + 1);
@@ -333,10 +347,10 @@ int safetensors_save(const char *path, const StTensor *tensors, int n, const cha
 
     /* The CRC of the whole file with the digits at CRC_ZERO, then the digits. */
     char *digits = strstr(header, "\"" CRC_KEY "\":\"" CRC_ZERO "\"") + strlen(CRC_KEY) + 4;
-    uint32_t crc = crc32_update(0, prefix, 8);
-    crc = crc32_update(crc, header, header_len);
+    uint32_t crc = crc_add(0, prefix, 8);
+    crc = crc_add(crc, header, header_len);
     for (int k = 0; k < n; k++)
-        crc = crc32_update(crc, tensors[order[k]].data, tensors[order[k]].bytes);
+        crc = crc_add(crc, tensors[order[k]].data, tensors[order[k]].bytes);
     char hex[9];
     snprintf(hex, sizeof hex, "%08" PRIx32, crc);
     memcpy(digits, hex, 8);
@@ -422,20 +436,22 @@ static bool find_crc(const char *h, size_t n, size_t *at)
     return false;
 }
 
-/* A whole number from 0 to INT64_MAX. */
+/* A whole number from 0 to INT64_MAX, written as an integer: like the reference
+ * implementation, which reads sizes as integers, "24.0" and "2.4e1" are refused. */
 static bool count_of(const JsonValue *v, uint64_t *out)
 {
-    if (v->type != JSON_NUMBER) return false;
-    if (v->is_int) {
-        if (v->integer < 0) return false;
-        *out = (uint64_t)v->integer;
-        return true;
-    }
-    if (v->number < 0 || v->number != (double)(int64_t)v->number ||
-        v->number >= 9223372036854775808.0)
-        return false;
-    *out = (uint64_t)v->number;
+    if (v->type != JSON_INTEGER || json_integer_value(v->json) < 0) return false;
+    *out = (uint64_t)json_integer_value(v->json);
     return true;
+}
+
+/* Why count_of() refused v, for a message: " (... as an integer ...)" for a whole real. */
+static const char *count_hint(const JsonValue *v)
+{
+    double d = json_is_real(v->json) ? json_real_value(v->json) : -1;
+    return d >= 0 && d < 18446744073709551616.0 && d == (double)(uint64_t)d
+               ? " written as an integer (safetensors has no fraction or exponent here)"
+               : "";
 }
 
 static int check_meta(const char *path, const JsonValue *m)
@@ -461,9 +477,6 @@ static int parse_entry(const char *path, const JsonValue *m, StTensor *t, Span *
                        "%s: tensor \"%.60s...\" has a name of %zu bytes; at most "
                        "%d are supported",
                        path, name, m->key_length, ST_NAME_MAX - 1);
-    if (strlen(name) != m->key_length)
-        return err_set(ERR_FORMAT, "%s: tensor \"%s\" has a NUL character (\\u0000) in its name",
-                       path, name);
     memcpy(t->name, name, m->key_length + 1);
     if (m->type != JSON_OBJECT)
         return err_set(ERR_FORMAT,
@@ -485,23 +498,24 @@ static int parse_entry(const char *path, const JsonValue *m, StTensor *t, Span *
                        "%s: tensor \"%s\": \"dtype\" must be a string such as \"F32\", "
                        "got %s",
                        path, name, json_describe(dt, got, sizeof got));
+    const char *dts = json_string_value(dt->json);
     int known = -1;
     for (int i = 0; known_dtypes[i]; i++)
-        if (!strcmp(dt->string, known_dtypes[i])) known = i;
+        if (!strcmp(dts, known_dtypes[i])) known = i;
     if (known < 0) {
-        const char *close = json_suggest(dt->string, known_dtypes);
+        const char *close = json_suggest(dts, known_dtypes);
         char hint[64] = "";
         if (close) snprintf(hint, sizeof hint, "; did you mean \"%s\"?", close);
         return err_set(ERR_FORMAT,
                        "%s: tensor \"%s\": unknown dtype \"%.40s\" (expected F32, "
                        "F16, BF16 or I32%s)",
-                       path, name, dt->string, hint);
+                       path, name, dts, hint);
     }
     if (known >= N_HANDLED)
         return err_set(ERR_UNSUPPORTED,
                        "%s: tensor \"%s\": dtype \"%s\" is valid safetensors but "
                        "not supported here (expected F32, F16, BF16 or I32)",
-                       path, name, dt->string);
+                       path, name, dts);
     t->dtype = handled[known];
 
     if (sh->type != JSON_ARRAY)
@@ -518,9 +532,10 @@ static int parse_entry(const char *path, const JsonValue *m, StTensor *t, Span *
         uint64_t size;
         if (!count_of(&sh->items[d], &size))
             return err_set(ERR_FORMAT,
-                           "%s: tensor \"%s\": shape[%d] must be a whole number >= 0, "
+                           "%s: tensor \"%s\": shape[%d] must be a whole number >= 0%s, "
                            "got %s",
-                           path, name, d, json_describe(&sh->items[d], got, sizeof got));
+                           path, name, d, count_hint(&sh->items[d]),
+                           json_describe(&sh->items[d], got, sizeof got));
         t->shape[d] = (int64_t)size;
         if (size && need > UINT64_MAX / size)
             return err_set(ERR_FORMAT, "%s: tensor \"%s\": shape %s has more bytes than any file",
@@ -535,8 +550,9 @@ static int parse_entry(const char *path, const JsonValue *m, StTensor *t, Span *
             int bad = count_of(&off->items[0], &b) ? 1 : 0;
             return err_set(ERR_FORMAT,
                            "%s: tensor \"%s\": data_offsets[%d] must be a whole number "
-                           ">= 0, got %s",
-                           path, name, bad, json_describe(&off->items[bad], got, sizeof got));
+                           ">= 0%s, got %s",
+                           path, name, bad, count_hint(&off->items[bad]),
+                           json_describe(&off->items[bad], got, sizeof got));
         }
         return err_set(ERR_FORMAT,
                        "%s: tensor \"%s\": \"data_offsets\" must be [begin, end], got %s", path,
@@ -551,7 +567,7 @@ static int parse_entry(const char *path, const JsonValue *m, StTensor *t, Span *
         return err_set(ERR_FORMAT,
                        "%s: tensor \"%s\": data_offsets [%" PRIu64 ", %" PRIu64 "] hold "
                        "%" PRIu64 " bytes, but %s with shape %s needs %" PRIu64,
-                       path, name, b, e, e - b, dt->string,
+                       path, name, b, e, e - b, dts,
                        safetensors_shape_str(t->ndim, t->shape, shape, sizeof shape), need);
     t->bytes = (size_t)need;
     sp->begin = b;
@@ -665,9 +681,9 @@ static int load_checked(const char *path, SafeTensors *st, size_t size)
         hex[8] = '\0';
         stored = (uint32_t)strtoul(hex, NULL, 16);
         size_t digits = 8 + at; /* in the file */
-        computed = crc32_update(0, file, digits);
-        computed = crc32_update(computed, CRC_ZERO, 8);
-        computed = crc32_update(computed, file + digits + 8, size - digits - 8);
+        computed = crc_add(0, file, digits);
+        computed = crc_add(computed, CRC_ZERO, 8);
+        computed = crc_add(computed, file + digits + 8, size - digits - 8);
     }
     bool truncated = false;
     int rc = parse_header(path, st, header, (size_t)header_len, data, data_len, &truncated);
@@ -737,7 +753,7 @@ const StTensor *safetensors_find(const SafeTensors *st, const char *name)
 const char *safetensors_meta(const SafeTensors *st, const char *key)
 {
     const JsonValue *v = json_get(st->meta, key);
-    return v ? v->string : NULL;
+    return v ? json_string_value(v->json) : NULL;
 }
 
 void safetensors_free(SafeTensors *st)

@@ -14,9 +14,9 @@
  * Two things go beyond the format. safetensors_save() writes a temporary file
  * beside the target, syncs it to disk and renames it over the target, so a
  * crash at any moment leaves either the old file or the complete new one.
- * And it stores a CRC-32 of the whole file in the metadata entry `wb.crc32`
- * (8 lowercase hex digits; the CRC is computed with those digits set to
- * "00000000"),
+ * And it stores a CRC-32 of the whole file (zlib's, the value of Python's
+ * `zlib.crc32()`) in the metadata entry `wb.crc32` (8 lowercase hex digits; the
+ * CRC is computed with those digits set to "00000000"),
  * which safetensors_load() checks, so a damaged checkpoint is refused instead
  * of resuming training from garbage. Files from other tools have no such
  * entry and load without the check.

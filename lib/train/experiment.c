@@ -185,46 +185,55 @@ int experiment_config_load(const char *path, ExperimentConfig *c)
     return rc;
 }
 
+/* obj[key] = v; on failure (v is NULL: a NaN, or text that is not UTF-8) *bad names the
+ * first key that failed. jansson takes over v either way. */
+static void put(json_t *obj, const char *key, json_t *v, const char **bad)
+{
+    if (json_object_set_new(obj, key, v) != 0 && !*bad) *bad = key;
+}
+
 int experiment_config_json(const ExperimentConfig *c, bool pretty, char **text)
 {
-    JsonWriter w;
-    json_writer_init(&w, pretty);
-    json_write_begin_object(&w);
-    json_write_key(&w, "name"), json_write_string(&w, c->name);
-    json_write_key(&w, "data"), json_write_string(&w, c->data);
+    *text = NULL;
+    json_t *o = json_object(), *hidden = json_array();
+    const char *bad = o && hidden ? NULL : "the document";
+    for (int i = 0; i < c->n_hidden; i++)
+        if (json_array_append_new(hidden, json_integer(c->hidden[i])) != 0 && !bad) bad = "hidden";
+    put(o, "name", json_string(c->name), &bad);
+    put(o, "data", json_string(c->data), &bad);
     if (strcmp(c->data, "synthetic") == 0) {
-        json_write_key(&w, "synthetic_n"), json_write_int(&w, c->synthetic_n);
-        json_write_key(&w, "synthetic_features"), json_write_int(&w, c->synthetic_features);
-        json_write_key(&w, "synthetic_classes"), json_write_int(&w, c->synthetic_classes);
+        put(o, "synthetic_n", json_integer(c->synthetic_n), &bad);
+        put(o, "synthetic_features", json_integer(c->synthetic_features), &bad);
+        put(o, "synthetic_classes", json_integer(c->synthetic_classes), &bad);
     }
-    json_write_key(&w, "hidden"), json_write_begin_array(&w);
-    for (int i = 0; i < c->n_hidden; i++) json_write_int(&w, c->hidden[i]);
-    json_write_end_array(&w);
-    json_write_key(&w, "optimizer"), json_write_string(&w, c->optimizer);
-    json_write_key(&w, "lr"), json_write_f32(&w, c->lr);
-    json_write_key(&w, "momentum"), json_write_f32(&w, c->momentum);
-    json_write_key(&w, "weight_decay"), json_write_f32(&w, c->weight_decay);
-    json_write_key(&w, "scheduler"), json_write_string(&w, c->scheduler);
-    json_write_key(&w, "step_size"), json_write_int(&w, c->step_size);
-    json_write_key(&w, "gamma"), json_write_f32(&w, c->gamma);
-    json_write_key(&w, "eta_min"), json_write_f32(&w, c->eta_min);
-    json_write_key(&w, "epochs"), json_write_int(&w, c->epochs);
-    json_write_key(&w, "batch_size"), json_write_int(&w, c->batch_size);
-    json_write_key(&w, "clip_norm"), json_write_f32(&w, c->clip_norm);
-    json_write_key(&w, "precision"), json_write_string(&w, c->precision);
-    json_write_key(&w, "grad_scaler"), json_write_bool(&w, c->grad_scaler);
-    json_write_key(&w, "device"), json_write_string(&w, c->device);
-    json_write_key(&w, "seed"), json_write_int(&w, (int64_t)c->seed);
-    json_write_key(&w, "patience"), json_write_int(&w, c->patience);
-    json_write_key(&w, "min_delta"), json_write_f32(&w, c->min_delta);
-    json_write_key(&w, "num_workers"), json_write_int(&w, c->num_workers);
-    json_write_key(&w, "pin_memory"), json_write_bool(&w, c->pin_memory);
-    json_write_key(&w, "checkpoint_every"), json_write_int(&w, c->checkpoint_every);
-    json_write_key(&w, "loss_weight"), json_write_f32(&w, c->loss_weight);
-    json_write_end_object(&w);
-    size_t len;
-    int rc = json_writer_finish(&w, text, &len);
-    json_writer_free(&w);
+    put(o, "hidden", hidden, &bad);
+    put(o, "optimizer", json_string(c->optimizer), &bad);
+    put(o, "lr", json_f32(c->lr), &bad);
+    put(o, "momentum", json_f32(c->momentum), &bad);
+    put(o, "weight_decay", json_f32(c->weight_decay), &bad);
+    put(o, "scheduler", json_string(c->scheduler), &bad);
+    put(o, "step_size", json_integer(c->step_size), &bad);
+    put(o, "gamma", json_f32(c->gamma), &bad);
+    put(o, "eta_min", json_f32(c->eta_min), &bad);
+    put(o, "epochs", json_integer(c->epochs), &bad);
+    put(o, "batch_size", json_integer(c->batch_size), &bad);
+    put(o, "clip_norm", json_f32(c->clip_norm), &bad);
+    put(o, "precision", json_string(c->precision), &bad);
+    put(o, "grad_scaler", json_boolean(c->grad_scaler), &bad);
+    put(o, "device", json_string(c->device), &bad);
+    put(o, "seed", json_integer((json_int_t)c->seed), &bad);
+    put(o, "patience", json_integer(c->patience), &bad);
+    put(o, "min_delta", json_f32(c->min_delta), &bad);
+    put(o, "num_workers", json_integer(c->num_workers), &bad);
+    put(o, "pin_memory", json_boolean(c->pin_memory), &bad);
+    put(o, "checkpoint_every", json_integer(c->checkpoint_every), &bad);
+    put(o, "loss_weight", json_f32(c->loss_weight), &bad);
+    int rc = bad ? err_set(ERR_ARG,
+                           "experiment config: \"%s\" cannot be written as JSON (a NaN or an "
+                           "infinity, text that is not UTF-8, or no memory)",
+                           bad)
+                 : json_text(o, JSON_TEXT_F32 | (pretty ? JSON_TEXT_PRETTY : 0), text, NULL);
+    json_decref(o);
     return rc;
 }
 

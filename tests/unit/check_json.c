@@ -1,4 +1,5 @@
-/* check_json.c: the JSON parser (trees, escapes, every error), the typed getters and the writer. */
+/* check_json.c: parsing with jansson (order, lines, offsets, every error), the typed getters
+ * and writing. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -54,34 +55,48 @@ START_TEST(test_parse_keeps_order_lines_and_types)
     const JsonValue *a = json_get(root, "a");
     ck_assert_int_eq(a->type, JSON_ARRAY);
     ck_assert_int_eq(a->count, 5);
-    ck_assert(a->items[0].type == JSON_BOOL && a->items[0].boolean);
-    ck_assert(a->items[1].type == JSON_BOOL && !a->items[1].boolean);
+    ck_assert_int_eq(a->items[0].type, JSON_TRUE);
+    ck_assert_int_eq(a->items[1].type, JSON_FALSE);
     ck_assert_int_eq(a->items[2].type, JSON_NULL);
-    ck_assert_int_eq(a->items[3].type, JSON_NUMBER);
-    ck_assert(!a->items[3].is_int);
-    ck_assert(a->items[3].number == -2500.0);
-    ck_assert_str_eq(a->items[4].string, "s");
+    ck_assert_int_eq(a->items[3].type, JSON_REAL);
+    ck_assert(json_real_value(a->items[3].json) == -2500.0);
+    ck_assert_str_eq(json_string_value(a->items[4].json), "s");
     ck_assert_ptr_null(a->items[4].key);
     ck_assert_ptr_eq(a->items[4].parent, a);
     /* Offsets point at the value's first byte. */
     ck_assert_int_eq(text[a->offset], '[');
     ck_assert_int_eq(text[a->items[4].offset], '"');
+    ck_assert_int_eq(text[json_get(root, "min")->offset], '-');
     const JsonValue *m = json_get(root, "m");
     ck_assert_int_eq(json_get(m, "x")->type, JSON_OBJECT);
     ck_assert_int_eq(json_get(m, "x")->count, 0);
     ck_assert_int_eq(json_get(m, "y")->count, 0);
+    ck_assert_int_eq(text[json_get(m, "y")->offset], '[');
     ck_assert_ptr_null(json_get(m, "q"));
     ck_assert_ptr_null(json_get(a, "x")); /* not an object */
     /* Integers keep every digit, beyond a double's 2^53. */
     const JsonValue *big = json_get(root, "big");
-    ck_assert(big->is_int);
-    ck_assert(big->integer == INT64_C(9007199254740993));
-    ck_assert(json_get(root, "min")->is_int);
-    ck_assert(json_get(root, "min")->integer == INT64_MIN);
+    ck_assert_int_eq(big->type, JSON_INTEGER);
+    ck_assert(json_integer_value(big->json) == INT64_C(9007199254740993));
+    ck_assert(json_integer_value(json_get(root, "min")->json) == INT64_MIN);
     char path[64];
     ck_assert_str_eq(json_path(&a->items[3], path, sizeof path), "a[3]");
     ck_assert_str_eq(json_path(json_get(m, "y"), path, sizeof path), "m.y");
     ck_assert_str_eq(json_path(root, path, sizeof path), "");
+    json_free(doc);
+
+    /* Lines and offsets survive escapes, strings with brackets and blank lines. */
+    const char *tricky = "\r\n[\"a\\\"]\\\\\", {\"k\\u0022}\": [],\n\n \"n\": -0.5e1},\n 7]";
+    doc = parse_ok(tricky);
+    root = json_root(doc);
+    ck_assert_int_eq(root->line, 2);
+    ck_assert_int_eq(root->offset, 2);
+    const JsonValue *o = &root->items[1], *n = json_get(o, "n");
+    ck_assert_str_eq(o->items[0].key, "k\"}");
+    ck_assert_int_eq(n->line, 4);
+    ck_assert_int_eq(tricky[n->offset], '-');
+    ck_assert_int_eq(root->items[2].line, 5);
+    ck_assert_int_eq(tricky[root->items[2].offset], '7');
     json_free(doc);
 }
 END_TEST
@@ -90,28 +105,27 @@ START_TEST(test_numbers)
 {
     struct {
         const char *text;
-        bool is_int;
+        json_type type;
         double number;
     } cases[] = {
-        {"0", true, 0},
-        {"-0", true, -0.0},
-        {"1.5", false, 1.5},
-        {"1e2", false, 100},
-        {"1E+2", false, 100},
-        {"25e-1", false, 2.5},
-        {"0.1", false, 0.1},
-        {"9223372036854775807", true, 9223372036854775807.0},
-        {"9223372036854775808", false, 9223372036854775808.0}, /* past int64: a double */
-        {"123456789012345678901234567890", false, 1.2345678901234568e29},
-        {"1e-400", false, 0}, /* underflow rounds to zero, as strtod does */
-        {"1.7976931348623157e308", false, 1.7976931348623157e308},
+        {"0", JSON_INTEGER, 0},
+        {"-0", JSON_INTEGER, -0.0},
+        {"1.5", JSON_REAL, 1.5},
+        {"1e2", JSON_REAL, 100},
+        {"1E+2", JSON_REAL, 100},
+        {"25e-1", JSON_REAL, 2.5},
+        {"0.1", JSON_REAL, 0.1},
+        {"64.0", JSON_REAL, 64}, /* a real, which safetensors refuses for a size */
+        {"9223372036854775807", JSON_INTEGER, 9223372036854775807.0},
+        {"1e-400", JSON_REAL, 0}, /* underflow rounds to zero, as strtod does */
+        {"1.7976931348623157e308", JSON_REAL, 1.7976931348623157e308},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         Json *doc = parse_ok(cases[i].text);
         const JsonValue *v = json_root(doc);
-        ck_assert_int_eq(v->type, JSON_NUMBER);
-        ck_assert_msg(v->is_int == cases[i].is_int, "%s: is_int %d", cases[i].text, v->is_int);
-        ck_assert_msg(v->number == cases[i].number, "%s: got %.17g", cases[i].text, v->number);
+        ck_assert_msg(v->type == cases[i].type, "%s: type %d", cases[i].text, (int)v->type);
+        ck_assert_msg(json_number_value(v->json) == cases[i].number, "%s: got %.17g", cases[i].text,
+                      json_number_value(v->json));
         json_free(doc);
     }
 }
@@ -120,20 +134,16 @@ END_TEST
 START_TEST(test_escapes_and_unicode)
 {
     const char *text = "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\", \"\\u00e9\\u20AC\", \"\\ud83d\\ude00\", "
-                       "\"a\\u0000b\", \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]";
+                       "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]";
     Json *doc = parse_ok(text);
     const JsonValue *a = json_root(doc);
-    ck_assert_str_eq(a->items[0].string, "\"\\/\b\f\n\r\t");
-    ck_assert_str_eq(a->items[1].string, "\xc3\xa9\xe2\x82\xac"); /* é € */
-    ck_assert_str_eq(a->items[2].string, "\xf0\x9f\x98\x80");     /* U+1F600 from a pair */
-    ck_assert_int_eq(a->items[3].length, 3);                      /* an embedded NUL */
-    ck_assert_mem_eq(a->items[3].string, "a\0b", 4);
-    ck_assert_str_eq(a->items[4].string, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    ck_assert_str_eq(json_string_value(a->items[0].json), "\"\\/\b\f\n\r\t");
+    ck_assert_str_eq(json_string_value(a->items[1].json), "\xc3\xa9\xe2\x82\xac"); /* é € */
+    ck_assert_str_eq(json_string_value(a->items[2].json), "\xf0\x9f\x98\x80");     /* from a pair */
+    ck_assert_str_eq(json_string_value(a->items[3].json),
+                     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
     json_free(doc);
-    /* A byte-order mark is skipped; a text need not be zero-terminated. */
-    doc = parse_ok("\xEF\xBB\xBF{\"k\": 1}");
-    ck_assert_int_eq(json_root(doc)->count, 1);
-    json_free(doc);
+    /* A text need not be zero-terminated. */
     const char buf[] = {'[', '1', ']', 'x'};
     ck_assert_int_eq(json_parse(buf, 3, "t.json", &doc), ERR_OK);
     json_free(doc);
@@ -146,81 +156,71 @@ typedef struct ParseCase {
     const char *message;
 } ParseCase;
 
+/* jansson's messages, at jansson's line and column (the column where it stopped
+ * reading), with this layer's hints and plainer words for a few. */
 static const ParseCase parse_cases[] = {
-    {"", 0,
-     "t.json:1:1: expected a value (an object, array, string, number, true, false or null), "
-     "got the end of the text"},
-    {"  \n ", 0,
-     "t.json:2:2: expected a value (an object, array, string, number, true, false or "
-     "null), got the end of the text"},
+    {"", 0, "t.json:1:1: invalid JSON: unexpected token near end of file"},
+    {"  \n ", 0, "t.json:2:1: invalid JSON: unexpected token near end of file"},
     {"{\"a\": 1,}", 0,
-     "t.json:1:9: expected a key (a string in double quotes), got '}' (JSON allows "
-     "no comma after the last member)"},
-    {"{a: 1}", 0, "t.json:1:2: expected a key (a string in double quotes) or '}', got 'a'"},
-    {"[1, 2,]", 0,
-     "t.json:1:7: expected a value, got ']' (JSON allows no comma after the last item)"},
-    {"{\"a\" 1}", 0, "t.json:1:6: expected ':' after the key \"a\", got '1'"},
-    {"{\"a\": 1 \"b\": 2}", 0,
-     "t.json:1:9: expected ',' or '}' after the value of \"a\", got '\"'"},
-    {"[1 2]", 0, "t.json:1:4: expected ',' or ']' after an array item, got '2'"},
-    {"[1", 0, "t.json:1:3: expected ',' or ']' after an array item, got the end of the text"},
-    {"{\"a\": 1}\nx", 0,
-     "t.json:2:1: expected the end of the text after the top-level value, got 'x'"},
+     "t.json:1:9: invalid JSON: string or '}' expected near '}' (JSON allows no comma after the "
+     "last item)"},
+    {"{a: 1}", 0, "t.json:1:2: invalid JSON: string or '}' expected near 'a'"},
+    {"[1,\n  2,\n]", 0,
+     "t.json:3:1: invalid JSON: unexpected token near ']' (JSON allows no comma after the last "
+     "item)"},
+    {"{\"a\" 1}", 0, "t.json:1:6: invalid JSON: ':' expected near '1'"},
+    {"{\"a\": 1 \"b\": 2}", 0, "t.json:1:11: invalid JSON: '}' expected near '\"b\"'"},
+    {"[1 2]", 0, "t.json:1:4: invalid JSON: ']' expected near '2'"},
+    {"[1", 0, "t.json:1:2: invalid JSON: ']' expected near end of file"},
+    {"{\"a\": 1}\nx", 0, "t.json:2:1: invalid JSON: end of file expected near 'x'"},
     {"{\"a\": 1} // note", 0,
-     "t.json:1:10: expected the end of the text after the top-level value, "
-     "got '/'"},
+     "t.json:1:10: invalid JSON: end of file expected near '/' (JSON has no comments)"},
+    {"{\"a\": 1,\n  # note\n}", 0,
+     "t.json:2:3: invalid JSON: string or '}' expected near '#' (JSON has no comments)"},
     {"{\"a\": 1,\n \"b\": 2,\n \"a\": 3}", 0,
-     "t.json:3:2: duplicate key \"a\" in this object (first at line 1)"},
+     "t.json:3:4: invalid JSON: duplicate object key near '\"a\"'"},
     {"[{\"x\":1,\"y\":2,\"x\":3,\"y\":4}]", 0,
-     "t.json:1:15: duplicate key \"x\" in this object (first at line 1)"},
-    {"1e999", 0,
-     "t.json:1:1: expected a number that fits in a double (up to about 1.8e308), got 1e999"},
-    {"[-1.5e400]", 0,
-     "t.json:1:2: expected a number that fits in a double (up to about 1.8e308), "
-     "got -1.5e400"},
-    {"0123", 0, "t.json:1:1: expected a number without leading zeros, got 0123"},
-    {"-", 0, "t.json:1:2: expected a digit after '-', got the end of the text"},
-    {"1.", 0, "t.json:1:3: expected a digit after the decimal point, got the end of the text"},
-    {"1.5e+", 0, "t.json:1:6: expected a digit in the exponent, got the end of the text"},
-    {".5", 0,
-     "t.json:1:1: expected a value (an object, array, string, number, true, false or "
-     "null), got '.'"},
-    {"True", 0,
-     "t.json:1:1: expected a value (an object, array, string, number, true, false or "
-     "null), got 'True'"},
-    {"[nul]", 0,
-     "t.json:1:2: expected a value (an object, array, string, number, true, false or "
-     "null), got 'nul'"},
-    {"\"abc", 0, "t.json:1:5: expected '\"' to close the string, got the end of the text"},
-    {"\"a\nb\"", 0,
-     "t.json:1:3: expected a string character, got a line break (write it as an "
-     "escape such as \\n, or close the string with '\"')"},
-    {"\"a\tb\"", 0,
-     "t.json:1:3: expected a string character, got the control character U+0009 "
-     "(write it as an escape such as \\n, or close the string with '\"')"},
-    {"\"\\x\"", 0,
-     "t.json:1:3: expected an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX) "
-     "after the backslash, got 'x'"},
-    {"\"\\u12G4\"", 0, "t.json:1:6: expected 4 hex digits after \\u, got 'G'"},
-    {"\"\\ud83d\"", 0,
-     "t.json:1:8: expected a low surrogate \\uDC00-\\uDFFF after the high "
-     "surrogate \\uD83D, got '\"'"},
+     "t.json:1:17: invalid JSON: duplicate object key near '\"x\"'"},
+    {"1e999", 0, "t.json:1:5: invalid JSON: real number overflow near '1e999'"},
+    {"[-1.5e400]", 0, "t.json:1:9: invalid JSON: real number overflow near '-1.5e400'"},
+    {"9223372036854775808", 0,
+     "t.json:1:19: invalid JSON: too big integer near '9223372036854775808'"},
+    {"-9223372036854775809", 0,
+     "t.json:1:20: invalid JSON: too big negative integer near '-9223372036854775809'"},
+    {"0123", 0, "t.json:1:1: invalid JSON: invalid token near '0'"},
+    {"-", 0, "t.json:1:1: invalid JSON: invalid token near '-'"},
+    {"1.", 0, "t.json:1:2: invalid JSON: invalid token near '1.'"},
+    {"1.5e+", 0, "t.json:1:5: invalid JSON: invalid token near '1.5e+'"},
+    {".5", 0, "t.json:1:1: invalid JSON: invalid token near '.'"},
+    {"True", 0, "t.json:1:4: invalid JSON: invalid token near 'True'"},
+    {"[NaN]", 0, "t.json:1:4: invalid JSON: invalid token near 'NaN'"},
+    {"[nul]", 0, "t.json:1:4: invalid JSON: invalid token near 'nul'"},
+    {"\"abc", 0, "t.json:1:4: invalid JSON: premature end of input near '\"abc'"},
+    {"\"a\nb\"", 0, "t.json:1:2: invalid JSON: unexpected newline near '\"a'"},
+    {"\"a\tb\"", 0, "t.json:1:2: invalid JSON: control character 0x9 near '\"a'"},
+    {"\"\\x\"", 0, "t.json:1:3: invalid JSON: invalid escape near '\"\\x'"},
+    {"\"\\u12G4\"", 0, "t.json:1:6: invalid JSON: invalid escape near '\"\\u12G'"},
+    {"\"\\ud83d\"", 0, "t.json:1:8: invalid JSON: invalid Unicode '\\uD83D' near '\"\\ud83d\"'"},
     {"\"\\ud83d\\u0041\"", 0,
-     "t.json:1:8: expected a low surrogate \\uDC00-\\uDFFF after the high "
-     "surrogate \\uD83D, got \\u0041"},
-    {"\"\\ude00\"", 0,
-     "t.json:1:2: expected a character, got the low surrogate \\uDE00 without a "
-     "high surrogate before it"},
-    {"\"\xff\"", 0, "t.json:1:2: expected UTF-8 text, got the byte 0xff"},
-    {"\"\xc0\xaf\"", 0, "t.json:1:2: expected UTF-8 text, got the byte 0xc0"}, /* overlong '/' */
-    {"\"\xed\xa0\x80\"", 0, "t.json:1:2: expected UTF-8 text, got the byte 0xed"}, /* a surrogate */
-    {"\"\xe2\x82\"", 0, "t.json:1:2: expected UTF-8 text, got the byte 0xe2"},     /* cut short */
-    {"[1,\0 2]", 7,
-     "t.json:1:4: expected a value (an object, array, string, number, true, false or "
-     "null), got a NUL byte"},
+     "t.json:1:14: invalid JSON: invalid Unicode '\\uD83D\\u0041' near '\"\\ud83d\\u0041\"'"},
+    {"\"\\ude00\"", 0, "t.json:1:8: invalid JSON: invalid Unicode '\\uDE00' near '\"\\ude00\"'"},
+    {"\"\xff\"", 0, "t.json:1:1: invalid JSON: unable to decode byte 0xff near '\"'"},
+    {"\"\xc0\xaf\"", 0, "t.json:1:1: invalid JSON: unable to decode byte 0xc0 near '\"'"},
+    {"\"\xed\xa0\x80\"", 0,
+     "t.json:1:1: invalid JSON: unable to decode byte 0xed near '\"'"}, /* a surrogate */
+    {"\"\xe2\x82\"", 0, "t.json:1:1: invalid JSON: unable to decode byte 0xe2 near '\"'"},
+    {"\"a\\u0000b\"", 0,
+     "t.json:1:10: invalid JSON: a string holds \\u0000 (a NUL character), which is refused here"},
+    {"{\"a\\u0000b\": 1}", 0,
+     "t.json:1:11: invalid JSON: NUL byte in object key not supported near '\"a\\u0000b\"'"},
+    {"[1,\0 2]", 7, "t.json:1:4: invalid JSON: a NUL byte, which JSON text cannot hold"},
+    {"[1]\0", 4, "t.json:1:4: invalid JSON: a NUL byte, which JSON text cannot hold"},
+    /* Python's json and the safetensors library refuse a byte-order mark too. */
+    {"\xEF\xBB\xBF{\"k\": 1}", 0,
+     "t.json:1:1: invalid JSON: the text starts with a byte-order mark (EF BB BF); save it as "
+     "UTF-8 without one"},
     /* Columns count characters, not bytes. */
-    {"{\n  \"\xc3\xa9\": 1 x}", 0,
-     "t.json:2:10: expected ',' or '}' after the value of \"\xc3\xa9\", got 'x'"},
+    {"{\n  \"\xc3\xa9\": 1 x}", 0, "t.json:2:10: invalid JSON: '}' expected near 'x'"},
 };
 
 START_TEST(test_parse_errors_say_where_what_and_what_came)
@@ -248,7 +248,8 @@ static char *nested(int n)
 
 START_TEST(test_nesting_limit)
 {
-    char *ok = nested(JSON_MAX_DEPTH), *deep = nested(JSON_MAX_DEPTH + 1);
+    enum { MAX_DEPTH = 2048 }; /* jansson's JSON_PARSER_MAX_DEPTH */
+    char *ok = nested(MAX_DEPTH), *deep = nested(MAX_DEPTH + 1);
     Json *doc = parse_ok(ok);
     const JsonValue *v = json_root(doc);
     int depth = 1;
@@ -256,20 +257,15 @@ START_TEST(test_nesting_limit)
         v = &v->items[0];
         depth++;
     }
-    ck_assert_int_eq(depth, JSON_MAX_DEPTH);
-    char path[400];
+    ck_assert_int_eq(depth, MAX_DEPTH);
+    ck_assert_int_eq(v->offset, MAX_DEPTH - 1);
+    char path[8000];
     json_path(v, path, sizeof path);
-    ck_assert_int_eq(strlen(path), 3 * (JSON_MAX_DEPTH - 1)); /* "[0]" per level below the root */
+    ck_assert_int_eq(strlen(path), 3 * (MAX_DEPTH - 1)); /* "[0]" per level below the root */
     json_free(doc);
     ck_assert_int_eq(json_parse(deep, strlen(deep), "t.json", &doc), ERR_FORMAT);
-    ck_assert_str_eq(err_message(), "t.json:1:65: expected at most 64 nested arrays and objects, "
-                                    "got a deeper '['");
-    /* Deeper still, and objects count too. */
-    char obj[600] = "";
-    for (int i = 0; i < 70; i++)
-        strcat(obj, "{\"k\":");
-    ck_assert_int_eq(json_parse(obj, strlen(obj), "t.json", &doc), ERR_FORMAT);
-    ck_assert_ptr_nonnull(strstr(err_message(), "t.json:1:321: expected at most 64 nested"));
+    ck_assert_str_eq(err_message(), "t.json:1:2049: invalid JSON: maximum parsing depth reached "
+                                    "near '['");
     free(ok);
     free(deep);
 }
@@ -381,17 +377,31 @@ START_TEST(test_getters_name_source_line_path_and_expectation)
     ck_assert_str_eq(json_describe(json_get(root, "flag"), desc, sizeof desc), "true");
     json_free(doc);
 
-    doc = parse_ok(
-        "[null, [], {}, [1], {\"a\": 1}, \"0123456789012345678901234567890123456789xyz\"]");
+    doc =
+        parse_ok("[null, [], {}, [1], {\"a\": 1}, \"0123456789012345678901234567890123456789xyz\", "
+                 "4.0, 2.5e-3, -1e30, false, \"a\\\"b\\n\\u00e9\"]");
     root = json_root(doc);
     const char *want[] = {"null",
                           "an empty array",
                           "an empty object",
                           "an array of 1 item",
                           "an object with 1 member",
-                          "the string \"0123456789012345678901234567890123456789...\""};
-    for (int k = 0; k < 6; k++)
+                          "the string \"0123456789012345678901234567890123456789...\"",
+                          "the number 4.0", /* a real, told apart from the integer 4 */
+                          "the number 0.0025",
+                          "the number -1e+30",
+                          "false",
+                          "the string \"a\\\"b\\n\xc3\xa9\""};
+    for (int k = 0; k < 11; k++)
         ck_assert_str_eq(json_describe(&root->items[k], desc, sizeof desc), want[k]);
+    /* A real that is a whole number is one for json_as_int, and so is json_expect's JSON_REAL
+     * for an integer. */
+    ck_assert_int_eq(json_as_int(&root->items[6], 0, 10, &i), ERR_OK);
+    ck_assert_int_eq(i, 4);
+    ck_assert_int_eq(json_expect(&root->items[3].items[0], JSON_REAL), ERR_OK);
+    ck_assert_int_eq(json_expect(&root->items[9], JSON_TRUE), ERR_OK);
+    assert_error(json_expect(&root->items[6], JSON_INTEGER), ERR_FORMAT,
+                 "t.json:1: \"[6]\" must be a whole number, got the number 4.0");
     json_free(doc);
 }
 END_TEST
@@ -441,105 +451,52 @@ START_TEST(test_unknown_keys_with_suggestions)
 }
 END_TEST
 
-/* Write a parsed value back with the writer. */
-static void write_value(JsonWriter *w, const JsonValue *v)
-{
-    switch (v->type) {
-    case JSON_NULL:
-        json_write_null(w);
-        break;
-    case JSON_BOOL:
-        json_write_bool(w, v->boolean);
-        break;
-    case JSON_NUMBER:
-        if (v->is_int)
-            json_write_int(w, v->integer);
-        else
-            json_write_double(w, v->number);
-        break;
-    case JSON_STRING:
-        json_write_string(w, v->string);
-        break;
-    case JSON_ARRAY:
-        json_write_begin_array(w);
-        for (int i = 0; i < v->count; i++)
-            write_value(w, &v->items[i]);
-        json_write_end_array(w);
-        break;
-    case JSON_OBJECT:
-        json_write_begin_object(w);
-        for (int i = 0; i < v->count; i++) {
-            json_write_key(w, v->items[i].key);
-            write_value(w, &v->items[i]);
-        }
-        json_write_end_object(w);
-        break;
-    }
-}
-
-static char *rewrite(const char *text, bool pretty)
+/* Parse text and write it again with json_text(). */
+static char *rewrite(const char *text, int flags)
 {
     Json *doc = parse_ok(text);
-    JsonWriter w;
-    json_writer_init(&w, pretty);
-    write_value(&w, json_root(doc));
     char *out;
     size_t len;
-    ck_assert_int_eq(json_writer_finish(&w, &out, &len), ERR_OK);
+    ck_assert_int_eq(json_text(json_root(doc)->json, flags, &out, &len), ERR_OK);
     ck_assert_int_eq(len, strlen(out));
-    json_writer_free(&w);
     json_free(doc);
     return out;
 }
 
-START_TEST(test_writer_compact_and_pretty)
+START_TEST(test_text_compact_and_pretty)
 {
-    JsonWriter w;
-    json_writer_init(&w, false);
-    json_write_begin_object(&w);
-    json_write_key(&w, "a");
-    json_write_int(&w, 1);
-    json_write_key(&w, "b");
-    json_write_begin_array(&w);
-    json_write_bool(&w, true);
-    json_write_bool(&w, false);
-    json_write_null(&w);
-    json_write_end_array(&w);
-    json_write_key(&w, "c\"");
-    json_write_string(&w, "x\"y\\z\n\t\r\b\f\x01\x1f/\xc3\xa9");
-    json_write_key(&w, "d");
-    json_write_begin_object(&w);
-    json_write_end_object(&w);
-    json_write_key(&w, "e");
-    json_write_begin_array(&w);
-    json_write_end_array(&w);
-    json_write_key(&w, "f32");
-    json_write_f32(&w, 0.1f);
-    json_write_key(&w, "f64");
-    json_write_double(&w, 0.1);
-    json_write_key(&w, "min");
-    ck_assert_int_eq(json_write_int(&w, INT64_MIN), ERR_OK);
-    ck_assert_int_eq(json_write_end_object(&w), ERR_OK);
+    json_t *o = json_object(), *b = json_array();
+    json_array_append_new(b, json_true());
+    json_array_append_new(b, json_false());
+    json_array_append_new(b, json_null());
+    json_object_set_new(o, "a", json_integer(1));
+    json_object_set_new(o, "b", b);
+    json_object_set_new(o, "c\"", json_string("x\"y\\z\n\t\r\b\f\x01\x1f/\xc3\xa9"));
+    json_object_set_new(o, "d", json_object());
+    json_object_set_new(o, "e", json_array());
+    json_object_set_new(o, "f64", json_real(0.1));
+    json_object_set_new(o, "whole", json_real(2.0));
+    json_object_set_new(o, "min", json_integer(INT64_MIN));
     char *text;
     size_t len;
-    ck_assert_int_eq(json_writer_finish(&w, &text, &len), ERR_OK);
+    ck_assert_int_eq(json_text(o, 0, &text, &len), ERR_OK);
+    /* Members in the order they were set; UTF-8 and '/' as they are. */
     const char *want = "{\"a\":1,\"b\":[true,false,null],\"c\\\"\":\"x\\\"y\\\\z\\n\\t\\r\\b\\f"
-                       "\\u0001\\u001f/\xc3\xa9\",\"d\":{},\"e\":[],\"f32\":0.100000001,"
-                       "\"f64\":0.10000000000000001,\"min\":-9223372036854775808}";
+                       "\\u0001\\u001F/\xc3\xa9\",\"d\":{},\"e\":[],\"f64\":0.10000000000000001,"
+                       "\"whole\":2.0,\"min\":-9223372036854775808}";
     ck_assert_str_eq(text, want);
     ck_assert_int_eq(len, strlen(want));
-    json_writer_free(&w);
 
-    /* Read back: the same values, the floats to the bit. */
+    /* Read back: the same values, the double to the bit. */
     Json *doc = parse_ok(text);
     const JsonValue *root = json_root(doc);
-    ck_assert_str_eq(json_get(root, "c\"")->string, "x\"y\\z\n\t\r\b\f\x01\x1f/\xc3\xa9");
-    ck_assert((float)json_get(root, "f32")->number == 0.1f);
-    ck_assert(json_get(root, "f64")->number == 0.1);
-    ck_assert(json_get(root, "min")->integer == INT64_MIN);
+    ck_assert_str_eq(json_string_value(json_get(root, "c\"")->json),
+                     "x\"y\\z\n\t\r\b\f\x01\x1f/\xc3\xa9");
+    ck_assert(json_real_value(json_get(root, "f64")->json) == 0.1);
+    ck_assert(json_integer_value(json_get(root, "min")->json) == INT64_MIN);
     json_free(doc);
 
-    char *pretty = rewrite(text, true);
+    char *pretty = rewrite(text, JSON_TEXT_PRETTY);
     ck_assert_str_eq(pretty, "{\n"
                              "  \"a\": 1,\n"
                              "  \"b\": [\n"
@@ -547,33 +504,45 @@ START_TEST(test_writer_compact_and_pretty)
                              "    false,\n"
                              "    null\n"
                              "  ],\n"
-                             "  \"c\\\"\": \"x\\\"y\\\\z\\n\\t\\r\\b\\f\\u0001\\u001f/\xc3\xa9\",\n"
+                             "  \"c\\\"\": \"x\\\"y\\\\z\\n\\t\\r\\b\\f\\u0001\\u001F/\xc3\xa9\",\n"
                              "  \"d\": {},\n"
                              "  \"e\": [],\n"
-                             "  \"f32\": 0.10000000100000001,\n"
                              "  \"f64\": 0.10000000000000001,\n"
+                             "  \"whole\": 2.0,\n"
                              "  \"min\": -9223372036854775808\n"
                              "}\n");
-    /* Compact again from the pretty text gives the compact text (f32 now as a double). */
-    char *again = rewrite(pretty, false);
-    ck_assert_ptr_nonnull(strstr(again, "\"b\":[true,false,null],"));
-    ck_assert_int_eq(strncmp(again, want, 20), 0);
+    /* Compact again from the pretty text gives the compact text. */
+    char *again = rewrite(pretty, 0);
+    ck_assert_str_eq(again, want);
     free(again);
     free(pretty);
     free(text);
+    json_decref(o);
 
     /* A scalar alone is a complete document too. */
-    json_writer_init(&w, true);
-    json_write_string(&w, "hi");
-    ck_assert_int_eq(json_writer_finish(&w, &text, &len), ERR_OK);
+    json_t *hi = json_string("hi");
+    ck_assert_int_eq(json_text(hi, JSON_TEXT_PRETTY, &text, NULL), ERR_OK);
     ck_assert_str_eq(text, "\"hi\"\n");
     free(text);
-    json_writer_free(&w);
+    json_decref(hi);
 }
 END_TEST
 
-START_TEST(test_writer_round_trips_floats_and_text)
+START_TEST(test_floats_read_back_to_the_bit)
 {
+    /* json_f32: the fewest digits that read back as the float. */
+    json_t *a = json_array();
+    const float fs[] = {0.05f, 0.9f, 0.1f, 1e-8f, 3.4028235e38f, 1.0f, 0.0f, -0.0f, 16777217.0f};
+    for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++)
+        json_array_append_new(a, json_f32(fs[k]));
+    char *text;
+    ck_assert_int_eq(json_text(a, JSON_TEXT_F32, &text, NULL), ERR_OK);
+    ck_assert_str_eq(text, "[0.05,0.9,0.1,1e-8,3.4028235e38,1.0,0.0,-0.0,16777216.0]");
+    free(text);
+    json_decref(a);
+    ck_assert_ptr_null(json_f32(NAN)); /* JSON has no NaN or infinity */
+    ck_assert_ptr_null(json_f32(-INFINITY));
+
     Rng rng;
     rng_seed(&rng, 37, 0);
     for (int i = 0; i < 2000; i++) {
@@ -585,31 +554,30 @@ START_TEST(test_writer_round_trips_floats_and_text)
         memcpy(&d, &bits, sizeof d);
         memcpy(&f, &fbits, sizeof f);
         if (!isfinite(d) || !isfinite(f)) continue;
-        JsonWriter w;
-        json_writer_init(&w, false);
-        json_write_begin_array(&w);
-        json_write_double(&w, d);
-        json_write_f32(&w, f);
-        json_write_end_array(&w);
-        char *text;
-        size_t len;
-        ck_assert_int_eq(json_writer_finish(&w, &text, &len), ERR_OK);
-        Json *doc = parse_ok(text);
-        const JsonValue *a = json_root(doc);
-        double back = a->items[0].number;
-        float fback = (float)a->items[1].number;
-        ck_assert_msg(memcmp(&back, &d, sizeof d) == 0, "%s: %.17g came back as %.17g", text, d,
+        json_t *one = json_array(), *other = json_array();
+        json_array_append_new(one, json_real(d));
+        json_array_append_new(other, json_f32(f));
+        char *t64, *t32;
+        ck_assert_int_eq(json_text(one, 0, &t64, NULL), ERR_OK);
+        ck_assert_int_eq(json_text(other, JSON_TEXT_F32, &t32, NULL), ERR_OK);
+        Json *d64 = parse_ok(t64), *d32 = parse_ok(t32);
+        double back = json_number_value(json_root(d64)->items[0].json);
+        float fback = (float)json_number_value(json_root(d32)->items[0].json);
+        ck_assert_msg(memcmp(&back, &d, sizeof d) == 0, "%s: %.17g came back as %.17g", t64, d,
                       back);
-        ck_assert_msg(memcmp(&fback, &f, sizeof f) == 0, "%s: %.9g came back as %.9g", text, f,
+        ck_assert_msg(memcmp(&fback, &f, sizeof f) == 0, "%s: %.9g came back as %.9g", t32, f,
                       fback);
-        json_free(doc);
-        free(text);
-        json_writer_free(&w);
+        json_free(d64);
+        json_free(d32);
+        free(t64);
+        free(t32);
+        json_decref(one);
+        json_decref(other);
     }
     /* Parse, write, parse, write: the second text equals the first. */
-    const char *text = "{\"name\":\"caf\xc3\xa9 \\ud83d\\ude00\",\"n\":[0,-1,1.5,1e-300,"
-                       "12345678901234567890],\"nested\":{\"x\":[[],{}],\"y\":null}}";
-    char *once = rewrite(text, false), *twice = rewrite(once, false);
+    const char *text2 = "{\"name\":\"caf\xc3\xa9 \\ud83d\\ude00\",\"n\":[0,-1,1.5,1e-300,"
+                        "1234567890123456789],\"nested\":{\"x\":[[],{}],\"y\":null}}";
+    char *once = rewrite(text2, 0), *twice = rewrite(once, 0);
     ck_assert_str_eq(once, twice);
     ck_assert_ptr_nonnull(strstr(once, "\"caf\xc3\xa9 \xf0\x9f\x98\x80\""));
     free(once);
@@ -617,80 +585,18 @@ START_TEST(test_writer_round_trips_floats_and_text)
 }
 END_TEST
 
-START_TEST(test_writer_misuse_is_an_error_that_sticks)
+START_TEST(test_text_that_cannot_be_written)
 {
-    JsonWriter w;
-    char *text;
-    size_t len;
-
-    json_writer_init(&w, false);
-    json_write_begin_object(&w);
-    assert_error(json_write_int(&w, 1), ERR_ARG,
-                 "json writer: a value in an object needs json_write_key() first");
-    /* It sticks: later calls return it, and the text is never handed out. */
-    ck_assert_int_eq(json_write_key(&w, "a"), ERR_ARG);
-    ck_assert_int_eq(json_write_end_object(&w), ERR_ARG);
-    ck_assert_int_eq(json_writer_finish(&w, &text, &len), ERR_ARG);
+    ck_assert_int_eq(json_check_text("caf\xc3\xa9", "the name"), ERR_OK);
+    assert_error(json_check_text("ab\xff", "the name of tensor 3"), ERR_ARG,
+                 "the name of tensor 3 is not UTF-8 text: \"ab\\xff\"");
+    assert_error(json_check_text("\xc3\xa9\xed\xa0\x80\n", "the value"), ERR_ARG,
+                 "the value is not UTF-8 text: \"\\xc3\\xa9\\xed\\xa0\\x80\\n\""); /* a surrogate */
+    /* What jansson refuses to build, json_text() refuses to write. */
+    char *text = (char *)1;
+    ck_assert_ptr_null(json_string("ab\xff"));
+    ck_assert_int_eq(json_text(NULL, 0, &text, NULL), ERR_ARG);
     ck_assert_ptr_null(text);
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    assert_error(json_write_key(&w, "a"), ERR_ARG, "json writer: key \"a\" outside an object");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    json_write_begin_object(&w);
-    json_write_key(&w, "a");
-    assert_error(json_write_key(&w, "b"), ERR_ARG,
-                 "json writer: key \"b\" after a key without a value");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    json_write_begin_object(&w);
-    assert_error(json_write_end_array(&w), ERR_ARG,
-                 "json writer: closing an array that is not open");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    json_write_begin_array(&w);
-    assert_error(json_write_double(&w, NAN), ERR_NUMERIC,
-                 "json writer: nan has no JSON form (JSON has no NaN or infinity)");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    json_write_begin_array(&w);
-    assert_error(json_write_f32(&w, -INFINITY), ERR_NUMERIC,
-                 "json writer: -inf has no JSON form (JSON has no NaN or infinity)");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    assert_error(json_write_string(&w, "ab\xff"), ERR_ARG,
-                 "json writer: the string \"ab\\xff\" is not UTF-8 (byte 0xff at offset 2)");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    json_write_begin_array(&w);
-    json_write_begin_object(&w);
-    assert_error(json_writer_finish(&w, &text, &len), ERR_ARG,
-                 "json writer: the text is not complete: 2 arrays or objects still open");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    assert_error(json_writer_finish(&w, &text, &len), ERR_ARG, "json writer: nothing was written");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    json_write_int(&w, 1);
-    assert_error(json_write_int(&w, 2), ERR_ARG,
-                 "json writer: a second value after the complete top-level value");
-    json_writer_free(&w);
-
-    json_writer_init(&w, false);
-    for (int i = 0; i < JSON_MAX_DEPTH; i++)
-        ck_assert_int_eq(json_write_begin_array(&w), ERR_OK);
-    assert_error(json_write_begin_array(&w), ERR_ARG,
-                 "json writer: nesting deeper than 64 arrays and objects");
-    json_writer_free(&w);
 }
 END_TEST
 
@@ -709,10 +615,10 @@ Suite *json_suite(void)
     tcase_add_test(tc2, test_getters_name_source_line_path_and_expectation);
     tcase_add_test(tc2, test_unknown_keys_with_suggestions);
     suite_add_tcase(s, tc2);
-    TCase *tc3 = tcase_create("writer");
-    tcase_add_test(tc3, test_writer_compact_and_pretty);
-    tcase_add_test(tc3, test_writer_round_trips_floats_and_text);
-    tcase_add_test(tc3, test_writer_misuse_is_an_error_that_sticks);
+    TCase *tc3 = tcase_create("writing");
+    tcase_add_test(tc3, test_text_compact_and_pretty);
+    tcase_add_test(tc3, test_floats_read_back_to_the_bit);
+    tcase_add_test(tc3, test_text_that_cannot_be_written);
     suite_add_tcase(s, tc3);
     return s;
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Gradescope runs this once when it builds the autograder image (Ubuntu or Debian).
 # make grade needs: Check (the graded suites), g++ and perl (the CUDA simulator that
-# runs the kernel exercises on a machine without a GPU), OpenBLAS, pkg-config, binutils.
+# runs the kernel exercises on a machine without a GPU), OpenBLAS, pkg-config, binutils,
+# and what lib links: jansson (JSON) and zlib (CRC-32).
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-apt-get install -y -q make gcc g++ perl binutils check pkg-config libopenblas-dev
+apt-get install -y -q make gcc g++ perl binutils check pkg-config libopenblas-dev \
+    libjansson-dev zlib1g-dev
 cd "$(dirname "$0")"
 # Build what does not depend on a submission now, into the image, so that grading a
 # submission compiles only its own files.
