@@ -299,7 +299,8 @@ gpu-status:
 
 build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER) \
        $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS)) \
-       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADED:%=$(BUILD)/grade/solutions/run%)
+       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADED:%=$(BUILD)/grade/solutions/run%) \
+       $(GRADED:%=$(BUILD)/grade/reference/run%)
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
 	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)

@@ -148,6 +148,21 @@ extern "C" cudaError_t k_scale(float *p, int64_t n, float f, cudaStream_t s)
     return cudaGetLastError();
 }
 
+/* y += x; y, x: (n) */
+static __global__ void add_kernel(float *y, const float *x, int n)
+{
+    int stride = blockDim.x * gridDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) y[i] += x[i];
+}
+
+extern "C" cudaError_t k_add(float *y, const float *x, int64_t n, cudaStream_t s)
+{
+    if (n < 0 || !ew_fits(n) || (n > 0 && (!y || !x))) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    add_kernel<<<ew_blocks(n), EW_THREADS, 0, s>>>(y, x, (int)n);
+    return cudaGetLastError();
+}
+
 /* acc[0] += w * x[0], by one thread: the order of additions is the launch order. */
 static __global__ void accumulate_kernel(float *acc, const float *x, float w)
 {

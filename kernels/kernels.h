@@ -81,6 +81,9 @@ cudaError_t k_copy_rows(const float *src, int64_t src_rows, int64_t src_start, f
                         int64_t dst_rows, int64_t dst_start, int64_t count, int64_t cols,
                         cudaStream_t s);
 
+/** @brief y[i] += x[i] for i in [0, n): a half-precision gradient added to the f32 one. */
+cudaError_t k_add(float *y, const float *x, int64_t n, cudaStream_t s);
+
 /** @brief p[i] *= f for i in [0, n): a gradient times the loss scale. */
 cudaError_t k_scale(float *p, int64_t n, float f, cudaStream_t s);
 

@@ -204,19 +204,19 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
                (double)o.lr, ctx->impl);
     }
 
-    /* The training loop, as in the source: forward, loss, zero_grad, backward, step. */
+    /* The training loop of the source. train_step() is its five lines:
+     *   outputs = model(X_train)             module_call: the model's hooks run too
+     *   loss = criterion(outputs, y_train)   loss_forward
+     *   optimizer.zero_grad()                optim_zero_grad
+     *   loss.backward()                      loss_backward, module_backward
+     *   optimizer.step()                     optim_step
+     * and it hands back the loss before the step (loss.item()). */
     double t0 = timer_now();
     long epoch;
     for (epoch = 0; epoch < o.epochs; epoch++) {
-        const Tensor *logits, *dlogits;
         float value;
-        if (module_forward(model, x_train, &logits) ||           /* outputs = model(X_train) */
-            loss_forward(loss, logits, train.y, &value)) break;  /* loss = criterion(...) */
-        optim_zero_grad(opt);                                    /* optimizer.zero_grad() */
-        if (loss_backward(loss, &dlogits) ||                     /* loss.backward() */
-            module_backward(model, dlogits, NULL) ||
-            optim_step(opt)) break;                              /* optimizer.step() */
-        losses[epoch] = value;                                   /* losses.append(loss.item()) */
+        if (train_step(model, loss, opt, x_train, train.y, &value)) break;
+        losses[epoch] = value; /* losses.append(loss.item()) */
         if (!isfinite(value)) {
             err_set(ERR_NUMERIC, "the loss became %g at epoch %ld: training diverged (try a "
                                  "smaller --lr than %g)",

@@ -128,9 +128,10 @@ static bool show_devices(const Options *o, Device *gpu)
                info.cc_minor);
         printf("      driver supports CUDA %s, runtime %s, cuBLAS %s\n", drv, rt, blas);
     }
-    if (device_from_string(o->device, gpu) != ERR_OK || gpu->kind != DEVICE_CUDA) {
+    int found = device_from_string(o->device, gpu);
+    if (found != ERR_OK || device_is_host(*gpu)) {
         printf("GPU: --device %s: %s. The GPU sections below are skipped.\n", o->device,
-               gpu->kind == DEVICE_CUDA ? err_message() : "not a CUDA device");
+               found != ERR_OK ? err_message() : "not a CUDA device");
         return false;
     }
     char name[16];
@@ -239,20 +240,20 @@ static void gpu_matmul(Device gpu, long n)
     float *ref = malloc(bytes);
     float *A = NULL, *B = NULL, *C = NULL;
     int rc = hA && hB && hC && ref ? ERR_OK : err_set(ERR_NOMEM, "host memory");
-    if (!rc) rc = backend_alloc(gpu, bytes, (void **)&A);
-    if (!rc) rc = backend_alloc(gpu, bytes, (void **)&B);
-    if (!rc) rc = backend_alloc(gpu, bytes, (void **)&C);
-    if (!rc) rc = backend_copy(A, gpu, hA, device_cpu(), bytes);
-    if (!rc) rc = backend_copy(B, gpu, hB, device_cpu(), bytes);
+    if (!rc) rc = device_alloc(gpu, bytes, (void **)&A);
+    if (!rc) rc = device_alloc(gpu, bytes, (void **)&B);
+    if (!rc) rc = device_alloc(gpu, bytes, (void **)&C);
+    if (!rc) rc = device_copy(A, gpu, hA, device_cpu(), bytes);
+    if (!rc) rc = device_copy(B, gpu, hB, device_cpu(), bytes);
     if (!rc) rc = matmul_device(gpu, MATMUL_CUBLAS, A, B, C, n, n, n); /* warm-up */
-    if (!rc) rc = backend_synchronize(gpu);
+    if (!rc) rc = device_synchronize(gpu);
     char t[32], u[32];
     double flops = 2.0 * n * n * (double)n, cublas_s = 0;
     if (!rc) {
         double t0 = timer_now();
         rc = matmul_device(gpu, MATMUL_CUBLAS, A, B, C, n, n, n);
         double wrong = timer_now() - t0;
-        if (!rc) rc = backend_synchronize(gpu);
+        if (!rc) rc = device_synchronize(gpu);
         double right = timer_now() - t0;
         cublas_s = right;
         if (!rc) {
@@ -267,15 +268,15 @@ static void gpu_matmul(Device gpu, long n)
                    timer_format(right, u, sizeof u), flops / right * 1e-9);
         }
     }
-    if (!rc) rc = backend_copy(ref, device_cpu(), C, gpu, bytes);
+    if (!rc) rc = device_copy(ref, device_cpu(), C, gpu, bytes);
     if (!rc) printf("    spot check against double-precision dot products: error %.1e\n",
                     spot_check(hA, hB, ref, n));
     for (int v = 0; !rc && v < matmul_variants(); v++) {
         double t0 = timer_now();
         rc = matmul_device(gpu, v, A, B, C, n, n, n);
-        if (!rc) rc = backend_synchronize(gpu);
+        if (!rc) rc = device_synchronize(gpu);
         double s = timer_now() - t0;
-        if (!rc) rc = backend_copy(hC, device_cpu(), C, gpu, bytes);
+        if (!rc) rc = device_copy(hC, device_cpu(), C, gpu, bytes);
         if (rc) break;
         double worst = 0;
         for (size_t i = 0; i < (size_t)n * (size_t)n; i += 997) {
@@ -288,9 +289,9 @@ static void gpu_matmul(Device gpu, long n)
                100.0 * cublas_s / s, worst, sim_note());
     }
     if (rc) printf("  GPU matrix product: %s\n", err_message());
-    backend_free(gpu, A, bytes);
-    backend_free(gpu, B, bytes);
-    backend_free(gpu, C, bytes);
+    device_free(gpu, A, bytes);
+    device_free(gpu, B, bytes);
+    device_free(gpu, C, bytes);
     free(hA), free(hB), free(hC), free(ref);
 }
 

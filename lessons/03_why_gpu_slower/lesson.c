@@ -110,7 +110,7 @@ static void find_gpu(const char *want, Gpu *g)
         snprintf(g->why, sizeof g->why, "%s", err_message());
     } else if (device_from_string(want, &g->dev) != ERR_OK) {
         snprintf(g->why, sizeof g->why, "--device %s: %s", want, err_message());
-    } else if (g->dev.kind != DEVICE_CUDA) {
+    } else if (device_is_host(g->dev)) {
         snprintf(g->why, sizeof g->why, "--device %s is not a CUDA device", want);
     } else if (device_info(g->dev, &info) != ERR_OK) {
         snprintf(g->why, sizeof g->why, "%s", err_message());
@@ -403,25 +403,25 @@ static int small_memcpy(void *p)
     return ERR_OK;
 }
 
-static int launch_queued(void *p) { return backend_empty_kernel(((LaunchWork *)p)->dev); }
+static int launch_queued(void *p) { return backend_of(((LaunchWork *)p)->dev)->empty_kernel(((LaunchWork *)p)->dev); }
 
 static int launch_and_wait(void *p)
 {
     LaunchWork *w = p;
-    TRY(backend_empty_kernel(w->dev));
+    TRY(backend_of(w->dev)->empty_kernel(w->dev));
     return device_synchronize(w->dev);
 }
 
 static int read4(void *p)
 {
     LaunchWork *w = p;
-    return backend_copy(&w->host4, device_cpu(), w->dev4, w->dev, sizeof w->host4);
+    return device_copy(&w->host4, device_cpu(), w->dev4, w->dev, sizeof w->host4);
 }
 
 static int write4(void *p)
 {
     LaunchWork *w = p;
-    return backend_copy(w->dev4, w->dev, &w->host4, device_cpu(), sizeof w->host4);
+    return device_copy(w->dev4, w->dev, &w->host4, device_cpu(), sizeof w->host4);
 }
 
 typedef struct LaunchRow {
@@ -494,9 +494,9 @@ static int demo_launch(const LessonContext *ctx, const Sizes *s, const Gpu *g,
     if (!rc) rc = launch_row(csv, &cpu_rows[1], &w, "cpu", &unused);
     if (!rc && g->ok) {
         w.dev = g->dev;
-        rc = backend_alloc(g->dev, sizeof(float), &w.dev4);
+        rc = device_alloc(g->dev, sizeof(float), &w.dev4);
         for (int i = 0; i < 4 && !rc; i++) rc = launch_row(csv, &gpu_rows[i], &w, g->label, &per[i]);
-        backend_free(g->dev, w.dev4, sizeof(float));
+        device_free(g->dev, w.dev4, sizeof(float));
     }
     int rc2 = csv_close(csv, path);
     if (rc) return rc;
@@ -536,7 +536,7 @@ static int copy_once(void *p)
         memcpy(w->dst, w->src, w->bytes);
         return ERR_OK;
     }
-    return backend_copy(w->dst, w->dev, w->src, device_cpu(), w->bytes);
+    return device_copy(w->dst, w->dev, w->src, device_cpu(), w->bytes);
 }
 
 static long copy_repeats(size_t bytes, size_t budget)
@@ -579,7 +579,7 @@ typedef struct Overlap {
 static int overlap_compute(Overlap *o, int i)
 {
     /* out (rows, width) = chunk (rows, width) x weight (width, width) */
-    return backend_gemm(o->dev, false, false, o->rows, o->width, o->width, 1.0f, o->dchunk[i],
+    return backend_of(o->dev)->gemm(o->dev, false, false, o->rows, o->width, o->width, 1.0f, o->dchunk[i],
                         o->rows, o->weight, o->width, 0.0f, o->out, o->rows);
 }
 
@@ -589,11 +589,11 @@ static int overlap_work(void *p)
     size_t bytes = (size_t)(o->rows * o->width) * sizeof(float);
     const float *src = o->pinned;
     if (o->mode == 3) { /* copy i + 1 on the copy stream while i is computed */
-        TRY(backend_copy_async(o->dev, o->dchunk[0], src, bytes));
+        TRY(backend_of(o->dev)->copy_async(o->dev, o->dchunk[0], src, bytes));
         for (int i = 0; i < o->chunks; i++) {
-            TRY(backend_copy_wait(o->dev)); /* compute i waits for copy i, on the GPU */
+            TRY(backend_of(o->dev)->copy_wait(o->dev)); /* compute i waits for copy i, on the GPU */
             if (i + 1 < o->chunks)
-                TRY(backend_copy_async(o->dev, o->dchunk[i + 1],
+                TRY(backend_of(o->dev)->copy_async(o->dev, o->dchunk[i + 1],
                                        src + (size_t)(i + 1) * (size_t)(o->rows * o->width),
                                        bytes));
             TRY(overlap_compute(o, i));
@@ -602,7 +602,7 @@ static int overlap_work(void *p)
     }
     for (int i = 0; i < o->chunks; i++) {
         if (o->mode != 1)
-            TRY(backend_copy(o->dchunk[i], o->dev, src + (size_t)i * (size_t)(o->rows * o->width),
+            TRY(device_copy(o->dchunk[i], o->dev, src + (size_t)i * (size_t)(o->rows * o->width),
                              device_cpu(), bytes));
         if (o->mode != 0) TRY(overlap_compute(o, i));
     }
@@ -615,16 +615,16 @@ static int demo_overlap(const Sizes *s, const Gpu *g)
     o.rows = (int64_t)(s->chunk_bytes / sizeof(float)) / o.width;
     size_t chunk = (size_t)(o.rows * o.width) * sizeof(float);
     size_t wbytes = (size_t)(o.width * o.width) * sizeof(float);
-    int rc = backend_host_alloc(chunk * (size_t)o.chunks, (void **)&o.pinned);
+    int rc = backend_of(o.dev)->host_alloc(o.dev, chunk * (size_t)o.chunks, (void **)&o.pinned);
     o.dchunk = calloc((size_t)o.chunks, sizeof *o.dchunk);
     if (!rc && !o.dchunk) rc = err_set(ERR_NOMEM, "out of memory");
-    for (int i = 0; !rc && i < o.chunks; i++) rc = backend_alloc(g->dev, chunk, (void **)&o.dchunk[i]);
-    if (!rc) rc = backend_alloc(g->dev, wbytes, (void **)&o.weight);
-    if (!rc) rc = backend_alloc(g->dev, chunk, (void **)&o.out);
+    for (int i = 0; !rc && i < o.chunks; i++) rc = device_alloc(g->dev, chunk, (void **)&o.dchunk[i]);
+    if (!rc) rc = device_alloc(g->dev, wbytes, (void **)&o.weight);
+    if (!rc) rc = device_alloc(g->dev, chunk, (void **)&o.out);
     if (!rc) {
         float *h = (float *)o.pinned;
         for (size_t i = 0; i < chunk / sizeof(float) * (size_t)o.chunks; i++) h[i] = (float)(i % 7);
-        rc = backend_zero(g->dev, o.weight, wbytes);
+        rc = backend_of(g->dev)->zero(g->dev, o.weight, wbytes);
     }
     static const char *const what[] = {"copies only", "compute only", "copy, then compute",
                                        "copy i+1 while computing i"};
@@ -649,11 +649,11 @@ static int demo_overlap(const Sizes *s, const Gpu *g)
                    fmt_time(fmax(t[0], t[1]), a, sizeof a),
                    100.0 * (t[2] - t[3]) / fmax(1e-12, t[2] - fmax(t[0], t[1])));
     }
-    backend_host_free((void *)o.pinned);
-    for (int i = 0; o.dchunk && i < o.chunks; i++) backend_free(g->dev, o.dchunk[i], chunk);
+    backend_of(o.dev)->host_free(o.dev, (void *)o.pinned);
+    for (int i = 0; o.dchunk && i < o.chunks; i++) device_free(g->dev, o.dchunk[i], chunk);
     free(o.dchunk);
-    backend_free(g->dev, o.weight, wbytes);
-    backend_free(g->dev, o.out, chunk);
+    device_free(g->dev, o.weight, wbytes);
+    device_free(g->dev, o.out, chunk);
     return rc;
 }
 
@@ -669,8 +669,8 @@ static int demo_copy(const LessonContext *ctx, const Sizes *s, const Gpu *g)
     int rc = src && dst ? ERR_OK : err_set(ERR_NOMEM, "out of memory for %zu bytes", max);
     if (!rc) memset(src, 1, max), memset(dst, 0, max); /* touch every page first */
     bool gpu = g->ok;
-    if (!rc && gpu) rc = backend_host_alloc(max, &pinned);
-    if (!rc && gpu) rc = backend_alloc(g->dev, max, &dev);
+    if (!rc && gpu) rc = backend_of(g->dev)->host_alloc(g->dev, max, &pinned);
+    if (!rc && gpu) rc = device_alloc(g->dev, max, &dev);
     if (!rc && gpu) memset(pinned, 1, max);
     char path[1024];
     FILE *csv = rc ? NULL : csv_open(ctx, "copy", path, sizeof path,
@@ -702,8 +702,8 @@ static int demo_copy(const LessonContext *ctx, const Sizes *s, const Gpu *g)
     }
     free(src);
     free(dst);
-    backend_host_free(pinned);
-    if (dev) backend_free(g->dev, dev, max);
+    if (gpu) backend_of(g->dev)->host_free(g->dev, pinned);
+    if (dev) device_free(g->dev, dev, max);
     if (rc) return rc;
     if (!gpu) {
         skipped(g);
@@ -849,18 +849,18 @@ static int graph_train(FusedWork *w)
      * replayed for the other epochs. */
     TRY(train_step(r->model, r->loss, r->opt, r->x, r->y, NULL));
     if (w->epochs < 2) return ERR_OK;
-    TRY(backend_capture_begin(r->dev));
+    TRY(backend_of(r->dev)->capture_begin(r->dev));
     int rc = train_step(r->model, r->loss, r->opt, r->x, r->y, NULL);
     BackendGraph *graph = NULL;
-    int rc2 = backend_capture_end(r->dev, &graph);
+    int rc2 = backend_of(r->dev)->capture_end(r->dev, &graph);
     if (rc) {
-        backend_graph_free(graph);
+        backend_of(r->dev)->graph_free(graph);
         return err_context("recording one epoch");
     }
     TRY(rc2);
-    w->nodes = backend_graph_nodes(graph);
-    for (long e = 2; e <= w->epochs && !rc; e++) rc = backend_graph_launch(graph);
-    backend_graph_free(graph);
+    w->nodes = backend_of(r->dev)->graph_nodes(graph);
+    for (long e = 2; e <= w->epochs && !rc; e++) rc = backend_of(r->dev)->graph_launch(graph);
+    backend_of(r->dev)->graph_free(graph);
     return rc;
 }
 
@@ -870,7 +870,7 @@ static int fused_train(FusedWork *w)
     ParamRef p[4];
     if (module_parameters(r->model, p, 4) != 4)
         return err_set(ERR_ARG, "the fused kernel trains Lesson 01's network (4 parameters)");
-    return backend_mlp_train_fused(r->dev, tensor_f32(r->x), tensor_i32(r->y), r->x->shape[0],
+    return backend_of(r->dev)->mlp_train_fused(r->dev, tensor_f32(r->x), tensor_i32(r->y), r->x->shape[0],
                                    r->x->shape[1], p[0].param->value->shape[0],
                                    p[2].param->value->shape[0], tensor_f32(p[0].param->value),
                                    tensor_f32(p[1].param->value), tensor_f32(p[2].param->value),

@@ -338,7 +338,7 @@ static int compare_on(const Options *o, Device device, bool simulated)
                    timer_format(secs[v], t, sizeof t), secs[v] / secs[2],
                    (unsigned long long)cnt[v].copies_h2d);
         }
-        if (device.kind == DEVICE_CPU)
+        if (device_is_host(device))
             printf("    (no copies: on the CPU the data is already where the model is)\n");
         printf("    the three give the same outputs: largest difference %.1e\n",
                fmax(max_diff(outs[0], outs[2]), max_diff(outs[1], outs[2])));

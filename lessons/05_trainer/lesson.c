@@ -210,7 +210,7 @@ static int section_resume(const ExperimentConfig *cfg, const char *root, Experim
         double worst = weight_diff(whole->model, e->model), hist = 0;
         for (long i = 0; i < a->n && i < b->n; i++)
             hist = fmax(hist, fabs((double)a->val_loss[i] - (double)b->val_loss[i]));
-        bool cpu = e->device.kind == DEVICE_CPU;
+        bool cpu = device_is_host(e->device);
         printf("  trainer_call(t, 0) ran epochs 4 to %ld; against the uninterrupted run:\n",
                e->trainer->epoch);
         printf("    epochs %ld and %ld, weights differ by %.3g, validation losses by %.3g: %s\n",
@@ -250,7 +250,7 @@ static int amp_row(const ExperimentConfig *base, const char *root, const char *p
         if (st.rounded)
             snprintf(lost, sizeof lost, "%.2f%%", 100.0 * (double)st.underflowed / (double)st.rounded);
         else
-            snprintf(lost, sizeof lost, "%s", e->device.kind == DEVICE_CPU ? "-" : "(CPU only)");
+            snprintf(lost, sizeof lost, "%s", device_is_host(e->device) ? "-" : "(CPU only)");
         snprintf(sc, sizeof sc, "%g", (double)grad_scaler_factor(&t->scaler));
         printf("    %-22s %7.1f%% %9.4f %15s %8ld %12s %9s\n", label,
                100.0 * (double)t->hist.val_acc[t->hist.n - 1],
@@ -407,18 +407,18 @@ static int gpu_sums(Device d, bool deterministic, int runs, int *distinct, float
     int rc = x ? tensor_uniform(x, &rng, -1.0f, 1.0f) : (int)err_code();
     float *out = NULL, seen[16];
     if (!rc) rc = tensor_to(x, d, &gx);
-    if (!rc) rc = backend_alloc(d, sizeof(float), (void **)&out);
+    if (!rc) rc = device_alloc(d, sizeof(float), (void **)&out);
     *distinct = 0;
     for (int r = 0; r < runs && !rc; r++) {
         float v = 0;
-        rc = backend_sum(d, tensor_f32(gx), n, out, deterministic);
-        if (!rc) rc = backend_copy(&v, device_cpu(), out, d, sizeof v);
+        rc = backend_of(d)->sum(d, tensor_f32(gx), n, out, deterministic);
+        if (!rc) rc = device_copy(&v, device_cpu(), out, d, sizeof v);
         bool isnew = true;
         for (int k = 0; k < *distinct; k++) isnew &= memcmp(&seen[k], &v, sizeof v) != 0;
         if (isnew && *distinct < 16) seen[(*distinct)++] = v;
         if (r == 0) *first = v;
     }
-    backend_free(d, out, sizeof(float));
+    device_free(d, out, sizeof(float));
     tensor_free(x);
     tensor_free(gx);
     return rc;

@@ -27,9 +27,11 @@ Counters counters_get(void) { return g_counters; }
 void counters_reset(void)
 {
     size_t in_use = g_counters.mem_in_use;
+    int64_t tensors = g_counters.tensors;
     Counters zero = {0};
     g_counters = zero;
     g_counters.mem_in_use = g_counters.mem_peak = in_use;
+    g_counters.tensors = tensors;
 }
 
 void counters_launch(uint64_t n)
@@ -66,3 +68,5 @@ void counters_memory(long long delta)
         g_counters.mem_in_use = (size_t)((long long)g_counters.mem_in_use + delta);
     if (g_counters.mem_in_use > g_counters.mem_peak) g_counters.mem_peak = g_counters.mem_in_use;
 }
+
+void counters_tensor(int delta) { g_counters.tensors += delta; }

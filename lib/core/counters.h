@@ -28,6 +28,7 @@ typedef struct Counters {
     uint64_t bytes_d2d;      /**< bytes copied on or between devices */
     size_t mem_in_use;       /**< device bytes allocated now, all devices */
     size_t mem_peak;         /**< the most ever in use (like max_memory_allocated) */
+    int64_t tensors;         /**< tensors alive now, on every device (kept by counters_reset) */
 } Counters;
 
 /** @brief The current counters. */
@@ -64,5 +65,8 @@ void counters_clock(void);
 
 /** @brief Count an allocation (positive) or a release (negative) of device memory. */
 void counters_memory(long long delta);
+
+/** @brief Note a tensor made (+1) or freed (-1): Counters::tensors, to find leaks. */
+void counters_tensor(int delta);
 
 #endif /* WB_COUNTERS_H */

@@ -29,14 +29,11 @@ static cudaStream_t g_stream[MAX_DEVICES], g_copy_stream[MAX_DEVICES];
 static cudaEvent_t g_copied[MAX_DEVICES];
 static bool g_capturing[MAX_DEVICES];
 
-const char *backend_name(void)
-{
 #ifdef CUDASIM
-    return "CUDA simulator";
+#define CUDA_BACKEND_NAME "CUDA simulator"
 #else
-    return "CUDA";
+#define CUDA_BACKEND_NAME "CUDA"
 #endif
-}
 
 /* The simulator's report of the last problem, to add to a message. */
 static const char *sim_detail(void)
@@ -92,7 +89,7 @@ static void count_launch(Device d)
     if (!g_capturing[d.index]) counters_launch(1);
 }
 
-int backend_device_count(int *count)
+static int cuda_device_count(int *count)
 {
     *count = 0;
     cudaError_t e = cudaGetDeviceCount(count);
@@ -115,7 +112,7 @@ int backend_device_count(int *count)
                    cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-int backend_device_info(int index, DeviceInfo *info)
+static int cuda_device_info(int index, DeviceInfo *info)
 {
     Device d = device_cuda(index);
     struct cudaDeviceProp p;
@@ -147,7 +144,7 @@ int backend_device_info(int index, DeviceInfo *info)
     return ERR_OK;
 }
 
-int backend_alloc(Device d, size_t bytes, void **ptr)
+static int cuda_alloc(Device d, size_t bytes, void **ptr)
 {
     *ptr = NULL;
     TRY(use(d));
@@ -168,7 +165,7 @@ int backend_alloc(Device d, size_t bytes, void **ptr)
     return ERR_OK;
 }
 
-void backend_free(Device d, void *ptr, size_t bytes)
+static void cuda_free(Device d, void *ptr, size_t bytes)
 {
     if (!ptr || use(d) != ERR_OK) return;
     /* cudaFree waits for the GPU to finish whatever may still use the memory. */
@@ -178,7 +175,7 @@ void backend_free(Device d, void *ptr, size_t bytes)
     }
 }
 
-int backend_copy(void *dst, Device to, const void *src, Device from, size_t bytes)
+static int cuda_copy(void *dst, Device to, const void *src, Device from, size_t bytes)
 {
     CopyKind kind;
     TRY(exercise_result(copy_kind(from, to, &kind), "02.2", "copy_kind"));
@@ -220,7 +217,7 @@ int backend_copy(void *dst, Device to, const void *src, Device from, size_t byte
     return ERR_OK;
 }
 
-int backend_zero(Device d, void *p, size_t bytes)
+static int cuda_zero(Device d, void *p, size_t bytes)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
@@ -229,7 +226,7 @@ int backend_zero(Device d, void *p, size_t bytes)
     return ERR_OK;
 }
 
-int backend_synchronize(Device d)
+static int cuda_synchronize(Device d)
 {
     TRY(use(d));
     cudaError_t e = cudaDeviceSynchronize();
@@ -258,7 +255,7 @@ static int blas_handle(Device d, cudaStream_t st)
     return ERR_OK;
 }
 
-int backend_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+static int cuda_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                  const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
                  int64_t ldc)
 {
@@ -281,7 +278,7 @@ int backend_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, fl
     return ERR_OK;
 }
 
-int backend_sgemm_kernel(Device d, int variant, const float *A, const float *B, float *C,
+static int cuda_sgemm_kernel(Device d, int variant, const float *A, const float *B, float *C,
                          int64_t m, int64_t n, int64_t k)
 {
     cudaStream_t s = NULL;
@@ -293,26 +290,46 @@ int backend_sgemm_kernel(Device d, int variant, const float *A, const float *B, 
                     k_sgemm(variant, m, n, k, 1.0f, A, m, B, k, 0.0f, C, m, s));
 }
 
-const char *backend_sgemm_name(int variant)
+static const char *cuda_sgemm_name(int variant)
 {
     return variant >= 0 && variant < K_SGEMM_VARIANTS ? k_sgemm_name(variant) : NULL;
 }
 
-int backend_add_bias(Device d, float *y, const float *b, int64_t n, int64_t cols)
+static int cuda_add_bias(Device d, float *y, const float *b, int64_t n, int64_t cols)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     return launched("k_add_bias", d, k_add_bias(y, b, n, cols, s));
 }
 
-int backend_sum_columns_add(Device d, const float *x, float *out, int64_t rows, int64_t cols)
+static int cuda_sum_columns_add(Device d, const float *x, float *out, int64_t rows, int64_t cols)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     return launched("k_sum_columns", d, k_sum_columns(x, out, rows, cols, 1, s));
 }
 
-int backend_relu_forward(Device d, const float *x, float *y, int64_t n)
+/* y (n, out) = x (n, in) W^T, W (out, in): cuBLAS takes the column-major arrays as
+ * they are, with op(W) = transpose. Then y += b. */
+static int cuda_linear_forward(Device d, const float *x, const float *w, const float *b,
+                               float *y, int64_t n, int64_t in, int64_t out)
+{
+    TRY(cuda_gemm(d, false, true, n, out, in, 1.0f, x, n, w, out, 0.0f, y, n));
+    return cuda_add_bias(d, y, b, n, out);
+}
+
+/* dW (out, in) += dy^T (out, n) x (n, in); db += column sums of dy; dx (n, in) = dy W. */
+static int cuda_linear_backward(Device d, const float *x, const float *w, const float *dy,
+                                float *dx, float *dw, float *db, int64_t n, int64_t in,
+                                int64_t out)
+{
+    TRY(cuda_gemm(d, true, false, out, in, n, 1.0f, dy, n, x, n, 1.0f, dw, out));
+    TRY(cuda_sum_columns_add(d, dy, db, n, out));
+    if (dx) TRY(cuda_gemm(d, false, false, n, in, out, 1.0f, dy, n, w, out, 0.0f, dx, n));
+    return ERR_OK;
+}
+
+static int cuda_relu_forward(Device d, const float *x, float *y, int64_t n)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
@@ -324,14 +341,14 @@ int backend_relu_forward(Device d, const float *x, float *y, int64_t n)
     return ERR_OK;
 }
 
-int backend_relu_backward(Device d, const float *y, const float *dy, float *dx, int64_t n)
+static int cuda_relu_backward(Device d, const float *y, const float *dy, float *dx, int64_t n)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     return launched("k_relu_backward", d, k_relu_backward(y, dy, dx, n, s));
 }
 
-int backend_softmax_ce_forward(Device d, const float *logits, const int32_t *targets,
+static int cuda_softmax_ce_forward(Device d, const float *logits, const int32_t *targets,
                                float *probs, float *loss, int64_t n, int64_t c)
 {
     cudaStream_t s = NULL;
@@ -341,7 +358,7 @@ int backend_softmax_ce_forward(Device d, const float *logits, const int32_t *tar
                     k_softmax_ce_forward(logits, targets, probs, loss, n, c, s));
 }
 
-int backend_softmax_ce_backward(Device d, const float *probs, const int32_t *targets,
+static int cuda_softmax_ce_backward(Device d, const float *probs, const int32_t *targets,
                                 float *dlogits, int64_t n, int64_t c)
 {
     cudaStream_t s = NULL;
@@ -350,14 +367,14 @@ int backend_softmax_ce_backward(Device d, const float *probs, const int32_t *tar
                     k_softmax_ce_backward(probs, targets, dlogits, n, c, s));
 }
 
-int backend_sgd_step(Device d, float *p, const float *g, int64_t n, float lr)
+static int cuda_sgd_step(Device d, float *p, const float *g, int64_t n, float lr)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     return launched("k_sgd_step", d, k_sgd_step(p, g, n, lr, s));
 }
 
-int backend_copy_rows(Device d, const float *src, int64_t src_rows, int64_t src_start,
+static int cuda_copy_rows(Device d, const float *src, int64_t src_rows, int64_t src_start,
                       float *dst, int64_t dst_rows, int64_t dst_start, int64_t count,
                       int64_t cols)
 {
@@ -371,15 +388,16 @@ int backend_copy_rows(Device d, const float *src, int64_t src_rows, int64_t src_
 
 /* ---- Lesson 03 ------------------------------------------------------------ */
 
-int backend_empty_kernel(Device d)
+static int cuda_empty_kernel(Device d)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     return launched("k_empty", d, k_empty(s));
 }
 
-int backend_host_alloc(size_t bytes, void **ptr)
+static int cuda_host_alloc(Device d, size_t bytes, void **ptr)
 {
+    (void)d; /* pinned memory is for every device */
     *ptr = NULL;
     cudaError_t e = cudaMallocHost(ptr, bytes ? bytes : 1);
     if (e != cudaSuccess) {
@@ -393,12 +411,13 @@ int backend_host_alloc(size_t bytes, void **ptr)
     return ERR_OK;
 }
 
-void backend_host_free(void *ptr)
+static void cuda_host_free(Device d, void *ptr)
 {
+    (void)d;
     if (ptr) cudaFreeHost(ptr);
 }
 
-int backend_copy_async(Device d, void *dst, const void *src, size_t bytes)
+static int cuda_copy_async(Device d, void *dst, const void *src, size_t bytes)
 {
     TRY(use(d));
     int i = d.index;
@@ -414,7 +433,7 @@ int backend_copy_async(Device d, void *dst, const void *src, size_t bytes)
     return ERR_OK;
 }
 
-int backend_copy_wait(Device d)
+static int cuda_copy_wait(Device d)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
@@ -424,6 +443,8 @@ int backend_copy_wait(Device d)
     return ERR_OK;
 }
 
+static void cuda_graph_free(BackendGraph *graph);
+
 struct BackendGraph {
     Device device;
     cudaGraph_t graph;
@@ -431,12 +452,12 @@ struct BackendGraph {
     size_t nodes;
 };
 
-bool backend_capturing(Device d)
+static bool cuda_capturing(Device d)
 {
     return d.kind == DEVICE_CUDA && d.index >= 0 && d.index < MAX_DEVICES && g_capturing[d.index];
 }
 
-int backend_capture_begin(Device d)
+static int cuda_capture_begin(Device d)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
@@ -452,7 +473,7 @@ int backend_capture_begin(Device d)
     return ERR_OK;
 }
 
-int backend_capture_end(Device d, BackendGraph **out)
+static int cuda_capture_end(Device d, BackendGraph **out)
 {
     *out = NULL;
     cudaStream_t s = NULL;
@@ -478,16 +499,16 @@ int backend_capture_end(Device d, BackendGraph **out)
     e = cudaGraphGetNodes(graph, NULL, &g->nodes);
     if (e == cudaSuccess) e = cudaGraphInstantiate(&g->exec, graph, 0);
     if (e != cudaSuccess) {
-        backend_graph_free(g);
+        cuda_graph_free(g);
         return cuda_error("cudaGraphInstantiate", d, e);
     }
     *out = g;
     return ERR_OK;
 }
 
-size_t backend_graph_nodes(const BackendGraph *graph) { return graph ? graph->nodes : 0; }
+static size_t cuda_graph_nodes(const BackendGraph *graph) { return graph ? graph->nodes : 0; }
 
-int backend_graph_launch(BackendGraph *graph)
+static int cuda_graph_launch(BackendGraph *graph)
 {
     if (!graph || !graph->exec) return err_set(ERR_ARG, "backend_graph_launch: no graph");
     cudaStream_t s = NULL;
@@ -495,7 +516,7 @@ int backend_graph_launch(BackendGraph *graph)
     return launched("cudaGraphLaunch", graph->device, cudaGraphLaunch(graph->exec, s));
 }
 
-void backend_graph_free(BackendGraph *graph)
+static void cuda_graph_free(BackendGraph *graph)
 {
     if (!graph) return;
     if (graph->exec) cudaGraphExecDestroy(graph->exec);
@@ -503,7 +524,7 @@ void backend_graph_free(BackendGraph *graph)
     free(graph);
 }
 
-int backend_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t n, int64_t din,
+static int cuda_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t n, int64_t din,
                             int64_t h, int64_t c, float *w1, float *b1, float *w2, float *b2,
                             long epochs, float lr, float *losses)
 {
@@ -523,7 +544,7 @@ int backend_mlp_train_fused(Device d, const float *x, const int32_t *y, int64_t 
 
 /* ---- Optimizers and gradient clipping ------------------------------------- */
 
-int backend_sgd_momentum_step(Device d, float *p, const float *g, float *buf, int64_t n, float lr,
+static int cuda_sgd_momentum_step(Device d, float *p, const float *g, float *buf, int64_t n, float lr,
                               float momentum, float weight_decay, bool nesterov, bool first)
 {
     cudaStream_t s = NULL;
@@ -533,16 +554,15 @@ int backend_sgd_momentum_step(Device d, float *p, const float *g, float *buf, in
                                         first, s));
 }
 
-int backend_adam_step(Device d, float *p, const float *g, float *m, float *v, int64_t n,
-                      float beta1, float beta2, float one_minus_beta1, float one_minus_beta2,
-                      float neg_step_size, float bias_correction2_sqrt, float eps,
-                      float weight_decay)
+static int cuda_adam_step(Device d, float *p, const float *g, float *m, float *v, int64_t n,
+                          const AdamStep *a)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     return launched("k_adam_step", d,
-                    k_adam_step(p, g, m, v, n, beta1, beta2, one_minus_beta1, one_minus_beta2,
-                                neg_step_size, bias_correction2_sqrt, eps, weight_decay, s));
+                    k_adam_step(p, g, m, v, n, a->beta1, a->beta2, a->one_minus_beta1,
+                                a->one_minus_beta2, a->neg_step_size, a->bias_correction2_sqrt,
+                                a->eps, a->weight_decay, s));
 }
 
 /* Clipping's partial sums and norm, per device. Allocating per call would
@@ -550,7 +570,7 @@ int backend_adam_step(Device d, float *p, const float *g, float *m, float *v, in
 static float *g_norm_scratch[MAX_DEVICES];
 static size_t g_norm_scratch_floats[MAX_DEVICES];
 
-int backend_clip_grad_norm(Device d, float *const *grads, const int64_t *sizes, int n,
+static int cuda_clip_grad_norm(Device d, float *const *grads, const int64_t *sizes, int n,
                            float max_norm, float *total_norm)
 {
     cudaStream_t s = NULL;
@@ -559,8 +579,8 @@ int backend_clip_grad_norm(Device d, float *const *grads, const int64_t *sizes, 
     for (int i = 0; i < n; i++) need += (size_t)k_sum_squares_blocks(sizes[i]);
     if (need > g_norm_scratch_floats[d.index]) {
         void *grown = NULL;
-        TRY(backend_alloc(d, need * sizeof(float), &grown));
-        backend_free(d, g_norm_scratch[d.index], g_norm_scratch_floats[d.index] * sizeof(float));
+        TRY(cuda_alloc(d, need * sizeof(float), &grown));
+        cuda_free(d, g_norm_scratch[d.index], g_norm_scratch_floats[d.index] * sizeof(float));
         g_norm_scratch[d.index] = grown;
         g_norm_scratch_floats[d.index] = need;
     }
@@ -578,19 +598,27 @@ int backend_clip_grad_norm(Device d, float *const *grads, const int64_t *sizes, 
         TRY(launched("k_clip_scale", d, k_clip_scale(grads[i], sizes[i], norm, max_norm, s)));
     }
     if (!total_norm) return ERR_OK;
-    return backend_copy(total_norm, device_cpu(), norm, d, sizeof(float));
+    return cuda_copy(total_norm, device_cpu(), norm, d, sizeof(float));
 }
 
 /* ---- Lesson 05 ------------------------------------------------------------------ */
 
-int backend_scale(Device d, float *p, int64_t n, float f)
+static int cuda_scale(Device d, float *p, int64_t n, float f)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     return launched("k_scale", d, k_scale(p, n, f, s));
 }
 
-int backend_accumulate(Device d, float *acc, const float *x, float w)
+static int cuda_add(Device d, float *y, const float *x, int64_t n)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (n == 0) return ERR_OK;
+    return launched("k_add", d, k_add(y, x, n, s));
+}
+
+static int cuda_accumulate(Device d, float *acc, const float *x, float w)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
@@ -600,30 +628,30 @@ int backend_accumulate(Device d, float *acc, const float *x, float w)
 /* One found-inf flag per device, zero between reads. */
 static int *g_found_inf[MAX_DEVICES];
 
-int backend_unscale(Device d, float *g, int64_t n, float inv_scale)
+static int cuda_unscale(Device d, float *g, int64_t n, float inv_scale)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     if (!g_found_inf[d.index]) {
-        TRY(backend_alloc(d, sizeof(int), (void **)&g_found_inf[d.index]));
-        TRY(backend_zero(d, g_found_inf[d.index], sizeof(int)));
+        TRY(cuda_alloc(d, sizeof(int), (void **)&g_found_inf[d.index]));
+        TRY(cuda_zero(d, g_found_inf[d.index], sizeof(int)));
     }
     return launched("k_unscale_check", d,
                     k_unscale_check(g, n, inv_scale, g_found_inf[d.index], s));
 }
 
-int backend_unscale_result(Device d, bool *found_inf)
+static int cuda_unscale_result(Device d, bool *found_inf)
 {
     *found_inf = false;
     TRY(use(d));
     if (!g_found_inf[d.index]) return ERR_OK; /* nothing was unscaled */
     int flag = 0;
-    TRY(backend_copy(&flag, device_cpu(), g_found_inf[d.index], d, sizeof flag));
+    TRY(cuda_copy(&flag, device_cpu(), g_found_inf[d.index], d, sizeof flag));
     *found_inf = flag != 0;
-    return backend_zero(d, g_found_inf[d.index], sizeof(int));
+    return cuda_zero(d, g_found_inf[d.index], sizeof(int));
 }
 
-int backend_round(Device d, float *p, int64_t n, DType half)
+static int cuda_round(Device d, float *p, int64_t n, DType half)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
@@ -641,10 +669,10 @@ static int half_scratch(Device d, int which, size_t count, uint16_t **out)
     uint16_t **p = which ? &g_half_b[d.index] : &g_half_a[d.index];
     size_t *cap = &g_half_cap[d.index][which];
     if (count > *cap) {
-        backend_free(d, *p, *cap * sizeof(uint16_t));
+        cuda_free(d, *p, *cap * sizeof(uint16_t));
         *p = NULL;
         *cap = 0;
-        TRY(backend_alloc(d, count * sizeof(uint16_t), (void **)p));
+        TRY(cuda_alloc(d, count * sizeof(uint16_t), (void **)p));
         *cap = count;
     }
     *out = *p;
@@ -657,7 +685,7 @@ static int to_half(Device d, const float *x, uint16_t *h, int64_t n, DType half,
                              : launched("k_f32_to_bf16", d, k_f32_to_bf16(x, h, n, s));
 }
 
-int backend_gemm_half(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+static int cuda_gemm_half(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                       const float *A, const float *B, float beta, float *C, DType half)
 {
     cudaStream_t st = NULL;
@@ -687,19 +715,70 @@ int backend_gemm_half(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t 
                        (long long)m, (long long)n, (long long)k, dtype_name(half), d.index,
                        cublasGetStatusString(s), *detail ? "; " : "", detail);
     }
-    return backend_round(d, C, m * n, half);
+    return cuda_round(d, C, m * n, half);
 }
 
-int backend_sum(Device d, const float *x, int64_t n, float *out, bool deterministic)
+static int cuda_sum(Device d, const float *x, int64_t n, float *out, bool deterministic)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     if (!deterministic) return launched("k_sum", d, k_sum(x, n, out, s));
     float *partials = NULL;
     size_t bytes = sizeof(float) * (size_t)k_sum_ordered_partials(n);
-    TRY(backend_alloc(d, bytes, (void **)&partials));
+    TRY(cuda_alloc(d, bytes, (void **)&partials));
     int rc = launched("k_sum_ordered", d, k_sum_ordered(x, n, partials, out, s));
     counters_launch(1); /* its second kernel */
-    backend_free(d, partials, bytes);
+    cuda_free(d, partials, bytes);
     return rc;
 }
+
+static const BackendOps cuda_ops = {
+    .name = CUDA_BACKEND_NAME,
+    .host_memory = false,
+    .device_count = cuda_device_count,
+    .device_info = cuda_device_info,
+    .synchronize = cuda_synchronize,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .zero = cuda_zero,
+    .copy = cuda_copy,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .linear_forward = cuda_linear_forward,
+    .linear_backward = cuda_linear_backward,
+    .relu_forward = cuda_relu_forward,
+    .relu_backward = cuda_relu_backward,
+    .softmax_ce_forward = cuda_softmax_ce_forward,
+    .softmax_ce_backward = cuda_softmax_ce_backward,
+    .sgd_step = cuda_sgd_step,
+    .sgd_momentum_step = cuda_sgd_momentum_step,
+    .adam_step = cuda_adam_step,
+    .clip_grad_norm = cuda_clip_grad_norm,
+    .copy_rows = cuda_copy_rows,
+    .add_bias = cuda_add_bias,
+    .sum_columns_add = cuda_sum_columns_add,
+    .add = cuda_add,
+    .scale = cuda_scale,
+    .accumulate = cuda_accumulate,
+    .sum = cuda_sum,
+    .round = cuda_round,
+    .gemm_half = cuda_gemm_half,
+    .count_flushed = NULL, /* a GPU does not count the gradients rounding flushed */
+    .unscale = cuda_unscale,
+    .unscale_result = cuda_unscale_result,
+    .gemm = cuda_gemm,
+    .sgemm_kernel = cuda_sgemm_kernel,
+    .sgemm_name = cuda_sgemm_name,
+    .empty_kernel = cuda_empty_kernel,
+    .copy_async = cuda_copy_async,
+    .copy_wait = cuda_copy_wait,
+    .capture_begin = cuda_capture_begin,
+    .capturing = cuda_capturing,
+    .capture_end = cuda_capture_end,
+    .graph_nodes = cuda_graph_nodes,
+    .graph_launch = cuda_graph_launch,
+    .graph_free = cuda_graph_free,
+    .mlp_train_fused = cuda_mlp_train_fused,
+};
+
+const BackendOps *backend_cuda(void) { return &cuda_ops; }

@@ -35,18 +35,58 @@ const char *device_str(Device d, char *buf, size_t size)
     return buf;
 }
 
-bool device_cuda_built(void) { return strcmp(backend_name(), "none") != 0; }
+/* ---- the backend table of a device: the one place that asks its kind ---------- */
 
-const char *device_backend(void) { return backend_name(); }
+const BackendOps *backend_of(Device d)
+{
+    switch (d.kind) {
+    case DEVICE_CPU: return &backend_cpu;
+    case DEVICE_CUDA: return backend_cuda();
+    }
+    return NULL;
+}
 
-int device_count(int *count) { return backend_device_count(count); }
+/* The table of d, or the one refusal of a kind this build has no backend for. */
+static int ops_of(Device d, const BackendOps **ops)
+{
+    *ops = backend_of(d);
+    if (*ops) return ERR_OK;
+    char name[16];
+    return err_set(ERR_DEVICE, "%s: this build has no CUDA backend (nvcc was not found when it "
+                               "was built): use \"cpu\", or install the CUDA toolkit and rebuild",
+                   device_str(d, name, sizeof name));
+}
+
+int device_check(Device d)
+{
+    const BackendOps *ops;
+    return ops_of(d, &ops);
+}
+
+bool device_cuda_built(void) { return backend_cuda() != NULL; }
+
+const char *device_backend(void) { return backend_cuda() ? backend_cuda()->name : "none"; }
+
+bool device_is_host(Device d)
+{
+    const BackendOps *ops = backend_of(d);
+    return ops && ops->host_memory;
+}
+
+int device_count(int *count)
+{
+    const BackendOps *ops;
+    *count = 0;
+    TRY(ops_of(device_cuda(0), &ops));
+    return ops->device_count(count);
+}
 
 int device_from_string(const char *text, Device *out)
 {
     if (!text) return err_set(ERR_ARG, "device: no device string given");
     int visible = 0, physical;
     if (strncmp(text, "cuda", 4) == 0) {
-        if (backend_device_count(&visible) != ERR_OK)
+        if (device_count(&visible) != ERR_OK)
             return err_context("device \"%s\"", text); /* no backend, driver or GPU */
     }
     return exercise_result(device_parse(text, getenv("CUDA_VISIBLE_DEVICES"), visible, out,
@@ -58,23 +98,51 @@ int device_info(Device d, DeviceInfo *info)
 {
     memset(info, 0, sizeof *info);
     char name[16];
-    if (d.kind != DEVICE_CUDA)
+    const BackendOps *ops;
+    TRY(ops_of(d, &ops));
+    if (ops->host_memory)
         return err_set(ERR_DEVICE, "device_info: %s is not a CUDA device",
                        device_str(d, name, sizeof name));
     int visible;
-    TRY(backend_device_count(&visible));
+    TRY(ops->device_count(&visible));
     Device parsed;
     int physical = -1;
     device_str(d, name, sizeof name);
     TRY(exercise_result(device_parse(name, getenv("CUDA_VISIBLE_DEVICES"), visible, &parsed,
                                      &physical),
                         "02.1", "device_parse"));
-    TRY(backend_device_info(d.index, info));
+    TRY(ops->device_info(d.index, info));
     info->physical = physical;
     return ERR_OK;
 }
 
 int device_synchronize(Device d)
 {
-    return d.kind == DEVICE_CUDA ? backend_synchronize(d) : ERR_OK;
+    const BackendOps *ops;
+    TRY(ops_of(d, &ops));
+    return ops->synchronize(d);
+}
+
+int device_alloc(Device d, size_t bytes, void **ptr)
+{
+    const BackendOps *ops;
+    *ptr = NULL;
+    TRY(ops_of(d, &ops));
+    return ops->alloc(d, bytes, ptr);
+}
+
+void device_free(Device d, void *ptr, size_t bytes)
+{
+    const BackendOps *ops = backend_of(d);
+    if (ops && ptr) ops->free(d, ptr, bytes);
+}
+
+int device_copy(void *dst, Device to, const void *src, Device from, size_t bytes)
+{
+    const BackendOps *ops_to, *ops_from;
+    TRY(ops_of(to, &ops_to));
+    TRY(ops_of(from, &ops_from));
+    if (bytes == 0) return ERR_OK;
+    /* The device that is not the host's does the copy (both, for the CPU to itself). */
+    return (ops_to->host_memory ? ops_from : ops_to)->copy(dst, to, src, from, bytes);
 }

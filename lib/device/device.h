@@ -70,6 +70,12 @@ const char *device_str(Device d, char *buf, size_t size);
 /** @brief True when this build has a CUDA backend (a GPU's or the simulator's). */
 bool device_cuda_built(void);
 
+/**
+ * @brief ::ERR_OK when this build has a backend for @p d's kind; otherwise the one-line
+ *        ::ERR_DEVICE that says so (no CUDA backend: built without nvcc).
+ */
+int device_check(Device d);
+
 /** @brief "CUDA", "CUDA simulator" or "none": what runs this build's CUDA code. */
 const char *device_backend(void);
 
@@ -101,6 +107,32 @@ int device_synchronize(Device d);
 
 /** @brief The facts of CUDA device @p d (::ERR_DEVICE for the CPU or a missing device). */
 int device_info(Device d, DeviceInfo *info);
+
+/**
+ * @brief True when @p d's memory is the host's (the CPU): the CPU reads it directly,
+ *        and reading it waits for nothing.
+ *
+ * The one fact about a device that code above the device layer may ask, where a
+ * strategy depends on it (read a loss every step, or sum it on the device).
+ */
+bool device_is_host(Device d);
+
+/**
+ * @brief Allocate @p bytes on @p d (not zeroed): host memory, or cudaMalloc on a GPU.
+ *
+ * ::ERR_DEVICE for a kind of device this build has no backend for, ::ERR_NOMEM
+ * naming the request and the fix.
+ */
+int device_alloc(Device d, size_t bytes, void **ptr);
+
+/** @brief Release memory from device_alloc() (NULL is allowed). */
+void device_free(Device d, void *ptr, size_t bytes);
+
+/**
+ * @brief Copy @p bytes from @p src on @p from to @p dst on @p to: `tensor.to(device)`'s
+ *        copy, by the device that is not the CPU; a copy to the CPU waits for the device.
+ */
+int device_copy(void *dst, Device to, const void *src, Device from, size_t bytes);
 
 /* ---- Exercises of Lesson 02 (lessons/02_device_transfer/exercises.c) ---- */
 

@@ -20,22 +20,31 @@ int matmul_cpu(const float *A, const float *B, float *C, int64_t m, int64_t n, i
 int matmul_device(Device d, int variant, const float *A, const float *B, float *C, int64_t m,
                   int64_t n, int64_t k)
 {
+    TRY(device_check(d));
+    const BackendOps *ops = backend_of(d);
     if (variant == MATMUL_CUBLAS)
-        return backend_gemm(d, false, false, m, n, k, 1.0f, A, m, B, k, 0.0f, C, m);
-    return backend_sgemm_kernel(d, variant, A, B, C, m, n, k);
+        return ops->gemm(d, false, false, m, n, k, 1.0f, A, m, B, k, 0.0f, C, m);
+    return ops->sgemm_kernel(d, variant, A, B, C, m, n, k);
+}
+
+/* The workbook's own kernels are the CUDA backend's (none without one). */
+static const char *kernel_name(int variant)
+{
+    const BackendOps *cuda = backend_cuda();
+    return cuda ? cuda->sgemm_name(variant) : NULL;
 }
 
 int matmul_variants(void)
 {
     int n = 0;
-    while (backend_sgemm_name(n)) n++;
+    while (kernel_name(n)) n++;
     return n;
 }
 
 const char *matmul_variant_name(int variant)
 {
     if (variant == MATMUL_CUBLAS) return "cuBLAS";
-    const char *name = backend_sgemm_name(variant);
+    const char *name = kernel_name(variant);
     return name ? name : "unknown";
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/device/backend.h"
+#include "lib/core/counters.h"
 #include "lib/core/err.h"
 
 #define TENSOR_ALIGN 64
@@ -28,40 +29,19 @@ static int shape_numel(int ndim, const int64_t *shape, int64_t *numel)
     return ERR_OK;
 }
 
-static void *aligned_zalloc(size_t bytes)
-{
-    size_t rounded = (bytes + TENSOR_ALIGN - 1) / TENSOR_ALIGN * TENSOR_ALIGN;
-    void *p = aligned_alloc(TENSOR_ALIGN, rounded);
-    if (p) memset(p, 0, rounded);
-    return p;
-}
-
-/* Zero-filled memory on a device: 64-byte aligned on the CPU, cudaMalloc on a GPU. */
+/* Zero-filled memory on a device (64-byte aligned on the CPU). */
 static int alloc_on(Device device, size_t bytes, void **data)
 {
-    if (device.kind == DEVICE_CPU) {
-        *data = aligned_zalloc(bytes);
-        if (!*data) return err_set(ERR_NOMEM, "tensor: out of memory allocating %zu bytes", bytes);
-        return ERR_OK;
-    }
-    if (backend_alloc(device, bytes, data) != ERR_OK) {
+    if (device_alloc(device, bytes, data) != ERR_OK) {
         char name[16];
         return err_context("tensor on %s", device_str(device, name, sizeof name));
     }
-    int rc = backend_zero(device, *data, bytes);
+    int rc = backend_of(device)->zero(device, *data, bytes);
     if (rc != ERR_OK) {
-        backend_free(device, *data, bytes);
+        device_free(device, *data, bytes);
         *data = NULL;
     }
     return rc;
-}
-
-static void free_on(Device device, void *data, size_t bytes)
-{
-    if (device.kind == DEVICE_CPU)
-        free(data);
-    else
-        backend_free(device, data, bytes);
 }
 
 Tensor *tensor_new(DType dtype, Device device, int ndim, const int64_t *shape)
@@ -72,6 +52,7 @@ Tensor *tensor_new(DType dtype, Device device, int ndim, const int64_t *shape)
         err_set(ERR_ARG, "tensor: unknown dtype %d", (int)dtype);
         return NULL;
     }
+    if (device_check(device) != ERR_OK) return NULL; /* a device this build cannot use */
     Tensor *t = calloc(1, sizeof *t);
     if (!t) {
         err_set(ERR_NOMEM, "tensor: out of memory for the tensor header");
@@ -90,6 +71,7 @@ Tensor *tensor_new(DType dtype, Device device, int ndim, const int64_t *shape)
         }
         t->capacity = bytes;
     }
+    counters_tensor(1);
     return t;
 }
 
@@ -107,8 +89,9 @@ Tensor *tensor_new_2d(int64_t rows, int64_t cols)
 void tensor_free(Tensor *t)
 {
     if (!t) return;
-    free_on(t->device, t->data, t->capacity);
+    device_free(t->device, t->data, t->capacity);
     free(t);
+    counters_tensor(-1);
 }
 
 int tensor_resize(Tensor *t, int ndim, const int64_t *shape)
@@ -124,7 +107,7 @@ int tensor_resize(Tensor *t, int ndim, const int64_t *shape)
     if (bytes > t->capacity) {
         void *p;
         TRY(alloc_on(t->device, bytes, &p));
-        free_on(t->device, t->data, t->capacity);
+        device_free(t->device, t->data, t->capacity);
         t->data = p;
         t->capacity = bytes;
     }
@@ -153,12 +136,13 @@ int tensor_copy(Tensor *dst, const Tensor *src)
                        dtype_name(dst->dtype), tensor_shape_str(dst, b, sizeof b));
     }
     size_t bytes = (size_t)src->numel * dtype_size(src->dtype);
-    if (bytes == 0) return ERR_OK;
-    if (src->device.kind == DEVICE_CPU && dst->device.kind == DEVICE_CPU) {
-        memcpy(dst->data, src->data, bytes);
-        return ERR_OK;
-    }
-    return backend_copy(dst->data, dst->device, src->data, src->device, bytes);
+    return device_copy(dst->data, dst->device, src->data, src->device, bytes);
+}
+
+int tensor_zero(Tensor *t)
+{
+    size_t bytes = (size_t)t->numel * dtype_size(t->dtype);
+    return bytes ? tensor_ops(t)->zero(t->device, t->data, bytes) : ERR_OK;
 }
 
 int tensor_to(const Tensor *src, Device device, Tensor **out)
@@ -178,7 +162,7 @@ int tensor_to(const Tensor *src, Device device, Tensor **out)
 /* The CPU-only operations say so for a GPU tensor. */
 static int cpu_only(const Tensor *t, const char *op)
 {
-    if (t->device.kind == DEVICE_CPU) return ERR_OK;
+    if (device_is_host(t->device)) return ERR_OK;
     char name[16];
     return err_set(ERR_DEVICE, "%s works on CPU tensors, and this one is on %s: do it on the CPU, "
                                "then move the tensor with tensor_to",
@@ -302,13 +286,8 @@ int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst)
     if (start < 0 || count < 0 || start + count > n)
         return err_set(ERR_ARG, "tensor_copy_rows: rows %lld..%lld of a tensor with %lld rows",
                        (long long)start, (long long)(start + count), (long long)n);
-    if (x->device.kind == DEVICE_CUDA)
-        return backend_copy_rows(x->device, tensor_f32(x), n, start, tensor_f32(dst), count, 0,
-                                 count, d);
-    for (int64_t j = 0; j < d; j++) /* column j: contiguous in both */
-        memcpy(tensor_f32(dst) + j * count, tensor_f32(x) + j * n + start,
-               (size_t)count * sizeof(float));
-    return ERR_OK;
+    return tensor_ops(x)->copy_rows(x->device, tensor_f32(x), n, start, tensor_f32(dst), count,
+                                    0, count, d);
 }
 
 int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src)
@@ -320,11 +299,6 @@ int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src)
     if (start < 0 || start + count > n)
         return err_set(ERR_ARG, "tensor_put_rows: rows %lld..%lld of a tensor with %lld rows",
                        (long long)start, (long long)(start + count), (long long)n);
-    if (dst->device.kind == DEVICE_CUDA)
-        return backend_copy_rows(dst->device, tensor_f32(src), count, 0, tensor_f32(dst), n,
-                                 start, count, d);
-    for (int64_t j = 0; j < d; j++)
-        memcpy(tensor_f32(dst) + j * n + start, tensor_f32(src) + j * count,
-               (size_t)count * sizeof(float));
-    return ERR_OK;
+    return tensor_ops(dst)->copy_rows(dst->device, tensor_f32(src), count, 0, tensor_f32(dst), n,
+                                      start, count, d);
 }

@@ -25,6 +25,7 @@
 
 #include "lib/core/dtype.h"
 #include "lib/core/rng.h"
+#include "lib/device/backend.h"
 #include "lib/device/device.h"
 
 /** Largest number of dimensions a tensor may have. */
@@ -45,6 +46,14 @@ typedef struct Tensor {
     void *data;                      /**< the elements (NULL when numel is 0) */
     size_t capacity;                 /**< bytes allocated at @ref data */
 } Tensor;
+
+/**
+ * @brief The backend table of @p t's device: `tensor_ops(x)->relu_forward(x->device, ...)`.
+ *
+ * A tensor exists only on a device whose backend this build has, so this is
+ * never NULL.
+ */
+static inline const BackendOps *tensor_ops(const Tensor *t) { return backend_of(t->device); }
 
 /**
  * @brief Allocate a zero-filled tensor on @p device.
@@ -86,6 +95,12 @@ int32_t *tensor_i32(const Tensor *t);
  * A copy to the CPU from a GPU waits for the GPU (a sync).
  */
 int tensor_copy(Tensor *dst, const Tensor *src);
+
+/**
+ * @brief Set every element of @p t to zero, on its device (`t.zero_()`; on a GPU
+ *        queued, not waited for). How gradients are zeroed (`zero_grad`).
+ */
+int tensor_zero(Tensor *t);
 
 /**
  * @brief `x.to(device)`: a new tensor on @p device with the values of @p src.

@@ -52,27 +52,21 @@ int grad_scaler_unscale(GradScaler *s, Optimizer *opt)
                                 "the last update()\")");
     /* PyTorch multiplies by the reciprocal, computed in double and stored as float. */
     float inv = (float)(1.0 / (double)s->scale);
-    bool found = false, on_gpu = false;
-    Device gpu = device_cpu();
+    /* A kernel per tensor on a GPU, one flag for all; one read of the flag per device:
+     * a sync, as in PyTorch's scaler.step. */
+    bool found = false;
+    Device seen[4];
+    int n_seen = 0;
     for (int i = 0; i < opt->n_params; i++) {
         Tensor *g = opt->params[i].param->grad;
-        if (g->device.kind == DEVICE_CUDA) { /* a kernel per tensor, one flag for all */
-            TRY(backend_unscale(g->device, tensor_f32(g), g->numel, inv));
-            on_gpu = true;
-            gpu = g->device;
-            continue;
-        }
-        float *p = tensor_f32(g);
-        int bad = 0;
-        for (int64_t k = 0; k < g->numel; k++) {
-            p[k] *= inv;
-            bad |= !isfinite(p[k]);
-        }
-        found |= bad != 0;
+        TRY(tensor_ops(g)->unscale(g->device, tensor_f32(g), g->numel, inv));
+        bool known = false;
+        for (int k = 0; k < n_seen; k++) known |= device_equal(seen[k], g->device);
+        if (!known && n_seen < 4) seen[n_seen++] = g->device;
     }
-    if (on_gpu) { /* one read of the flag: a sync, as in PyTorch's scaler.step */
+    for (int k = 0; k < n_seen; k++) {
         bool f = false;
-        TRY(backend_unscale_result(gpu, &f));
+        TRY(backend_of(seen[k])->unscale_result(seen[k], &f));
         found |= f;
     }
     s->found_inf = found;

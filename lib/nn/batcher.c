@@ -14,7 +14,7 @@ static int batcher_call(void *state, const Value *args, int nargs, Value *out)
         return err_set(ERR_ARG, "the input is a %s, not a tensor", value_kind_name(args[0].kind));
     const Tensor *x = args[0].as.p;
     TRY(tensor_check_2d(x, DTYPE_F32, 0, b->in_features, "", "the input"));
-    if (x->device.kind != DEVICE_CPU)
+    if (!device_is_host(x->device))
         return err_set(ERR_DEVICE, "the input must be on the CPU: the batcher moves it");
     Tensor *y = tensor_new_2d(x->shape[0], b->out_features);
     if (!y) return err_code();

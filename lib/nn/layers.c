@@ -8,9 +8,7 @@
 #include <stdlib.h>
 
 #include "lib/nn/amp.h"
-#include "lib/device/backend.h"
 #include "lib/core/err.h"
-#include "lib/core/half.h"
 
 typedef struct LinearImpl {
     int64_t in, out;
@@ -43,29 +41,21 @@ static int scratch(Tensor **t, Device d, int ndim, const int64_t *shape)
 static int linear_forward_half(Module *self, const Tensor *x, DType h)
 {
     const LinearImpl *L = self->impl;
+    const BackendOps *ops = tensor_ops(x);
+    Device d = x->device;
     int64_t n = x->shape[0];
     float *y = tensor_f32(self->output);
     const float *w = tensor_f32(self->params[0].value), *b = tensor_f32(self->params[1].value);
-    if (x->device.kind == DEVICE_CUDA) {
-        Device d = x->device;
-        TRY(backend_zero(d, y, sizeof(float) * (size_t)(n * L->out)));
-        TRY(backend_add_bias(d, y, b, n, L->out)); /* y = b, then b_h */
-        TRY(backend_round(d, y, n * L->out, h));
-        return backend_gemm_half(d, false, true, n, L->out, L->in, 1.0f, tensor_f32(x), w, 1.0f,
-                                 y, h);
-    }
-    for (int64_t o = 0; o < L->out; o++) { /* y = b_h in every row, then y += x_h W_h^T */
-        float bh = b[o];
-        TRY(half_round(&bh, 1, h));
-        for (int64_t i = 0; i < n; i++) y[i + o * n] = bh;
-    }
-    return half_gemm(false, true, n, L->out, L->in, 1.0f, tensor_f32(x), n, w, L->out, 1.0f, y,
-                     n, h, h);
+    TRY(ops->zero(d, y, sizeof(float) * (size_t)(n * L->out)));
+    TRY(ops->add_bias(d, y, b, n, L->out)); /* y = b in every row, then b_h */
+    TRY(ops->round(d, y, n * L->out, h));
+    return ops->gemm_half(d, false, true, n, L->out, L->in, 1.0f, tensor_f32(x), w, 1.0f, y, h);
 }
 
 static int linear_backward_half(Module *self, const Tensor *dy, float *dx, DType h)
 {
     LinearImpl *L = self->impl;
+    const BackendOps *ops = tensor_ops(dy);
     int64_t n = self->input->shape[0];
     Device d = dy->device;
     int64_t ys[2] = {n, L->out}, ws[2] = {L->out, L->in}, bs[1] = {L->out};
@@ -76,32 +66,19 @@ static int linear_backward_half(Module *self, const Tensor *dy, float *dx, DType
     float *dyh = tensor_f32(L->dy_h), *dwh = tensor_f32(L->dw_h), *dbh = tensor_f32(L->db_h);
     float *gw = tensor_f32(self->params[0].grad), *gb = tensor_f32(self->params[1].grad);
     TRY(tensor_copy(L->dy_h, dy));
-    if (d.kind == DEVICE_CUDA) {
-        TRY(backend_round(d, dyh, n * L->out, h));
-        TRY(backend_gemm_half(d, true, false, L->out, L->in, n, 1.0f, dyh, x, 0.0f, dwh, h));
-        TRY(backend_zero(d, dbh, sizeof(float) * (size_t)L->out));
-        TRY(backend_sum_columns_add(d, dyh, dbh, n, L->out));
-        TRY(backend_round(d, dbh, L->out, h));
-        /* The f32 gradients += the half ones: p -= lr g with lr = -1 adds exactly. */
-        TRY(backend_sgd_step(d, gw, dwh, L->out * L->in, -1.0f));
-        TRY(backend_sgd_step(d, gb, dbh, L->out, -1.0f));
-        if (dx) TRY(backend_gemm_half(d, false, false, n, L->in, L->out, 1.0f, dyh, w, 0.0f, dx, h));
-        return ERR_OK;
+    TRY(ops->round(d, dyh, n * L->out, h));
+    if (ops->count_flushed) { /* gradients that rounding turned into zeros */
+        int64_t lost = 0;
+        TRY(ops->count_flushed(d, tensor_f32(dy), dyh, n * L->out, &lost));
+        amp_stats_add(n * L->out, lost);
     }
-    TRY(half_round(dyh, n * L->out, h));
-    int64_t lost = 0; /* gradients that rounding turned into zeros */
-    for (int64_t i = 0; i < n * L->out; i++) lost += dyh[i] == 0.0f && tensor_f32(dy)[i] != 0.0f;
-    amp_stats_add(n * L->out, lost);
-    TRY(half_gemm(true, false, L->out, L->in, n, 1.0f, dyh, n, x, n, 0.0f, dwh, L->out, h, h));
-    for (int64_t o = 0; o < L->out; o++) { /* f32 accumulation of a half tensor, then half */
-        float sum = 0.0f;
-        for (int64_t i = 0; i < n; i++) sum += dyh[i + o * n];
-        dbh[o] = sum;
-    }
-    TRY(half_round(dbh, L->out, h));
-    for (int64_t k = 0; k < L->out * L->in; k++) gw[k] += dwh[k];
-    for (int64_t o = 0; o < L->out; o++) gb[o] += dbh[o];
-    if (dx) TRY(half_gemm(false, false, n, L->in, L->out, 1.0f, dyh, n, w, L->out, 0.0f, dx, n, h, h));
+    TRY(ops->gemm_half(d, true, false, L->out, L->in, n, 1.0f, dyh, x, 0.0f, dwh, h));
+    TRY(ops->zero(d, dbh, sizeof(float) * (size_t)L->out)); /* f32 sums of a half tensor */
+    TRY(ops->sum_columns_add(d, dyh, dbh, n, L->out));
+    TRY(ops->round(d, dbh, L->out, h));
+    TRY(ops->add(d, gw, dwh, L->out * L->in)); /* the f32 gradients += the half ones */
+    TRY(ops->add(d, gb, dbh, L->out));
+    if (dx) TRY(ops->gemm_half(d, false, false, n, L->in, L->out, 1.0f, dyh, w, 0.0f, dx, h));
     return ERR_OK;
 }
 
@@ -114,25 +91,13 @@ static int linear_module_forward(Module *self, const Tensor *x, const Tensor **y
     int64_t shape[2] = {n, L->out}; // y: (n, out)
     TRY(tensor_resize(self->output, 2, shape));
     self->input = x;
-    if (amp_autocast() != DTYPE_F32) {
+    if (amp_autocast() != DTYPE_F32)
         TRY(linear_forward_half(self, x, amp_autocast()));
-        *y = self->output;
-        return ERR_OK;
-    }
-    if (x->device.kind == DEVICE_CUDA) {
-        /* y (n, out) = x (n, in) W^T, W (out, in): cuBLAS takes the column-major
-         * arrays as they are, with op(W) = transpose. Then y += b. */
-        TRY(backend_gemm(x->device, false, true, n, L->out, L->in, 1.0f, tensor_f32(x), n,
-                         tensor_f32(self->params[0].value), L->out, 0.0f,
-                         tensor_f32(self->output), n));
-        TRY(backend_add_bias(x->device, tensor_f32(self->output),
-                             tensor_f32(self->params[1].value), n, L->out));
-        *y = self->output;
-        return ERR_OK;
-    }
-    EXERCISE("01.2", linear_forward, tensor_f32(x), tensor_f32(self->params[0].value),
-                       tensor_f32(self->params[1].value), tensor_f32(self->output), n, L->in,
-                       L->out);
+    else
+        TRY(tensor_ops(x)->linear_forward(x->device, tensor_f32(x),
+                                          tensor_f32(self->params[0].value),
+                                          tensor_f32(self->params[1].value),
+                                          tensor_f32(self->output), n, L->in, L->out));
     *y = self->output;
     return ERR_OK;
 }
@@ -149,29 +114,13 @@ static int linear_module_backward(Module *self, const Tensor *dy, const Tensor *
         TRY(tensor_resize(self->grad_input, 2, shape));
         dx_data = tensor_f32(self->grad_input);
     }
-    if (amp_autocast() != DTYPE_F32) {
+    if (amp_autocast() != DTYPE_F32)
         TRY(linear_backward_half(self, dy, dx_data, amp_autocast()));
-        if (dx) *dx = self->grad_input;
-        return ERR_OK;
-    }
-    if (dy->device.kind == DEVICE_CUDA) {
-        Device d = dy->device;
-        const float *x = tensor_f32(self->input), *w = tensor_f32(self->params[0].value);
-        /* dW (out, in) += dy^T (out, n) x (n, in); db += column sums of dy */
-        TRY(backend_gemm(d, true, false, L->out, L->in, n, 1.0f, tensor_f32(dy), n, x, n, 1.0f,
-                         tensor_f32(self->params[0].grad), L->out));
-        TRY(backend_sum_columns_add(d, tensor_f32(dy), tensor_f32(self->params[1].grad), n,
-                                    L->out));
-        /* dx (n, in) = dy (n, out) W (out, in) */
-        if (dx)
-            TRY(backend_gemm(d, false, false, n, L->in, L->out, 1.0f, tensor_f32(dy), n, w,
-                             L->out, 0.0f, dx_data, n));
-        if (dx) *dx = self->grad_input;
-        return ERR_OK;
-    }
-    EXERCISE("01.3", linear_backward, tensor_f32(self->input), tensor_f32(self->params[0].value),
-                        tensor_f32(dy), dx_data, tensor_f32(self->params[0].grad),
-                        tensor_f32(self->params[1].grad), n, L->in, L->out);
+    else
+        TRY(tensor_ops(dy)->linear_backward(
+            dy->device, tensor_f32(self->input), tensor_f32(self->params[0].value),
+            tensor_f32(dy), dx_data, tensor_f32(self->params[0].grad),
+            tensor_f32(self->params[1].grad), n, L->in, L->out));
     if (dx) *dx = self->grad_input;
     return ERR_OK;
 }
@@ -240,12 +189,8 @@ static int relu_module_forward(Module *self, const Tensor *x, const Tensor **y)
     TRY(tensor_check_same_device(self->label, x, self->output));
     TRY(tensor_resize(self->output, x->ndim, x->shape));
     self->input = x;
-    if (x->device.kind == DEVICE_CUDA) {
-        TRY(backend_relu_forward(x->device, tensor_f32(x), tensor_f32(self->output), x->numel));
-        *y = self->output;
-        return ERR_OK;
-    }
-    EXERCISE("01.4", relu_forward, tensor_f32(x), tensor_f32(self->output), x->numel);
+    TRY(tensor_ops(x)->relu_forward(x->device, tensor_f32(x), tensor_f32(self->output),
+                                    x->numel));
     *y = self->output;
     return ERR_OK;
 }
@@ -261,14 +206,8 @@ static int relu_module_backward(Module *self, const Tensor *dy, const Tensor **d
     if (!dx) return ERR_OK; /* no parameters: nothing to do without dx */
     TRY(tensor_check_same_device(self->label, dy, self->output));
     TRY(tensor_resize(self->grad_input, self->output->ndim, self->output->shape));
-    if (dy->device.kind == DEVICE_CUDA) {
-        TRY(backend_relu_backward(dy->device, tensor_f32(self->output), tensor_f32(dy),
-                                  tensor_f32(self->grad_input), dy->numel));
-        *dx = self->grad_input;
-        return ERR_OK;
-    }
-    EXERCISE("01.5", relu_backward, tensor_f32(self->output), tensor_f32(dy), tensor_f32(self->grad_input),
-                      dy->numel);
+    TRY(tensor_ops(dy)->relu_backward(dy->device, tensor_f32(self->output), tensor_f32(dy),
+                                      tensor_f32(self->grad_input), dy->numel));
     *dx = self->grad_input;
     return ERR_OK;
 }

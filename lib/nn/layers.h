@@ -20,6 +20,7 @@
 
 #include "lib/nn/module.h"
 #include "lib/core/rng.h"
+#include "lib/device/cpu_kernels.h" /* the exercises of these ops */
 
 /**
  * @brief A fully connected layer, `nn.Linear(in_features, out_features)`.
@@ -48,48 +49,5 @@ Module *relu_new(const char *name);
 Module *mlp_new(const char *name, int64_t in, const int64_t *hidden, int n_hidden, int64_t out,
                 Rng *rng);
 
-/* ---- Exercises of Lesson 01 (lessons/01_cpu_baseline/exercises.c) ------ */
-
-/**
- * @brief Exercise 01.2: the forward pass of Linear, y = x W^T + b.
- *
- * x: (n, in), w: (out, in), b: (out), y: (n, out), column-major f32:
- * y(i, o) = b(o) + sum over k of x(i, k) * w(o, k), where x(i, k) is
- * `x[i + k * n]`, w(o, k) is `w[o + k * out]` and y(i, o) is `y[i + o * n]`.
- * Returns 0 (::ERR_OK).
- */
-int linear_forward(const float *restrict x, const float *restrict w, const float *restrict b,
-                   float *restrict y, int64_t n, int64_t in, int64_t out);
-
-/**
- * @brief Exercise 01.3: the backward pass of Linear.
- *
- * Given x: (n, in), w: (out, in) and dy = dLoss/dy: (n, out), all
- * column-major, **add** to the gradients dw: (out, in) and db: (out), as
- * PyTorch accumulates them: dw(o, k) += sum over i of dy(i, o) * x(i, k) and
- * db(o) += sum over i of dy(i, o). When @p dx is not NULL, also **write**
- * dx: (n, in), dx(i, k) = sum over o of dy(i, o) * w(o, k). Returns 0
- * (::ERR_OK).
- */
-int linear_backward(const float *restrict x, const float *restrict w, const float *restrict dy,
-                    float *restrict dx, float *restrict dw, float *restrict db, int64_t n,
-                    int64_t in, int64_t out);
-
-/**
- * @brief Exercise 01.4: the forward pass of ReLU, y[i] = max(x[i], 0), over @p n values.
- *
- * Returns 0 (::ERR_OK).
- */
-int relu_forward(const float *restrict x, float *restrict y, int64_t n);
-
-/**
- * @brief Exercise 01.5: the backward pass of ReLU, from its output.
- *
- * dx[i] = dy[i] where y[i] > 0, else 0 (PyTorch's choice at 0 too). Uses the
- * forward output @p y, which is all ReLU needs to remember. Returns 0
- * (::ERR_OK).
- */
-int relu_backward(const float *restrict y, const float *restrict dy, float *restrict dx,
-                  int64_t n);
 
 #endif /* WB_LAYERS_H */

@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 
-#include "lib/device/backend.h"
 #include "lib/core/err.h"
 
 Loss *loss_cross_entropy_new(void)
@@ -53,32 +52,7 @@ static int caches_on(Loss *loss, Device d)
     return ERR_OK;
 }
 
-static int caches_on_cpu(Loss *loss) { return caches_on(loss, device_cpu()); }
-
-static int gpu_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float *value)
-{
-    int64_t n = logits->shape[0], c = logits->shape[1];
-    if (!targets || targets->dtype != DTYPE_I32 || targets->ndim != 1 || targets->shape[0] != n)
-        return err_set(ERR_SHAPE, "cross_entropy: targets must be (%lld) int32, one class index "
-                                  "per row of the logits",
-                       (long long)n);
-    TRY(tensor_check_same_device("cross_entropy", logits, targets));
-    TRY(caches_on(loss, logits->device));
-    TRY(tensor_resize(loss->probs, 2, logits->shape));
-    loss->ready = 0;
-    TRY(backend_softmax_ce_forward(logits->device, tensor_f32(logits), tensor_i32(targets),
-                                   tensor_f32(loss->probs), tensor_f32(loss->on_device), n, c));
-    loss->targets = targets;
-    loss->ready = 1;
-    if (value) { /* loss.item(): the CPU waits for the GPU */
-        TRY(backend_copy(&loss->value, device_cpu(), tensor_f32(loss->on_device),
-                         logits->device, sizeof(float)));
-        *value = loss->value;
-    }
-    return ERR_OK;
-}
-
-static int check_targets(const Tensor *targets, int64_t n, int64_t c)
+static int check_targets(const Tensor *targets, int64_t n)
 {
     if (!targets || targets->dtype != DTYPE_I32 || targets->ndim != 1 || targets->shape[0] != n) {
         char s[64] = "NULL";
@@ -87,16 +61,14 @@ static int check_targets(const Tensor *targets, int64_t n, int64_t c)
                                   "(%lld) int32 (one class index per row of the logits)",
                        s, targets ? dtype_name(targets->dtype) : "none", (long long)n);
     }
-    const int32_t *t = tensor_i32(targets);
-    int bad = 0;
-    for (int64_t i = 0; i < n; i++) bad |= (t[i] < 0) | (t[i] >= c); /* no early exit: SIMD */
-    if (!bad) return ERR_OK;
-    for (int64_t i = 0; i < n; i++) /* find the first bad row for the message */
-        if (t[i] < 0 || t[i] >= c)
-            return err_set(ERR_ARG, "cross_entropy: target %d in row %lld is out of bounds "
-                                    "(the logits have %lld classes, so labels must be 0..%lld)",
-                           t[i], (long long)i, (long long)c, (long long)(c - 1));
     return ERR_OK;
+}
+
+/* loss.item(): the value copied back, which waits for a GPU (on the CPU, it is there). */
+static int read_value(Loss *loss)
+{
+    return device_copy(&loss->value, device_cpu(), tensor_f32(loss->on_device),
+                       loss->on_device->device, sizeof(float));
 }
 
 int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float *value)
@@ -106,17 +78,20 @@ int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float 
     if (n < 1 || c < 1)
         return err_set(ERR_SHAPE, "cross_entropy: logits of shape (%lld, %lld) are empty",
                        (long long)n, (long long)c);
-    if (logits->device.kind == DEVICE_CUDA) return gpu_forward(loss, logits, targets, value);
+    TRY(check_targets(targets, n));
     TRY(tensor_check_same_device("cross_entropy", logits, targets));
-    TRY(caches_on_cpu(loss));
-    TRY(check_targets(targets, n, c));
+    TRY(caches_on(loss, logits->device));
     TRY(tensor_resize(loss->probs, 2, logits->shape));
     loss->ready = 0;
-    EXERCISE("01.6", cross_entropy_forward, tensor_f32(logits), tensor_i32(targets), tensor_f32(loss->probs),
-                              &loss->value, n, c);
+    TRY(tensor_ops(logits)->softmax_ce_forward(logits->device, tensor_f32(logits),
+                                               tensor_i32(targets), tensor_f32(loss->probs),
+                                               tensor_f32(loss->on_device), n, c));
     loss->targets = targets;
     loss->ready = 1;
-    if (value) *value = loss->value;
+    if (value) { /* loss.item() */
+        TRY(read_value(loss));
+        *value = loss->value;
+    }
     return ERR_OK;
 }
 
@@ -125,14 +100,8 @@ int loss_backward(Loss *loss, const Tensor **dlogits)
     if (!loss->ready) return err_set(ERR_ARG, "cross_entropy: backward called before forward");
     const Tensor *p = loss->probs;
     TRY(tensor_resize(loss->grad, 2, p->shape));
-    if (p->device.kind == DEVICE_CUDA) {
-        TRY(backend_softmax_ce_backward(p->device, tensor_f32(p), tensor_i32(loss->targets),
-                                        tensor_f32(loss->grad), p->shape[0], p->shape[1]));
-        *dlogits = loss->grad;
-        return ERR_OK;
-    }
-    EXERCISE("01.7", cross_entropy_backward, tensor_f32(p), tensor_i32(loss->targets), tensor_f32(loss->grad),
-                               p->shape[0], p->shape[1]);
+    TRY(tensor_ops(p)->softmax_ce_backward(p->device, tensor_f32(p), tensor_i32(loss->targets),
+                                           tensor_f32(loss->grad), p->shape[0], p->shape[1]));
     *dlogits = loss->grad;
     return ERR_OK;
 }
@@ -141,7 +110,9 @@ int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy)
 {
     TRY(tensor_check_2d(logits, DTYPE_F32, 0, 0, "accuracy", "logits"));
     TRY(tensor_check_same_device("accuracy", logits, targets));
-    if (logits->device.kind == DEVICE_CUDA) { /* count on the CPU: two copies, one sync */
+    int64_t n = logits->shape[0], c = logits->shape[1];
+    TRY(check_targets(targets, n));
+    if (!device_is_host(logits->device)) { /* count on the CPU: two copies, one sync */
         Tensor *z = NULL, *t = NULL;
         int rc = tensor_to(logits, device_cpu(), &z);
         if (rc == ERR_OK) rc = tensor_to(targets, device_cpu(), &t);
@@ -150,12 +121,14 @@ int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy)
         tensor_free(t);
         return rc;
     }
-    int64_t n = logits->shape[0], c = logits->shape[1];
-    TRY(check_targets(targets, n, c));
     const float *z = tensor_f32(logits);
     const int32_t *t = tensor_i32(targets);
     int64_t right = 0;
     for (int64_t i = 0; i < n; i++) {
+        if (t[i] < 0 || t[i] >= c)
+            return err_set(ERR_ARG, "accuracy: target %d in row %lld is out of bounds (the logits "
+                                    "have %lld classes, so labels must be 0..%lld)",
+                           t[i], (long long)i, (long long)c, (long long)(c - 1));
         int64_t best = 0;
         for (int64_t j = 1; j < c; j++) /* z(i, j) is z[i + j * n] */
             if (z[i + j * n] > z[i + best * n]) best = j;
@@ -169,9 +142,7 @@ int loss_item(Loss *loss, float *value)
 {
     if (!loss || !value || !loss->ready)
         return err_set(ERR_ARG, "loss_item: there is no loss yet (call loss_forward first)");
-    if (loss->on_device && loss->probs->device.kind == DEVICE_CUDA)
-        TRY(backend_copy(&loss->value, device_cpu(), tensor_f32(loss->on_device),
-                         loss->probs->device, sizeof(float)));
+    TRY(read_value(loss));
     *value = loss->value;
     return ERR_OK;
 }

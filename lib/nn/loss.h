@@ -13,12 +13,13 @@
 #include <stdint.h>
 
 #include "lib/device/tensor.h"
+#include "lib/device/cpu_kernels.h" /* the exercises of these ops */
 
 /** A loss function with the cache its backward pass needs. */
 typedef struct Loss {
     Tensor *probs; /**< softmax of the last logits, (n, c), on the logits' device */
     Tensor *grad;  /**< dLoss/dlogits of the last backward, (n, c) */
-    Tensor *on_device; /**< the loss as one float on the GPU (GPU runs only) */
+    Tensor *on_device; /**< the loss as one float on the logits' device */
     const Tensor *targets; /**< labels of the last forward (borrowed), (n) */
     float value;   /**< the last loss value */
     int ready;     /**< 1 after a forward, so backward has something to use */
@@ -64,29 +65,5 @@ int loss_backward(Loss *loss, const Tensor **dlogits);
  */
 int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy);
 
-/* ---- Exercises of Lesson 01 (lessons/01_cpu_baseline/exercises.c) ------ */
-
-/**
- * @brief Exercise 01.6: softmax probabilities and mean cross-entropy.
- *
- * logits: (n, c) and probs: (n, c), column-major (z(i, j) is
- * `logits[i + j * n]`); targets: (n) with values in [0, c).
- * probs(i, j) = exp(z(i, j)) / sum over k of exp(z(i, k)), and
- * *loss = mean over i of (logsumexp of row i - z(i, targets[i])).
- * Must stay finite for logits in the thousands: subtract each row's maximum
- * first (log-sum-exp). Returns 0 (::ERR_OK).
- */
-int cross_entropy_forward(const float *restrict logits, const int32_t *restrict targets,
-                          float *restrict probs, float *restrict loss, int64_t n, int64_t c);
-
-/**
- * @brief Exercise 01.7: dLoss/dlogits of the mean cross-entropy.
- *
- * dlogits(i, j) = (probs(i, j) - (1 if j == targets[i] else 0)) / n, with
- * probs from cross_entropy_forward(); both (n, c) column-major. Returns 0
- * (::ERR_OK).
- */
-int cross_entropy_backward(const float *restrict probs, const int32_t *restrict targets,
-                           float *restrict dlogits, int64_t n, int64_t c);
 
 #endif /* WB_LOSS_H */

@@ -166,17 +166,11 @@ int module_backward(Module *m, const Tensor *dy, const Tensor **dx)
     return rc;
 }
 
-void module_zero_grad(Module *m)
+int module_zero_grad(Module *m)
 {
-    for (int i = 0; i < m->n_params; i++) {
-        Tensor *g = m->params[i].grad;
-        size_t bytes = (size_t)g->numel * dtype_size(g->dtype);
-        if (g->device.kind == DEVICE_CPU)
-            memset(g->data, 0, bytes);
-        else
-            backend_zero(g->device, g->data, bytes); /* asynchronous: cannot fail later */
-    }
-    for (int i = 0; i < m->n_children; i++) module_zero_grad(m->children[i]);
+    for (int i = 0; i < m->n_params; i++) TRY(tensor_zero(m->params[i].grad));
+    for (int i = 0; i < m->n_children; i++) TRY(module_zero_grad(m->children[i]));
+    return ERR_OK;
 }
 
 Device module_device(const Module *m)

@@ -190,7 +190,7 @@ void module_set_grad_enabled(bool enabled);
 bool module_grad_enabled(void);
 
 /** @brief Set every parameter gradient of @p m and its children to zero. */
-void module_zero_grad(Module *m);
+int module_zero_grad(Module *m);
 
 /**
  * @brief `model.to(device)`: move every parameter, gradient and cache of @p m.

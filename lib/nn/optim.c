@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/device/backend.h"
 #include "lib/core/err.h"
 
 /* PyTorch's names of each kind's per-parameter state, in optim_state()'s order. */
@@ -22,11 +21,6 @@ static const char *const STATE_NAMES[][2] = {
     [OPTIM_ADAM] = {"exp_avg", "exp_avg_sq"},
 };
 
-/* Adam's scalars for one step, computed once for all parameters. */
-typedef struct AdamScalars {
-    float beta1, beta2, one_minus_beta1, one_minus_beta2;
-    float neg_step_size, bias_correction2_sqrt, eps, weight_decay;
-} AdamScalars;
 
 /* ::ERR_ARG unless @p lr is positive and finite; @p hint is a usual value. */
 static int check_lr(const char *name, float lr, const char *hint)
@@ -135,57 +129,18 @@ void optim_free(Optimizer *opt)
 
 const char *optim_name(const Optimizer *opt) { return opt->kind == OPTIM_ADAM ? "Adam" : "SGD"; }
 
-void optim_zero_grad(Optimizer *opt)
+int optim_zero_grad(Optimizer *opt)
 {
-    for (int i = 0; i < opt->n_params; i++) {
-        Tensor *g = opt->params[i].param->grad;
-        size_t bytes = (size_t)g->numel * dtype_size(g->dtype);
-        if (g->device.kind == DEVICE_CPU)
-            memset(g->data, 0, bytes);
-        else
-            backend_zero(g->device, g->data, bytes);
-    }
-}
-
-/* torch.optim.SGD's update of one tensor: p, g, buf (n); buf unused without momentum. */
-static void sgd_momentum_cpu(float *restrict p, const float *restrict g, float *restrict buf,
-                             int64_t n, float lr, float momentum, float weight_decay,
-                             bool nesterov, bool first)
-{
-    for (int64_t i = 0; i < n; i++) {
-        float d = g[i];
-        if (weight_decay != 0.0f) d = fmaf(weight_decay, p[i], d); /* grad.add(p, alpha=wd) */
-        if (momentum != 0.0f) {
-            float b = first ? d : buf[i] * momentum + d; /* buf.mul_(m).add_(d) */
-            buf[i] = b;
-            d = nesterov ? fmaf(momentum, b, d) : b; /* d.add(buf, alpha=m) */
-        }
-        p[i] = fmaf(-lr, d, p[i]); /* p.add_(d, alpha=-lr) */
-    }
-}
-
-/* torch.optim.Adam's update of one tensor: p, g, m (exp_avg), v (exp_avg_sq) (n). */
-static void adam_cpu(float *restrict p, const float *restrict g, float *restrict m,
-                     float *restrict v, int64_t n, const AdamScalars *a)
-{
-    for (int64_t i = 0; i < n; i++) {
-        float d = g[i];
-        if (a->weight_decay != 0.0f) d = fmaf(a->weight_decay, p[i], d);
-        float mi = fmaf(a->one_minus_beta1, d, m[i] * a->beta1);     /* m.mul_(b1).add_(d, 1-b1) */
-        float vi = fmaf(a->one_minus_beta2 * d, d, v[i] * a->beta2); /* v.mul_(b2).addcmul_(...) */
-        m[i] = mi;
-        v[i] = vi;
-        float denom = sqrtf(vi) / a->bias_correction2_sqrt + a->eps;
-        p[i] = p[i] + a->neg_step_size * mi / denom; /* p.addcdiv_(m, denom, value=-step_size) */
-    }
+    for (int i = 0; i < opt->n_params; i++) TRY(tensor_zero(opt->params[i].param->grad));
+    return ERR_OK;
 }
 
 /* Adam's scalars at step t, as _single_tensor_adam computes them in Python floats. */
-static AdamScalars adam_scalars(const Optimizer *opt, int64_t t)
+static AdamStep adam_scalars(const Optimizer *opt, int64_t t)
 {
     double bias_correction1 = 1.0 - pow((double)opt->beta1, (double)t);
     double bias_correction2 = 1.0 - pow((double)opt->beta2, (double)t);
-    AdamScalars a = {
+    AdamStep a = {
         .beta1 = opt->beta1,
         .beta2 = opt->beta2,
         .one_minus_beta1 = (float)(1.0 - (double)opt->beta1),
@@ -225,20 +180,16 @@ int optim_step(Optimizer *opt)
     if (opt->kind == OPTIM_SGD) {
         for (int i = 0; i < opt->n_params; i++) {
             Param *p = opt->params[i].param;
-            if (p->value->device.kind == DEVICE_CUDA) {
-                TRY(backend_sgd_step(p->value->device, tensor_f32(p->value),
-                                     tensor_f32(p->grad), p->value->numel, opt->lr));
-                continue;
-            }
-            EXERCISE("01.8", sgd_step, tensor_f32(p->value), tensor_f32(p->grad),
-                     p->value->numel, opt->lr);
+            TRY(tensor_ops(p->value)->sgd_step(p->value->device, tensor_f32(p->value),
+                                               tensor_f32(p->grad), p->value->numel, opt->lr));
         }
         opt->step++;
         return ERR_OK;
     }
     /* A graph keeps the numbers this step works out on the CPU (the first step's
      * buffer creation, Adam's bias corrections): each replay would repeat them. */
-    if (opt->n_params > 0 && backend_capturing(opt->params[0].param->value->device))
+    if (opt->n_params > 0 &&
+        tensor_ops(opt->params[0].param->value)->capturing(opt->params[0].param->value->device))
         return err_set(ERR_ARG, "optim_step: %s cannot be recorded in a CUDA Graph: the graph "
                                 "would replay this step's %s on every launch; record plain SGD, "
                                 "or run the optimizer step outside the graph",
@@ -247,7 +198,7 @@ int optim_step(Optimizer *opt)
     for (int i = 0; i < opt->n_params; i++) TRY(check_param(opt, i));
     bool first = opt->step == 0; /* PyTorch creates the momentum buffer now */
     opt->step++;
-    AdamScalars a = adam_scalars(opt, opt->step);
+    AdamStep a = adam_scalars(opt, opt->step);
     for (int i = 0; i < opt->n_params; i++) {
         Param *p = opt->params[i].param;
         Tensor **st = opt->state ? opt->state + i * opt->state_per_param : NULL;
@@ -255,19 +206,12 @@ int optim_step(Optimizer *opt)
         float *s0 = st ? tensor_f32(st[0]) : NULL;
         int64_t n = p->value->numel;
         Device d = p->value->device;
-        bool gpu = d.kind == DEVICE_CUDA;
-        if (opt->kind == OPTIM_SGD_MOMENTUM && gpu)
-            TRY(backend_sgd_momentum_step(d, value, grad, s0, n, opt->lr, opt->momentum,
-                                          opt->weight_decay, opt->nesterov, first));
-        else if (opt->kind == OPTIM_SGD_MOMENTUM)
-            sgd_momentum_cpu(value, grad, s0, n, opt->lr, opt->momentum, opt->weight_decay,
-                             opt->nesterov, first);
-        else if (gpu)
-            TRY(backend_adam_step(d, value, grad, s0, tensor_f32(st[1]), n, a.beta1, a.beta2,
-                                  a.one_minus_beta1, a.one_minus_beta2, a.neg_step_size,
-                                  a.bias_correction2_sqrt, a.eps, a.weight_decay));
+        const BackendOps *ops = tensor_ops(p->value);
+        if (opt->kind == OPTIM_SGD_MOMENTUM)
+            TRY(ops->sgd_momentum_step(d, value, grad, s0, n, opt->lr, opt->momentum,
+                                       opt->weight_decay, opt->nesterov, first));
         else
-            adam_cpu(value, grad, s0, tensor_f32(st[1]), n, &a);
+            TRY(ops->adam_step(d, value, grad, s0, tensor_f32(st[1]), n, &a));
     }
     return ERR_OK;
 }
@@ -360,14 +304,7 @@ int clip_grad_norm(Module *model, float max_norm, float *total_norm)
                          refs[i].name, device_str(g->device, a, sizeof a), refs[0].name,
                          device_str(d, b, sizeof b));
     }
-    if (rc == ERR_OK && d.kind == DEVICE_CPU) {
-        float total = 0.0f;
-        rc = exercise_result(clip_grad_norm_scale(grads, sizes, n, max_norm, &total), "05.2",
-                             "clip_grad_norm_scale");
-        if (rc == ERR_OK && total_norm) *total_norm = total;
-    } else if (rc == ERR_OK) {
-        rc = backend_clip_grad_norm(d, grads, sizes, n, max_norm, total_norm);
-    }
+    if (rc == ERR_OK) rc = backend_of(d)->clip_grad_norm(d, grads, sizes, n, max_norm, total_norm);
     free(refs);
     free(grads);
     free(sizes);

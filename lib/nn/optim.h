@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "lib/nn/module.h"
+#include "lib/device/cpu_kernels.h" /* the exercises of these ops */
 
 /** The update rule of an ::Optimizer. */
 typedef enum OptimKind {
@@ -118,7 +119,7 @@ void optim_free(Optimizer *opt);
 const char *optim_name(const Optimizer *opt);
 
 /** @brief Set every gradient the optimizer updates to zero (`optimizer.zero_grad()`). */
-void optim_zero_grad(Optimizer *opt);
+int optim_zero_grad(Optimizer *opt);
 
 /**
  * @brief Update every parameter from its gradient (`optimizer.step()`).
@@ -189,33 +190,5 @@ int optim_restore(Optimizer *opt, int64_t step);
  */
 int clip_grad_norm(Module *model, float max_norm, float *total_norm);
 
-/* ---- Exercise of Lesson 01 (lessons/01_cpu_baseline/exercises.c) ------- */
-
-/**
- * @brief Exercise 01.8: one SGD update, param[i] -= lr * grad[i], over @p n values.
- *
- * Returns 0 (::ERR_OK).
- */
-int sgd_step(float *restrict param, const float *restrict grad, int64_t n, float lr);
-
-/* ---- Exercise 05.2 (lessons/05_trainer) --------------------------------- */
-
-/**
- * @brief Exercise 05.2: clip gradients by their global 2-norm, on host arrays.
- *
- * @p grads holds @p n arrays (n >= 0) and array i holds @p sizes[i] >= 0
- * floats. First the norm of all values together: total = sqrt(x_1^2 + x_2^2
- * + ... over every value of every array), the sum accumulated in double and
- * the square root rounded to float; store it in *@p total_norm (0 when there
- * are no values). Then, in float, clip_coef = max_norm / (total + 1e-6f).
- * When clip_coef < 1, or is NaN, multiply every value of every array by
- * clip_coef in place; otherwise change nothing. This is what
- * `torch.nn.utils.clip_grad_norm_` does, including its non-finite cases: an
- * infinite value makes the norm inf and clip_coef 0 (finite values become 0,
- * infinite ones NaN), and a NaN makes the norm and every value NaN. Returns
- * 0 (::ERR_OK).
- */
-int clip_grad_norm_scale(float *const *grads, const int64_t *sizes, int n, float max_norm,
-                         float *total_norm);
 
 #endif /* WB_OPTIM_H */

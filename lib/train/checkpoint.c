@@ -52,7 +52,7 @@ static int put_tensor(Writer *w, const char *prefix, const char *name, const Ten
     if (w->n == MAX_TENSORS) return err_set(ERR_ARG, "checkpoint: more than %d tensors",
                                             MAX_TENSORS);
     Tensor *cpu = NULL;
-    if (src->device.kind != DEVICE_CPU) TRY(tensor_to(src, device_cpu(), &cpu));
+    if (!device_is_host(src->device)) TRY(tensor_to(src, device_cpu(), &cpu));
     const Tensor *h = cpu ? cpu : src;
     float *rows = malloc(sizeof(float) * (size_t)(h->numel ? h->numel : 1));
     int rc = rows ? tensor_get_rows(h, rows) : err_set(ERR_NOMEM, "checkpoint: out of memory");

@@ -68,11 +68,7 @@ static void gather(const Loader *l, int64_t b, float *dx, int32_t *dy)
 /* Staging to the batch tensor: a copy to the GPU, or a memcpy on the CPU. */
 static int deliver(void *dst, Device device, const void *src, size_t bytes)
 {
-    if (device.kind == DEVICE_CPU) {
-        memcpy(dst, src, bytes);
-        return ERR_OK;
-    }
-    return backend_copy(dst, device, src, device_cpu(), bytes);
+    return device_copy(dst, device, src, device_cpu(), bytes);
 }
 
 static void *worker(void *arg)
@@ -100,7 +96,7 @@ static void *worker(void *arg)
 
 static int host_alloc(Loader *l, size_t bytes, void **p)
 {
-    if (l->pinned) return backend_host_alloc(bytes, p);
+    if (l->pinned) return backend_of(l->device)->host_alloc(l->device, bytes, p);
     *p = malloc(bytes ? bytes : 1);
     return *p ? ERR_OK : err_set(ERR_NOMEM, "loader: out of memory for a %zu-byte batch", bytes);
 }
@@ -108,7 +104,7 @@ static int host_alloc(Loader *l, size_t bytes, void **p)
 static void host_free(const Loader *l, void *p)
 {
     if (l->pinned)
-        backend_host_free(p);
+        backend_of(l->device)->host_free(l->device, p);
     else
         free(p);
 }
@@ -118,7 +114,7 @@ int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOpti
 {
     *out = NULL;
     TRY(tensor_check_2d(x, DTYPE_F32, 0, 0, "loader", "x"));
-    if (x->device.kind != DEVICE_CPU || !y || y->device.kind != DEVICE_CPU ||
+    if (!device_is_host(x->device) || !y || !device_is_host(y->device) ||
         y->dtype != DTYPE_I32 || y->ndim != 1 || y->shape[0] != x->shape[0])
         return err_set(ERR_SHAPE, "loader: the dataset must be x (n, d) f32 and y (n) int32 on "
                                   "the CPU, with the same n");
@@ -129,7 +125,7 @@ int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOpti
         return err_set(ERR_ARG, "loader: num_workers is %d; this loader has 0 (batches made "
                                 "when asked) or 1 (one batch prepared ahead in a thread)",
                        o->num_workers);
-    if (o->pin_memory && device.kind != DEVICE_CUDA)
+    if (o->pin_memory && device_is_host(device))
         return err_set(ERR_ARG, "loader: pin_memory only helps copies to a CUDA device, and "
                                 "the device is the CPU");
     if (x->shape[0] > INT32_MAX) return err_set(ERR_ARG, "loader: more than 2^31 rows");
@@ -233,7 +229,7 @@ int loader_next(Loader *l, Batch *batch, bool *done)
     TRY(tensor_resize(l->by, 1, xs));
     size_t xbytes = sizeof(float) * (size_t)(rows * l->d), ybytes = sizeof(int32_t) * (size_t)rows;
     int rc = ERR_OK;
-    if (!l->started && l->device.kind == DEVICE_CPU) {
+    if (!l->started && device_is_host(l->device)) {
         gather(l, b, tensor_f32(l->bx), tensor_i32(l->by)); /* no staging needed */
     } else {
         if (l->started) {

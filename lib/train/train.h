@@ -4,24 +4,49 @@
  *
  * train_step() is the five lines of a PyTorch training loop:
  * `outputs = model(x); loss = criterion(outputs, y); optimizer.zero_grad();
- * loss.backward(); optimizer.step()`. Lessons write the loop out where it is
- * the point of the lesson; tests and benchmarks call these.
+ * loss.backward(); optimizer.step()`, with `model(x)` the module call, so the
+ * model's hooks run. It is the one training step of the workbook: Lesson 01's
+ * loop, the demos, the tests and the trainer of Lesson 05 (which adds mixed
+ * precision, a loss scale and clipping through ::StepOptions) all call it.
  */
 #ifndef WB_TRAIN_H
 #define WB_TRAIN_H
 
+#include <stdbool.h>
+
+#include "lib/nn/amp.h"
 #include "lib/nn/loss.h"
 #include "lib/nn/module.h"
 #include "lib/nn/optim.h"
 
 /**
- * @brief One full step: forward, loss, zero_grad, backward, optimizer step.
+ * @brief One full step: forward (module_call), loss, zero_grad, backward, optimizer step.
  *
  * @p x: (n, d) inputs, @p y: (n) labels. The loss before the update goes to
- * @p *loss_value.
+ * @p *loss_value; with NULL it stays where it was computed, so on a GPU the
+ * step makes no sync (loss_item() reads it later: `loss.item()`).
  */
 int train_step(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
                float *loss_value);
+
+/** What a training step does beyond the plain five lines (train_step_with()). */
+typedef struct StepOptions {
+    DType autocast;     /**< ::DTYPE_F16 or ::DTYPE_BF16: the forward and backward under autocast */
+    GradScaler *scaler; /**< the loss scale of mixed precision (NULL, or disabled: none) */
+    float loss_weight;  /**< the loss is multiplied by this before backward (1: as it is) */
+    float clip_norm;    /**< > 0: clip the gradients to this global 2-norm before the step */
+} StepOptions;
+
+/**
+ * @brief train_step() with the options of @p o (NULL: none): autocast for the forward
+ *        and backward, the loss times the weight and the scale, unscale, clipping (not
+ *        when the scaler found an inf), the scaler's step and update.
+ *
+ * @p *stepped (unless NULL) says whether the optimizer stepped: a scaler skips
+ * the step whose gradients hold an inf or a NaN.
+ */
+int train_step_with(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
+                    const StepOptions *o, float *loss_value, bool *stepped);
 
 /**
  * @brief Loss and accuracy of @p model on (@p x, @p y), in evaluation mode.

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/device/backend.h"
 #include "lib/train/checkpoint.h"
+#include "lib/train/train.h"
 #include "lib/core/err.h"
 #include "lib/core/timer.h"
 
@@ -107,43 +107,6 @@ int trainer_call(Trainer *t, long upto)
 
 /* ---- one step, one epoch ----------------------------------------------------- */
 
-/* Multiply a gradient tensor by @p f in place (the loss scale). */
-static int scale_tensor(Tensor *g, float f)
-{
-    if (f == 1.0f) return ERR_OK;
-    if (g->device.kind == DEVICE_CUDA)
-        return backend_scale(g->device, tensor_f32(g), g->numel, f);
-    float *p = tensor_f32(g);
-    for (int64_t i = 0; i < g->numel; i++) p[i] *= f;
-    return ERR_OK;
-}
-
-/* forward, loss, backward (scaled), unscale, clip, step, update; *value: the batch loss
- * (value NULL: leave it on the device, where the epoch sums it without a sync) */
-static int train_step_amp(Trainer *t, const Batch *b, float *value, bool *stepped)
-{
-    const Tensor *logits, *dlogits;
-    TRY(amp_set_autocast(t->opts.autocast)); /* the backward follows the forward's choices */
-    int rc = module_call(t->model, b->x, &logits);       // logits: (rows, classes)
-    if (!rc) rc = loss_forward(t->loss, logits, b->y, NULL);
-    if (!rc) {
-        optim_zero_grad(t->opt);
-        rc = loss_backward(t->loss, &dlogits);          // dlogits: (rows, classes)
-    }
-    if (!rc) /* the weight and the loss scale, in one multiplication */
-        rc = scale_tensor((Tensor *)dlogits, grad_scaler_factor(&t->scaler) * t->opts.loss_weight);
-    if (!rc) rc = module_backward(t->model, dlogits, NULL);
-    amp_set_autocast(DTYPE_F32);
-    if (!rc && value) rc = loss_item(t->loss, value);
-    if (!rc) rc = grad_scaler_unscale(&t->scaler, t->opt); /* before clipping: true norms */
-    /* The norm is not read back: on a GPU it stays there, and so does the wait. */
-    if (!rc && t->opts.clip_norm > 0.0f && !t->scaler.found_inf)
-        rc = clip_grad_norm(t->model, t->opts.clip_norm, NULL);
-    if (!rc) rc = grad_scaler_step(&t->scaler, t->opt, stepped);
-    if (!rc) rc = grad_scaler_update(&t->scaler);
-    return rc;
-}
-
 static void progress(const Trainer *t, long epoch, int64_t done, int64_t total, double mean)
 {
     if (!t->opts.progress || !isatty(STDOUT_FILENO)) return;
@@ -164,13 +127,14 @@ int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s)
     s->lr = t->opt->lr;
     module_train(t->model, true);
     TRY(loader_begin(t->train, epoch));
-    /* On a GPU the batch losses are summed where they are, and read once per epoch:
-     * reading each one would make every step a sync (Lesson 03). */
-    bool gpu = t->device.kind == DEVICE_CUDA;
-    if (gpu && !t->loss_sum && !(t->loss_sum = tensor_new(DTYPE_F32, t->device, 1,
-                                                          (int64_t[]){1})))
+    /* Where reading a value waits for the device (a GPU), the batch losses are summed
+     * where they are and read once per epoch: reading each one would make every step a
+     * sync (Lesson 03). Where it waits for nothing (the CPU), each is read, in double. */
+    bool read_each = device_is_host(t->device);
+    if (!read_each && !t->loss_sum &&
+        !(t->loss_sum = tensor_new(DTYPE_F32, t->device, 1, (int64_t[]){1})))
         return err_code();
-    if (gpu) TRY(backend_zero(t->device, t->loss_sum->data, sizeof(float)));
+    if (!read_each) TRY(tensor_zero(t->loss_sum));
     double sum = 0;
     int64_t rows = 0, done = 0, total = loader_batches(t->train);
     for (;;) {
@@ -179,10 +143,13 @@ int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s)
         TRY(loader_next(t->train, &b, &end));
         if (end) break;
         float v = 0;
-        int rc = train_step_amp(t, &b, gpu ? NULL : &v, &stepped);
-        if (!rc && gpu && (stepped || !t->scaler.enabled))
-            rc = backend_accumulate(t->device, tensor_f32(t->loss_sum),
-                                    tensor_f32(t->loss->on_device), (float)b.x->shape[0]);
+        StepOptions o = {t->opts.autocast, &t->scaler, t->opts.loss_weight, t->opts.clip_norm};
+        int rc = train_step_with(t->model, t->loss, t->opt, b.x, b.y, &o, read_each ? &v : NULL,
+                                 &stepped);
+        if (!rc && !read_each && (stepped || !t->scaler.enabled))
+            rc = tensor_ops(t->loss_sum)
+                     ->accumulate(t->device, tensor_f32(t->loss_sum),
+                                  tensor_f32(t->loss->on_device), (float)b.x->shape[0]);
         if (rc) return err_context("epoch %ld, batch %lld", epoch, (long long)b.index);
         if (stepped || !t->scaler.enabled) { /* a skipped step's loss is not the model's */
             sum += (double)v * (double)b.x->shape[0];
@@ -190,12 +157,12 @@ int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s)
         } else {
             s->skipped++;
         }
-        progress(t, epoch, ++done, total, rows && !gpu ? sum / (double)rows : NAN);
+        progress(t, epoch, ++done, total, rows && read_each ? sum / (double)rows : NAN);
     }
-    if (gpu) { /* the one read of the epoch */
+    if (!read_each) { /* the one read of the epoch */
         float total_loss = 0;
-        TRY(backend_copy(&total_loss, device_cpu(), tensor_f32(t->loss_sum), t->device,
-                         sizeof total_loss));
+        TRY(device_copy(&total_loss, device_cpu(), tensor_f32(t->loss_sum), t->device,
+                        sizeof total_loss));
         sum = total_loss;
     }
     s->train_loss = rows ? (float)(sum / (double)rows) : NAN;

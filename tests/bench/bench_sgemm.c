@@ -22,7 +22,7 @@ static double best_time(Device d, int variant, const float *A, const float *B, f
     double best = 1e30;
     for (int r = 0; r < 6; r++) { /* the first run warms up */
         double t0 = timer_now();
-        if (matmul_device(d, variant, A, B, C, n, n, n) || backend_synchronize(d)) {
+        if (matmul_device(d, variant, A, B, C, n, n, n) || device_synchronize(d)) {
             fprintf(stderr, "bench_sgemm: %s\n", err_message());
             exit(1);
         }
@@ -52,9 +52,9 @@ int main(int argc, char **argv)
     size_t bytes = (size_t)(n * n) * sizeof(float);
     float *h = malloc(bytes), *A, *B, *C;
     for (int64_t i = 0; i < n * n; i++) h[i] = (float)((i * 7919) % 2001 - 1000) * 1e-3f;
-    if (backend_alloc(d, bytes, (void **)&A) || backend_alloc(d, bytes, (void **)&B) ||
-        backend_alloc(d, bytes, (void **)&C) || backend_copy(A, d, h, device_cpu(), bytes) ||
-        backend_copy(B, d, h, device_cpu(), bytes)) {
+    if (device_alloc(d, bytes, (void **)&A) || device_alloc(d, bytes, (void **)&B) ||
+        device_alloc(d, bytes, (void **)&C) || device_copy(A, d, h, device_cpu(), bytes) ||
+        device_copy(B, d, h, device_cpu(), bytes)) {
         fprintf(stderr, "bench_sgemm: %s\n", err_message());
         return 1;
     }
@@ -71,9 +71,9 @@ int main(int argc, char **argv)
     }
     printf("  register-blocked / cuBLAS = %.0f%%  (target: at least %.0f%%: %s)\n", 100 * ratio,
            100 * TARGET, ratio >= TARGET ? "met" : "NOT MET");
-    backend_free(d, A, bytes);
-    backend_free(d, B, bytes);
-    backend_free(d, C, bytes);
+    device_free(d, A, bytes);
+    device_free(d, B, bytes);
+    device_free(d, C, bytes);
     free(h);
     return 0;
 }

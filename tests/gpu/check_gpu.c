@@ -315,7 +315,7 @@ START_TEST(test_what_lesson_03_counts)
     char trace[32];
     counters_reset();
     counters_trace(trace, sizeof trace);
-    ck_assert_int_eq(backend_empty_kernel(g), ERR_OK);
+    ck_assert_int_eq(backend_of(g)->empty_kernel(g), ERR_OK);
     timer_now();
     ck_assert_int_eq(device_synchronize(g), ERR_OK);
     ck_assert_int_eq(device_synchronize(device_cpu()), ERR_OK); /* nothing to wait for */
@@ -350,16 +350,16 @@ START_TEST(test_copy_beside_compute)
 {
     Device g = gpu();
     float *pinned = NULL, *d = NULL, back[64];
-    ck_assert_int_eq(backend_host_alloc(64 * sizeof(float), (void **)&pinned), ERR_OK);
+    ck_assert_int_eq(backend_of(g)->host_alloc(g, 64 * sizeof(float), (void **)&pinned), ERR_OK);
     for (int i = 0; i < 64; i++) pinned[i] = (float)i - 3.0f;
-    ck_assert_int_eq(backend_alloc(g, 64 * sizeof(float), (void **)&d), ERR_OK);
-    ck_assert_int_eq(backend_copy_async(g, d, pinned, 64 * sizeof(float)), ERR_OK);
-    ck_assert_int_eq(backend_copy_wait(g), ERR_OK);
-    ck_assert_int_eq(backend_relu_backward(g, d, d, d, 64), ERR_OK); /* keeps the positives */
-    ck_assert_int_eq(backend_copy(back, device_cpu(), d, g, sizeof back), ERR_OK);
+    ck_assert_int_eq(device_alloc(g, 64 * sizeof(float), (void **)&d), ERR_OK);
+    ck_assert_int_eq(backend_of(g)->copy_async(g, d, pinned, 64 * sizeof(float)), ERR_OK);
+    ck_assert_int_eq(backend_of(g)->copy_wait(g), ERR_OK);
+    ck_assert_int_eq(backend_of(g)->relu_backward(g, d, d, d, 64), ERR_OK); /* keeps the positives */
+    ck_assert_int_eq(device_copy(back, device_cpu(), d, g, sizeof back), ERR_OK);
     for (int i = 0; i < 64; i++) ck_assert_float_eq(back[i], i > 3 ? (float)i - 3.0f : 0.0f);
-    backend_free(g, d, 64 * sizeof(float));
-    backend_host_free(pinned);
+    device_free(g, d, 64 * sizeof(float));
+    backend_of(g)->host_free(g, pinned);
 }
 END_TEST
 
@@ -378,8 +378,8 @@ START_TEST(test_graph_refuses_stateful_optimizers)
     Optimizer *stateful[] = {optim_adam_new(r.model, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f),
                              optim_sgd_momentum_new(r.model, 0.01f, 0.9f, 0.0f, false)};
     BackendGraph *graph = NULL;
-    ck_assert_int_eq(backend_capture_begin(g), ERR_OK);
-    ck_assert(backend_capturing(g));
+    ck_assert_int_eq(backend_of(g)->capture_begin(g), ERR_OK);
+    ck_assert(backend_of(g)->capturing(g));
     for (int i = 0; i < 2; i++) {
         int64_t step = stateful[i]->step;
         ck_assert_int_eq(optim_step(stateful[i]), ERR_ARG);
@@ -388,11 +388,11 @@ START_TEST(test_graph_refuses_stateful_optimizers)
         ck_assert_int_eq(stateful[i]->step, step); /* refused before it changed anything */
     }
     ck_assert_int_eq(optim_step(r.opt), ERR_OK); /* plain SGD */
-    ck_assert_int_eq(backend_capture_end(g, &graph), ERR_OK);
-    ck_assert(!backend_capturing(g));
-    ck_assert_uint_ge(backend_graph_nodes(graph), 1);
+    ck_assert_int_eq(backend_of(g)->capture_end(g, &graph), ERR_OK);
+    ck_assert(!backend_of(g)->capturing(g));
+    ck_assert_uint_ge(backend_of(g)->graph_nodes(graph), 1);
     ck_assert_int_eq(optim_step(stateful[0]), ERR_OK); /* outside a recording it runs */
-    backend_graph_free(graph);
+    backend_of(g)->graph_free(graph);
     for (int i = 0; i < 2; i++) optim_free(stateful[i]);
     run_free(&r);
     iris_free(&train, &test, xtr, xte);

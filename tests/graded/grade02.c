@@ -104,7 +104,7 @@ static const ParseIn parse_edges_in[] = {
     {"", NULL, 1},        {"cpus", NULL, 1},    {"cuda0", NULL, 1},  {"cuda:+1", NULL, 2},
     {"cuda: 1", NULL, 2}, {"cuda:1 ", NULL, 2}, {"cuda:x", NULL, 0}, {"cuda:2", "2,0", 2},
     {"cuda:1", NULL, 1},  {"cuda:0", NULL, 0},  {"cuda", "", 0},     {"cpu", "1", 1},
-    {"cuda:1", "5,7", 2},
+    {"cuda:1", "5,7", 2}, {"cuda:100000", NULL, 2},
 };
 
 #ifdef GRADE_RUNNER
@@ -257,7 +257,8 @@ JUDGE(parse_edges)
                 REFUSED(ERR_DEVICE, "cuda:1 requested but only 1 CUDA device is visible"),
                 REFUSED(ERR_DEVICE, "cuda:0 requested but no CUDA device is visible"),
                 REFUSED(ERR_DEVICE, "cuda requested but no CUDA device is visible"), CPU_OK,
-                GPU_OK(1, 7));
+                GPU_OK(1, 7),
+                REFUSED(ERR_DEVICE, "cuda:100000 requested but only 2 CUDA devices are visible"));
 }
 #endif
 
@@ -417,6 +418,7 @@ static const struct {
     {0, 1, 1, "y = NULL and n = 1"},
     {0, 0, (int64_t)INT_MAX + 1, "n = 2^31 (INT_MAX + 1, too big for int indices)"},
     {0, 0, INT64_MIN, "n = -2^63"},
+    {1, 1, 0, "x = y = NULL and n = 0 (nothing to read: not an error)"},
 };
 #define ARGS_N 5 /* the good call after them: 5 values into a buffer of 5 + TAIL */
 
@@ -804,6 +806,7 @@ JUDGE(relu_kernel_arguments)
         cudaSuccess,           cudaErrorInvalidValue, cudaErrorInvalidValue,
         cudaErrorInvalidValue, cudaErrorInvalidValue, cudaErrorInvalidValue,
         cudaErrorInvalidValue, cudaErrorInvalidValue, cudaErrorInvalidValue,
+        cudaSuccess,
     };
     ck_assert(COUNT(want) == COUNT(args_in));
     for (int i = 0; i < COUNT(args_in); i++) {

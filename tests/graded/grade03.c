@@ -691,7 +691,7 @@ static int launch_work(void *p)
     Work *w = p;
     w->calls++;
     if (w->fail_at && w->calls == w->fail_at) return err_set(ERR_IO, "the work failed on purpose");
-    return w->d.kind == DEVICE_CUDA ? backend_empty_kernel(w->d) : ERR_OK;
+    return device_is_host(w->d) ? ERR_OK : backend_of(w->d)->empty_kernel(w->d);
 }
 
 /* time_on_device of `repeats` empty kernels on the device, with work queued
@@ -701,7 +701,7 @@ static void timing_run(long repeats)
     Device d = the_device();
     /* Work queued before the timing: it must not be counted. */
     for (int i = 0; i < 3; i++)
-        ck_assert_int_eq(backend_empty_kernel(d), ERR_OK);
+        ck_assert_int_eq(backend_of(d)->empty_kernel(d), ERR_OK);
     char trace[256];
     g_n_reads = 0;
     timer_set_clock(fake_clock);

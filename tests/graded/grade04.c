@@ -807,10 +807,12 @@ static void put_batcher_call(const char *k, Callable b, const Module *m, const T
 {
     Value arg = value_ptr((void *)x), r = value_none();
     counters_reset();
+    int64_t tensors = counters_get().tensors;
     err_clear();
     int rc = callable_call(b, &arg, 1, &r);
     Counters c = counters_get();
     put_rc(k, rc);
+    put_i64(key("%s.tensors_made", k), c.tensors - tensors); /* the output only */
     put_i64(key("%s.copies_h2d", k), (int64_t)c.copies_h2d);
     put_i64(key("%s.bytes_h2d", k), (int64_t)c.bytes_h2d);
     put_i64(key("%s.launches", k), (int64_t)c.launches);
@@ -850,6 +852,12 @@ static void expect_batched(const char *k, const char *want, int64_t n, int64_t b
 
 static void expect_inference_mode(const char *k)
 {
+    int64_t made = got_i64(key("%s.tensors_made", k));
+    ck_assert_msg(made == 1,
+                  "after the batcher, %lld tensors more are alive than before; expected 1, the "
+                  "output: free each chunk's tensors (the chunk, its copy on the device, the "
+                  "copy back) once its rows are put in the output",
+                  (long long)made);
     ck_assert_msg(got_i64(key("%s.grad_enabled", k)),
                   "batcher_forward must restore the gradient mode");
     ck_assert_msg(!got_i64(key("%s.fc1_input", k)),

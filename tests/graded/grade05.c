@@ -930,6 +930,8 @@ enum {
     D_FLAT,       /* fc1.weight is [35]: as many values, one dimension */
     D_LAST_BF16,  /* fc2.bias, the last one, is BF16 */
     D_FULL,       /* none, with an optimizer's and a history's tensors besides */
+    D_SHAPE1,     /* fc1.weight is [7, 6], not [7, 5]: the second dimension differs */
+    D_EXTRA_FIRST, /* an extra tensor first in the file, and first by name: model.a.weight */
 };
 
 #ifdef GRADE_RUNNER
@@ -961,6 +963,11 @@ static void validate_run(const char *k_in, Module *m, const char *format, const 
     StTensor t[12];
     int k_ = 0;
     static float junk[64 * 64];
+    if (defect == D_EXTRA_FIRST) {
+        StTensor *s = &t[k_++];
+        snprintf(s->name, sizeof s->name, "model.a.weight");
+        s->dtype = DTYPE_F32, s->ndim = 1, s->shape[0] = 2, s->data = junk, s->bytes = 8;
+    }
     for (int i = 0; i < n; i++) {
         if (defect == D_MISSING && i == n - 1) continue;
         StTensor *s = &t[k_++];
@@ -969,6 +976,7 @@ static void validate_run(const char *k_in, Module *m, const char *format, const 
         s->ndim = p[i].param->value->ndim;
         for (int j = 0; j < s->ndim; j++) s->shape[j] = p[i].param->value->shape[j];
         if (defect == D_SHAPE && i == 0) s->shape[0] += 1;
+        if (defect == D_SHAPE1 && i == 0) s->shape[1] += 1;
         if (defect == D_TRANSPOSED && i == 0) {
             int64_t r = s->shape[0];
             s->shape[0] = s->shape[1], s->shape[1] = r;
@@ -1041,6 +1049,8 @@ RUN(validate_lookalikes)
     validate_run("v1.5", m, CHECKPOINT_FORMAT, "1.5", D_NONE);
     validate_run("longer", m, CHECKPOINT_FORMAT "-old", "1", D_NONE);
     validate_run("shorter", m, "workbook", "1", D_NONE);
+    validate_run("shape1", m, CHECKPOINT_FORMAT, "1", D_SHAPE1);
+    validate_run("extrafirst", m, CHECKPOINT_FORMAT, "1", D_EXTRA_FIRST);
     for (int i = 0; i < n; i++)
         put_f32(key("after.%d", i), tensor_f32(p[i].param->value), p[i].param->value->numel);
     module_free(m);
@@ -1103,6 +1113,9 @@ JUDGE(validate_lookalikes)
     expect_refused("longer", "wb.format \"" CHECKPOINT_FORMAT "-old\"",
                    "not a checkpoint of this workbook", NULL);
     expect_refused("shorter", "wb.format \"workbook\"", "not a checkpoint of this workbook", NULL);
+    expect_refused("shape1", "fc1.weight stored as [7, 6] (the second dimension differs)",
+                   "shape [7, 6]", "model.fc1.weight");
+    expect_refused("extrafirst", "an extra tensor, first in the file", "model.a.weight", NULL);
     for (int i = 0; i < 4; i++) {
         int64_t nb;
         const float *before = got_f32_n(key("before.%d", i), &nb);

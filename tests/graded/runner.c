@@ -87,6 +87,14 @@ static int64_t guarded_len(const float *p)
     return n;
 }
 
+float *guarded_copy(const float *src, int64_t n)
+{
+    float *p = guarded_new(n, 0.0f);
+    if (n > 0) memcpy(p, src, (size_t)n * sizeof *p);
+    for (int d = 1; d <= GUARD; d++) p[-d] = p[n - 1 + d] = guard_float(d + 1);
+    return p;
+}
+
 void put_guarded(const char *name, const float *p)
 {
     put_f32(name, p - GUARD, guarded_len(p) + 2 * GUARD);
@@ -160,7 +168,7 @@ int main(int argc, char **argv)
         /* Where this lesson's CUDA work runs: a GPU, the simulator, or nowhere. */
         if (device_cuda_built()) {
             DeviceInfo info;
-            if (backend_device_info(0, &info) == 0)
+            if (backend_cuda()->device_info(0, &info) == 0)
                 printf("%s\n", info.name);
             else
                 printf("no CUDA device (%s)\n", device_backend());
@@ -190,7 +198,7 @@ int main(int argc, char **argv)
 #if defined(__SANITIZE_ADDRESS__)
     sanitized = 1;
 #endif
-    if (strcmp(backend_name(), "CUDA") != 0 && !sanitized) {
+    if (strcmp(device_backend(), "CUDA") != 0 && !sanitized) {
         struct rlimit r = {(rlim_t)MEMORY_LIMIT_MB << 20, (rlim_t)MEMORY_LIMIT_MB << 20};
         setrlimit(RLIMIT_AS, &r);
     }

@@ -41,6 +41,9 @@ void put_rc(const char *name, int rc);
  * guards, for the judge's got_guarded. */
 float *guarded_new(int64_t n, float fill);
 void put_guarded(const char *name, const float *p);
+/* A copy of n input floats with guard zones whose float next to the data is the
+ * NaN (graded.h): a read past either end brings a NaN into the result. */
+float *guarded_copy(const float *src, int64_t n);
 void guarded_free(float *p);
 
 /* The stand-in for an exercise that check_student.pl refused: fails the case
