@@ -157,7 +157,11 @@ flavor_link = $(if $(filter cpu,$(1)),$(CC),$(CXX))
 # The lessons and the bench: real CUDA when nvcc is here, else no GPU parts;
 # SIM=1 runs their GPU parts on the simulator (built apart, in BUILD-sim).
 APP_FLAVOR := $(if $(filter 1,$(SIM)),sim,$(if $(NVCC),cuda,cpu))
-PART_OBJ   := $(LESSONS:%=$(BUILD)/obj/lessons/%/lesson.o)
+# lesson37's parts: each lesson's lesson.c, the option parser they share, and
+# Lesson 03's demos, a file each (all built by the $(BUILD)/obj/lessons/%.o rule).
+PART_SRC   := $(LESSONS:%=lessons/%/lesson.c) lessons/options.c \
+              $(wildcard lessons/03_why_gpu_slower/demo_*.c)
+PART_OBJ   := $(PART_SRC:lessons/%.c=$(BUILD)/obj/lessons/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c tests/common/fixture_tensor.c \
               tests/common/iris.c tests/common/tmpdir.c
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)

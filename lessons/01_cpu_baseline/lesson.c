@@ -8,7 +8,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "lib/device/cpuinfo.h"
 #include "lib/train/data.h"
 #include "lib/core/err.h"
+#include "lib/train/iris.h"
 #include "lib/nn/layers.h"
 #include "lib/nn/loss.h"
 #include "lib/nn/optim.h"
@@ -36,43 +36,21 @@ typedef struct Options {
     const char *data;
 } Options;
 
-static void usage(FILE *out)
+/* The part's options; lesson37 --part 1 --help prints them from this table. */
+static bool parse_options(int argc, char **argv, Options *o, int *status)
 {
-    fprintf(out,
-            "usage: lesson37 --part 1 [--epochs N] [--lr X] [--log-every N] [--seed S]\n"
-            "                         [--data FILE]\n"
-            "  --epochs N     full-batch epochs (default 20000, as in the source lesson)\n"
-            "  --lr X         SGD learning rate (default 0.01)\n"
-            "  --log-every N  print the loss every N epochs, 0 for never (default 100)\n"
-            "  --seed S       seed of the weight initialisation (default 42)\n"
-            "  --data FILE    the Iris CSV (default lessons/data/iris.csv)\n"
-            "  and lesson37's own: --quiet, --out DIR, --no-plot\n");
-}
-
-static int parse_options(int argc, char **argv, Options *o)
-{
-    static const struct option longopts[] = {
-        {"epochs", required_argument, NULL, 'e'}, {"lr", required_argument, NULL, 'l'},
-        {"log-every", required_argument, NULL, 'g'}, {"seed", required_argument, NULL, 's'},
-        {"data", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    const LessonOption table[] = {
+        OPT_LONG("epochs", &o->epochs, "N", 1, 100000000,
+                 "full-batch epochs (default 20000, as in the source lesson)"),
+        OPT_FLOAT("lr", &o->lr, "X", 1e-9, 1e9, "SGD learning rate (default 0.01)"),
+        OPT_LONG("log-every", &o->log_every, "N", 0, 100000000,
+                 "print the loss every N epochs, 0 for never (default 100)"),
+        OPT_LONG("seed", &o->seed, "S", 0, 2147483647,
+                 "seed of the weight initialisation (default 42)"),
+        OPT_TEXT("data", &o->data, "FILE", "the Iris CSV (default " IRIS_CSV ")"),
+        OPT_END,
     };
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        bool ok = true;
-        switch (c) {
-        case 'e': ok = lesson_parse_long(optarg, 1, 100000000, &o->epochs); break;
-        case 'l': ok = lesson_parse_float(optarg, 1e-9f, 1e9f, &o->lr); break;
-        case 'g': ok = lesson_parse_long(optarg, 0, 100000000, &o->log_every); break;
-        case 's': ok = lesson_parse_long(optarg, 0, 2147483647, &o->seed); break;
-        case 'd': o->data = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return lesson_option_error(PART, c, argv, NULL, usage);
-        }
-        if (!ok) return lesson_option_error(PART, 0, argv, lesson_option_name(longopts, c), usage);
-    }
-    return lesson_no_arguments(PART, argc, argv, usage);
+    return lesson_options(PART, table, argc, argv, status);
 }
 
 /* Print lib's last error and pick the exit status that fits it. */
@@ -118,14 +96,15 @@ static void draw(const LessonContext *ctx, const char *data, long epochs)
         return;
     }
     printf("Plot: %s\n", png);
-    if (ctx->tty && !ctx->quiet) plot_draw(script, data, NULL, title);
+    if (ctx->tty && !ctx->quiet && plot_draw(script, data, NULL, title) != ERR_OK)
+        printf("Plot in the terminal: skipped (%s)\n", err_message());
 }
 
 int lesson01_run(const LessonContext *ctx, int argc, char **argv)
 {
-    Options o = {20000, 0.01f, 100, 42, WB_ROOT "/lessons/data/iris.csv"};
-    int rc = parse_options(argc, argv, &o);
-    if (rc) return rc < 0 ? LESSON_OK : rc;
+    Options o = {20000, 0.01f, 100, 42, iris_csv_path()};
+    int rc;
+    if (!parse_options(argc, argv, &o, &rc)) return rc;
     if (ctx->quiet) o.log_every = 0;
 
     lesson_heading(PART, "The CPU baseline", README);
@@ -143,9 +122,8 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
     }
     fclose(probe);
 
-    /* Data: the split of train_test_split(test_size=0.2, random_state=42). */
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-    DatasetSpec spec = {"species", species, "split"};
+    /* Data: the split of train_test_split(test_size=0.2, random_state=42), which the
+     * file's "split" column records; iris_spec() says how the file reads. */
     Dataset train = {0}, test = {0};
     Scaler scaler = {0};
     Tensor *x_train = NULL, *x_test = NULL;
@@ -154,7 +132,7 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
     Optimizer *opt = NULL;
     float *losses = NULL;
     rc = LESSON_OK;
-    if (dataset_load_csv(o.data, &spec, &train, &test) != ERR_OK) {
+    if (dataset_load_csv(o.data, iris_spec(), &train, &test) != ERR_OK) {
         rc = fail();
         goto done;
     }
@@ -164,9 +142,9 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
                train.n_features, train.n_classes);
     if (train.x->shape[0] == 0 || test.x->shape[0] == 0) {
         char msg[1200];
-        snprintf(msg, sizeof msg, "%s: no %s rows (its \"split\" column must mark some rows "
+        snprintf(msg, sizeof msg, "%s: no %s rows (its \"%s\" column must mark some rows "
                                   "train and some test)",
-                 o.data, train.x->shape[0] == 0 ? "training" : "test");
+                 o.data, train.x->shape[0] == 0 ? "training" : "test", iris_spec()->split_column);
         lesson_error(PART, msg);
         rc = LESSON_BAD_INPUT;
         goto done;

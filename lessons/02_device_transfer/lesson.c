@@ -8,7 +8,6 @@
  * GPU each GPU section says so in one line and the rest runs.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +16,9 @@
 #include "lessons/lesson.h"
 #include "lib/device/backend.h"
 #include "lib/core/counters.h"
-#include "lib/train/data.h"
 #include "lib/device/device.h"
 #include "lib/core/err.h"
+#include "lib/train/iris.h"
 #include "lib/nn/layers.h"
 #include "lib/device/matmul.h"
 #include "lib/core/timer.h"
@@ -34,45 +33,23 @@ typedef struct Options {
     bool matmul;
 } Options;
 
-static void usage(FILE *out)
+/* The part's options; lesson37 --part 2 --help prints them from this table. */
+static bool parse_options(int argc, char **argv, Options *o, int *status)
 {
-    fprintf(out,
-            "usage: lesson37 --part 2 [--device D] [--n-cpu N] [--n-gpu N] [--epochs N]\n"
-            "                         [--log-every N] [--no-matmul]\n"
-            "  --device D     the GPU to use: cuda, cuda:N (default cuda)\n"
-            "  --n-cpu N      size of the CPU's N x N product (default 2000; the source used 10000)\n"
-            "  --n-gpu N      size of the GPU's N x N product (default 10000)\n"
-            "  --epochs N     Iris epochs on the GPU (default 20000)\n"
-            "  --log-every N  print the Iris loss every N epochs, 0 for never (default 5000)\n"
-            "  --no-matmul    skip the matrix products\n"
-            "  and lesson37's own: --quiet, --out DIR, --no-plot\n");
-}
-
-static int parse_options(int argc, char **argv, Options *o)
-{
-    static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'}, {"n-cpu", required_argument, NULL, 'c'},
-        {"n-gpu", required_argument, NULL, 'g'},  {"epochs", required_argument, NULL, 'e'},
-        {"log-every", required_argument, NULL, 'l'}, {"no-matmul", no_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    const LessonOption table[] = {
+        OPT_TEXT("device", &o->device, "D", "the GPU to use: cuda, cuda:N (default cuda)"),
+        OPT_LONG("n-cpu", &o->n_cpu, "N", 1, 20000,
+                 "size of the CPU's N x N product (default 2000; the source used 10000)"),
+        OPT_LONG("n-gpu", &o->n_gpu, "N", 1, 40000,
+                 "size of the GPU's N x N product (default 10000)"),
+        OPT_LONG("epochs", &o->epochs, "N", 1, 100000000,
+                 "Iris epochs on the GPU (default 20000)"),
+        OPT_LONG("log-every", &o->log_every, "N", 0, 100000000,
+                 "print the Iris loss every N epochs, 0 for never (default 5000)"),
+        OPT_CLEAR("no-matmul", &o->matmul, "skip the matrix products"),
+        OPT_END,
     };
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        bool ok = true;
-        switch (c) {
-        case 'd': o->device = optarg; break;
-        case 'c': ok = lesson_parse_long(optarg, 1, 20000, &o->n_cpu); break;
-        case 'g': ok = lesson_parse_long(optarg, 1, 40000, &o->n_gpu); break;
-        case 'e': ok = lesson_parse_long(optarg, 1, 100000000, &o->epochs); break;
-        case 'l': ok = lesson_parse_long(optarg, 0, 100000000, &o->log_every); break;
-        case 'm': o->matmul = false; break;
-        case 'h': usage(stdout); return -1;
-        default: return lesson_option_error(PART, c, argv, NULL, usage);
-        }
-        if (!ok) return lesson_option_error(PART, 0, argv, lesson_option_name(longopts, c), usage);
-    }
-    return lesson_no_arguments(PART, argc, argv, usage);
+    return lesson_options(PART, table, argc, argv, status);
 }
 
 static double gib(size_t b) { return (double)b / (1024.0 * 1024.0 * 1024.0); }
@@ -222,8 +199,13 @@ static void cpu_matmul(long n)
         return;
     }
     double t0 = timer_now();
-    matmul_cpu(A, B, C, n, n, n);
+    int rc = matmul_cpu(A, B, C, n, n, n);
     double s = timer_now() - t0;
+    if (rc != ERR_OK) {
+        printf("  CPU: %s\n", err_message());
+        free(A), free(B), free(C);
+        return;
+    }
     char t[32];
     printf("  CPU, OpenBLAS on %d threads: %ld x %ld in %s = %.1f GFLOP/s (spot check: error "
            "%.1e of the terms' size)\n",
@@ -298,30 +280,21 @@ static void gpu_matmul(Device gpu, long n)
 /* Section 4: Lesson 01's training on the GPU. */
 static int iris_on_gpu(const LessonContext *ctx, const Options *o, Device gpu)
 {
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-    DatasetSpec spec = {"species", species, "split"};
-    Dataset train = {0}, test = {0};
-    Scaler sc = {0};
-    Tensor *xtr = NULL, *xte = NULL, *gx = NULL, *gy = NULL, *gxt = NULL, *gyt = NULL;
+    /* Lesson 01's data, scaled as there, and its network from the same seed. */
+    IrisData iris;
+    Tensor *gx = NULL, *gy = NULL, *gxt = NULL, *gyt = NULL;
     Module *model = NULL;
     Loss *loss = NULL;
     Optimizer *opt = NULL;
-    int rc = dataset_load_csv(WB_ROOT "/lessons/data/iris.csv", &spec, &train, &test);
-    if (!rc) rc = scaler_fit(&sc, train.x);
-    if (!rc) rc = scaler_transform(&sc, train.x, &xtr);
-    if (!rc) rc = scaler_transform(&sc, test.x, &xte);
-    Rng rng;
-    rng_seed(&rng, 42, 0);
-    Module *layers[] = {linear_new("fc1", 4, 10, &rng), relu_new("relu"),
-                        linear_new("fc2", 10, 3, &rng)};
-    model = sequential_new("mlp", 3, layers);
+    int rc = iris_data_load(iris_csv_path(), &iris);
+    model = iris_mlp_new(42);
     if (!model && !rc) rc = err_code();
     /* model = MLP().to(device); X_train = X_train.to(device); ... */
     if (!rc) rc = module_to(model, gpu);
-    if (!rc) rc = tensor_to(xtr, gpu, &gx);
-    if (!rc) rc = tensor_to(train.y, gpu, &gy);
-    if (!rc) rc = tensor_to(xte, gpu, &gxt);
-    if (!rc) rc = tensor_to(test.y, gpu, &gyt);
+    if (!rc) rc = tensor_to(iris.x_train, gpu, &gx);
+    if (!rc) rc = tensor_to(iris.train.y, gpu, &gy);
+    if (!rc) rc = tensor_to(iris.x_test, gpu, &gxt);
+    if (!rc) rc = tensor_to(iris.test.y, gpu, &gyt);
     loss = rc ? NULL : loss_cross_entropy_new();
     opt = loss ? optim_sgd_new(model, 0.01f) : NULL;
     if (!rc && !opt) rc = err_code();
@@ -361,19 +334,17 @@ static int iris_on_gpu(const LessonContext *ctx, const Options *o, Device gpu)
     optim_free(opt);
     loss_free(loss);
     module_free(model);
-    Tensor *all[] = {xtr, xte, gx, gy, gxt, gyt};
-    for (int i = 0; i < 6; i++) tensor_free(all[i]);
-    scaler_free(&sc);
-    dataset_free(&train);
-    dataset_free(&test);
+    Tensor *all[] = {gx, gy, gxt, gyt};
+    for (int i = 0; i < 4; i++) tensor_free(all[i]);
+    iris_data_free(&iris);
     return rc ? LESSON_FAILED : LESSON_OK;
 }
 
 int lesson02_run(const LessonContext *ctx, int argc, char **argv)
 {
     Options o = {2000, 10000, 20000, 5000, "cuda", true};
-    int rc = parse_options(argc, argv, &o);
-    if (rc) return rc < 0 ? LESSON_OK : rc;
+    int rc;
+    if (!parse_options(argc, argv, &o, &rc)) return rc;
     lesson_heading(PART, "Moving work to the GPU", README);
     Device gpu = device_cpu();
     bool have_gpu = show_devices(&o, &gpu);

@@ -9,7 +9,6 @@
  * against bare functions called per sample and per chunk.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +18,9 @@
 #include "lib/nn/batcher.h"
 #include "lib/core/callable.h"
 #include "lib/core/counters.h"
-#include "lib/train/data.h"
 #include "lib/device/device.h"
 #include "lib/core/err.h"
+#include "lib/train/iris.h"
 #include "lib/nn/layers.h"
 #include "lib/core/timer.h"
 
@@ -32,37 +31,18 @@ typedef struct Options {
     long n, width, batch;
 } Options;
 
-static void usage(FILE *out)
+/* The part's options; lesson37 --part 4 --help prints them from this table. */
+static bool parse_options(int argc, char **argv, Options *o, int *status)
 {
-    fprintf(out,
-            "usage: lesson37 --part 4 [--n N] [--width W] [--batch B]\n"
-            "  --n N      inputs for the batched-inference comparison (default 2000)\n"
-            "  --width W  the encoder's width, W-W-W (default 512, as in the source)\n"
-            "  --batch B  the batch size (default 64)\n"
-            "  and lesson37's own: --quiet, --out DIR, --no-plot\n");
-}
-
-static int parse_options(int argc, char **argv, Options *o)
-{
-    static const struct option longopts[] = {
-        {"n", required_argument, NULL, 'n'},     {"width", required_argument, NULL, 'w'},
-        {"batch", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    const LessonOption table[] = {
+        OPT_LONG("n", &o->n, "N", 1, 1000000,
+                 "inputs for the batched-inference comparison (default 2000)"),
+        OPT_LONG("width", &o->width, "W", 1, 8192,
+                 "the encoder's width, W-W-W (default 512, as in the source)"),
+        OPT_LONG("batch", &o->batch, "B", 1, 100000, "the batch size (default 64)"),
+        OPT_END,
     };
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        bool ok = true;
-        switch (c) {
-        case 'n': ok = lesson_parse_long(optarg, 1, 1000000, &o->n); break;
-        case 'w': ok = lesson_parse_long(optarg, 1, 8192, &o->width); break;
-        case 'b': ok = lesson_parse_long(optarg, 1, 100000, &o->batch); break;
-        case 'h': usage(stdout); return -1;
-        default: return lesson_option_error(PART, c, argv, NULL, usage);
-        }
-        if (!ok) return lesson_option_error(PART, 0, argv, lesson_option_name(longopts, c), usage);
-    }
-    return lesson_no_arguments(PART, argc, argv, usage);
+    return lesson_options(PART, table, argc, argv, status);
 }
 
 /* Print a call's result like Python's repr. */
@@ -121,27 +101,29 @@ static int section_callables(void)
     show("counter()", rc, r);
     printf("  %-28s -> %lld   (the state lives in the object)\n", "counter.count",
            ((CounterState *)callable_state(counter))->count);
-    adder_new(&adder);
+    TRY(adder_new(&adder));
     Value a[2] = {value_int(3), value_int(5)};
     show("adder(3, 5)", callable_call(adder, a, 2, &r), r);
     Value b[2] = {value_float(2.5), value_int(1)};
     show("adder(2.5, 1)", callable_call(adder, b, 2, &r), r);
     show("adder(1)", callable_call(adder, a, 1, &r), r);
-    greeter_new("Good morning", &greet);
+    TRY(greeter_new("Good morning", &greet));
     Value name = value_str("Ada");
     show("greet('Ada')", callable_call(greet, &name, 1, &r), r);
     Value ten = value_int(10), five = value_int(5);
     rc = callable_partial(adder, &ten, 1, &add10);
     if (rc == ERR_OK) show("add10 = partial(adder, 10); add10(5)", callable_call(add10, &five, 1, &r), r);
     long long *total = calloc(1, sizeof *total);
-    callable_new(&running_class, total, &running);
+    /* A callable owns its state from here on (and frees it, also if this fails). */
+    TRY(total ? callable_new(&running_class, total, &running)
+              : err_set(ERR_NOMEM, "out of memory"));
     Value xs[5] = {value_int(3), value_int(1), value_int(4), value_int(1), value_int(5)}, ys[5];
     if (callable_map(running, xs, 5, ys) == ERR_OK)
         printf("  %-28s -> [%lld, %lld, %lld, %lld, %lld]\n", "map(running_total, [3,1,4,1,5])",
                ys[0].as.i, ys[1].as.i, ys[2].as.i, ys[3].as.i, ys[4].as.i);
     ByDistance *by = calloc(1, sizeof *by);
-    by->pivot = 50;
-    callable_new(&distance_class, by, &cmp);
+    if (by) by->pivot = 50;
+    TRY(by ? callable_new(&distance_class, by, &cmp) : err_set(ERR_NOMEM, "out of memory"));
     int nums[8] = {10, 95, 48, 53, 70, 1, 50, 33};
     void *items[8];
     for (int i = 0; i < 8; i++) items[i] = &nums[i];
@@ -196,20 +178,15 @@ static int section_hooks(void)
 {
     printf("2. model(x) and model.forward(x): the module call protocol\n");
     Dataset train = {0}, test = {0};
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-    DatasetSpec spec = {"species", species, "split"};
-    int rc = dataset_load_csv(WB_ROOT "/lessons/data/iris.csv", &spec, &train, &test);
+    int rc = dataset_load_csv(iris_csv_path(), iris_spec(), &train, &test);
     if (rc) return rc;
-    Rng rng;
-    rng_seed(&rng, 42, 0);
-    Module *layers[] = {linear_new("fc1", 4, 10, &rng), relu_new("relu"),
-                        linear_new("fc2", 10, 3, &rng)};
-    Module *model = sequential_new("mlp", 3, layers);
+    Module *model = iris_mlp_new(42); /* Lesson 01's network */
     Module *fc1 = model ? model->children[0] : NULL;
     Capture *cap = model ? calloc(1, sizeof *cap) : NULL;
-    Callable hook = {UINT32_MAX, 0}, p1, p2, h1;
+    Callable hook = {UINT32_MAX, 0}, p1 = hook, p2 = hook, h1 = hook;
     HookHandle handle, hp1, hp2, hh1;
     const Tensor *y;
+    int before = 0;
     /* The hook owns cap from here on (and frees it, also if this fails). */
     rc = cap ? callable_new(&capture_class, cap, &hook) : err_set(ERR_NOMEM, "out of memory");
     if (!rc) rc = module_register_forward_hook(fc1, hook, &handle);
@@ -220,9 +197,11 @@ static int section_hooks(void)
     if (!rc) {
         printf("  module_call(model, x), i.e. model(x):   the hook saw fc1's output (%lld, %lld)\n",
                (long long)cap->rows, (long long)cap->cols);
-        int before = cap->seen;
+        before = cap->seen;
         /* What a hand-written forward does when it calls self.fc1.forward(x): */
-        module_forward(fc1, train.x, &y);
+        rc = module_forward(fc1, train.x, &y);
+    }
+    if (!rc) {
         printf("  module_forward(fc1, x), i.e. fc1.forward(x): the hook %s (no error, no "
                "warning)\n",
                cap->seen == before ? "saw NOTHING" : "ran");
@@ -230,12 +209,15 @@ static int section_hooks(void)
     }
     if (!rc) {
         printf("  Hooks run in registration order around forward:\n");
-        callable_new(&pre_say_class, (void *)"pre-hook A (may replace the input)", &p1);
-        callable_new(&pre_say_class, (void *)"pre-hook B", &p2);
-        callable_new(&say_class, (void *)"forward hook C (may replace the output)", &h1);
-        module_register_forward_pre_hook(fc1, p1, &hp1);
-        module_register_forward_pre_hook(fc1, p2, &hp2);
-        module_register_forward_hook(fc1, h1, &hh1);
+        rc = callable_new(&pre_say_class, (void *)"pre-hook A (may replace the input)", &p1);
+        if (!rc) rc = callable_new(&pre_say_class, (void *)"pre-hook B", &p2);
+        if (!rc)
+            rc = callable_new(&say_class, (void *)"forward hook C (may replace the output)", &h1);
+        if (!rc) rc = module_register_forward_pre_hook(fc1, p1, &hp1);
+        if (!rc) rc = module_register_forward_pre_hook(fc1, p2, &hp2);
+        if (!rc) rc = module_register_forward_hook(fc1, h1, &hh1);
+    }
+    if (!rc) {
         module_remove_hook(handle); /* handle.remove(): the capture hook is gone */
         rc = module_call(fc1, train.x, &y);
         if (!rc) printf("    (then fc1's output, (%lld, %lld))\n", (long long)y->shape[0],
@@ -245,10 +227,10 @@ static int section_hooks(void)
         module_remove_hook(hp1);
         module_remove_hook(hp2);
         module_remove_hook(hh1);
-        callable_release(p1);
-        callable_release(p2);
-        callable_release(h1);
     }
+    Callable made[3] = {p1, p2, h1};
+    for (int i = 0; i < 3; i++)
+        if (callable_alive(made[i])) callable_release(made[i]);
     printf("\n");
     if (callable_alive(hook)) callable_release(hook);
     module_free(model);
@@ -299,8 +281,8 @@ static int compare_on(const Options *o, Device device, bool simulated)
     Tensor *x = tensor_new_2d(o->n, o->width);
     Tensor *outs[3] = {tensor_new_2d(o->n, o->width), tensor_new_2d(o->n, o->width), NULL};
     if (!model || !x || !outs[0] || !outs[1]) return err_code();
-    tensor_uniform(x, &rng, -1.0f, 1.0f);
-    int rc = module_to(model, device);
+    int rc = tensor_uniform(x, &rng, -1.0f, 1.0f);
+    if (!rc) rc = module_to(model, device);
     module_train(model, false);
     const char *what[3] = {"bare function, one call per sample", "bare function, one call per chunk",
                            "Batcher callable, one call"};
@@ -372,8 +354,8 @@ int lesson04_run(const LessonContext *ctx, int argc, char **argv)
 {
     (void)ctx;
     Options o = {2000, 512, 64};
-    int rc = parse_options(argc, argv, &o);
-    if (rc) return rc < 0 ? LESSON_OK : rc;
+    int rc;
+    if (!parse_options(argc, argv, &o, &rc)) return rc;
     lesson_heading(PART, "Callable objects and the module call", README);
     rc = section_callables();
     if (!rc) rc = section_hooks();

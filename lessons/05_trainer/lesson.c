@@ -11,7 +11,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,39 +37,18 @@ typedef struct Options {
     bool quick;
 } Options;
 
-static void usage(FILE *out)
+/* The part's options; lesson37 --part 5 --help prints them from this table. */
+static bool parse_options(int argc, char **argv, Options *o, int *status)
 {
-    fprintf(out,
-            "usage: lesson37 --part 5 [--config FILE] [--device D] [--epochs N] [--quick]\n"
-            "  --config FILE  an experiment config (JSON); default: the lesson's digits run\n"
-            "  --device D     cpu, cuda or cuda:N (default: the config's, cpu)\n"
-            "  --epochs N     epochs of the main run (default 12)\n"
-            "  --quick        fewer epochs everywhere, for class\n"
-            "  and lesson37's own: --quiet, --out DIR, --no-plot\n");
-}
-
-static int parse_options(int argc, char **argv, Options *o)
-{
-    static const struct option longopts[] = {
-        {"config", required_argument, NULL, 'c'}, {"device", required_argument, NULL, 'd'},
-        {"epochs", required_argument, NULL, 'e'}, {"quick", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    const LessonOption table[] = {
+        OPT_TEXT("config", &o->config, "FILE",
+                 "an experiment config (JSON); default: the lesson's digits run"),
+        OPT_TEXT("device", &o->device, "D", "cpu, cuda or cuda:N (default: the config's, cpu)"),
+        OPT_LONG("epochs", &o->epochs, "N", 4, 100000, "epochs of the main run (default 12)"),
+        OPT_SET("quick", &o->quick, "fewer epochs everywhere, for class"),
+        OPT_END,
     };
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        bool ok = true;
-        switch (c) {
-        case 'c': o->config = optarg; break;
-        case 'd': o->device = optarg; break;
-        case 'e': ok = lesson_parse_long(optarg, 4, 100000, &o->epochs); break;
-        case 'q': o->quick = true; break;
-        case 'h': usage(stdout); return -1;
-        default: return lesson_option_error(PART, c, argv, NULL, usage);
-        }
-        if (!ok) return lesson_option_error(PART, 0, argv, lesson_option_name(longopts, c), usage);
-    }
-    return lesson_no_arguments(PART, argc, argv, usage);
+    return lesson_options(PART, table, argc, argv, status);
 }
 
 /* ---- helpers ----------------------------------------------------------------------- */
@@ -136,7 +114,8 @@ static void draw_metrics(const LessonContext *ctx, const char *csv)
         return;
     }
     printf("  Plot: %s\n", png);
-    if (ctx->tty && !ctx->quiet) plot_draw(gp, csv, NULL, "val loss and accuracy");
+    if (ctx->tty && !ctx->quiet && plot_draw(gp, csv, NULL, "val loss and accuracy") != ERR_OK)
+        printf("  Plot in the terminal: skipped (%s)\n", err_message());
 }
 
 /* ---- 1 and 2: the trainer, called twice; a resumed copy --------------------------- */
@@ -481,8 +460,8 @@ static void lesson_config(ExperimentConfig *c, bool quick)
 int lesson05_run(const LessonContext *ctx, int argc, char **argv)
 {
     Options o = {NULL, NULL, 0, false};
-    int rc = parse_options(argc, argv, &o);
-    if (rc) return rc < 0 ? LESSON_OK : rc;
+    int rc;
+    if (!parse_options(argc, argv, &o, &rc)) return rc;
     lesson_heading(PART, "The full trainer", README);
     ExperimentConfig cfg;
     lesson_config(&cfg, o.quick);

@@ -1,4 +1,4 @@
-/* iris.c: Iris loaded, split and scaled, and Lesson 01's network. */
+/* iris.c: the Iris file (where, how it reads), loaded, split and scaled; Lesson 01's network. */
 #include "lib/train/iris.h"
 
 #include <string.h>
@@ -7,13 +7,25 @@
 #include "lib/nn/layers.h"
 #include "lib/core/rng.h"
 
-int iris_data_load(const char *path, IrisData *iris)
+/* Where the repository is (the Makefile passes it), so the file is found from any directory. */
+#ifndef WB_ROOT
+#define WB_ROOT "."
+#endif
+
+const char *iris_csv_path(void) { return WB_ROOT "/" IRIS_CSV; }
+
+const DatasetSpec *iris_spec(void)
 {
     static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-    DatasetSpec spec = {"species", species, "split"};
+    static const DatasetSpec spec = {"species", species, "split"};
+    return &spec;
+}
+
+int iris_data_load(const char *path, IrisData *iris)
+{
     Scaler sc = {0};
     memset(iris, 0, sizeof *iris);
-    int rc = dataset_load_csv(path, &spec, &iris->train, &iris->test);
+    int rc = dataset_load_csv(path, iris_spec(), &iris->train, &iris->test);
     if (!rc) rc = scaler_fit(&sc, iris->train.x);
     if (!rc) rc = scaler_transform(&sc, iris->train.x, &iris->x_train);
     if (!rc) rc = scaler_transform(&sc, iris->test.x, &iris->x_test);

@@ -14,9 +14,8 @@
 #include <string.h>
 
 #include "lib/device/cpuinfo.h"
-#include "lib/train/data.h"
 #include "lib/core/err.h"
-#include "lib/nn/layers.h"
+#include "lib/train/iris.h"
 #include "lib/core/timer.h"
 #include "lib/train/train.h"
 
@@ -31,11 +30,7 @@ static int cmp_double(const void *a, const void *b)
 /* One full training run; returns seconds, the last loss in *last. */
 static double run_ours(const Tensor *x, const Tensor *y, long epochs, float *losses, float *last)
 {
-    Rng rng;
-    rng_seed(&rng, 42, 0);
-    Module *layers[] = {linear_new("fc1", 4, 10, &rng), relu_new("relu"),
-                        linear_new("fc2", 10, 3, &rng)};
-    Module *model = sequential_new("mlp", 3, layers);
+    Module *model = iris_mlp_new(42);
     Loss *loss = loss_cross_entropy_new();
     Optimizer *opt = optim_sgd_new(model, 0.01f);
     if (!opt) {
@@ -101,24 +96,20 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-    DatasetSpec spec = {"species", species, "split"};
-    Dataset train, test;
-    Scaler sc = {0};
-    Tensor *x = NULL;
-    if (dataset_load_csv(WB_ROOT "/lessons/data/iris.csv", &spec, &train, &test) ||
-        scaler_fit(&sc, train.x) || scaler_transform(&sc, train.x, &x)) {
+    IrisData iris;
+    if (iris_data_load(iris_csv_path(), &iris)) {
         fprintf(stderr, "bench_iris: %s\n", err_message());
         return 1;
     }
+    const Tensor *x = iris.x_train;
     CpuInfo cpu;
-    cpuinfo_read(&cpu);
+    bool known = cpuinfo_read(&cpu) == ERR_OK && cpu.model[0];
     printf("Iris MLP 4-10-3, %ld full-batch epochs (the source lesson's loop), on %s\n", epochs,
-           cpu.model[0] ? cpu.model : "this CPU");
+           known ? cpu.model : "this CPU");
     float *losses = malloc((size_t)epochs * sizeof *losses), last = 0;
     double *t = malloc((size_t)repeat * sizeof *t);
-    run_ours(x, train.y, epochs, losses, &last); /* warm-up: caches, page faults */
-    for (int r = 0; r < repeat; r++) t[r] = run_ours(x, train.y, epochs, losses, &last);
+    run_ours(x, iris.train.y, epochs, losses, &last); /* warm-up: caches, page faults */
+    for (int r = 0; r < repeat; r++) t[r] = run_ours(x, iris.train.y, epochs, losses, &last);
     qsort(t, (size_t)repeat, sizeof *t, cmp_double);
     double ours = t[repeat / 2];
     char a[32], b[32], c[32];
@@ -146,9 +137,6 @@ int main(int argc, char **argv)
     }
     free(t);
     free(losses);
-    tensor_free(x);
-    scaler_free(&sc);
-    dataset_free(&train);
-    dataset_free(&test);
+    iris_data_free(&iris);
     return 0;
 }

@@ -4,19 +4,21 @@
 #include <check.h>
 
 #include "lib/core/err.h"
+#include "lib/train/iris.h"
 
 void iris_scaled(Dataset *train, Dataset *test, Tensor **xtr, Tensor **xte)
 {
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-    DatasetSpec spec = {"species", species, "split"};
-    ck_assert_msg(dataset_load_csv(WB_ROOT "/lessons/data/iris.csv", &spec, train, test) == 0,
-                  "loading Iris: %s", err_message());
-    Scaler sc = {0};
-    int rc = scaler_fit(&sc, train->x);
-    if (!rc) rc = scaler_transform(&sc, train->x, xtr);
-    if (!rc && xte) rc = scaler_transform(&sc, test->x, xte);
-    ck_assert_msg(rc == 0, "scaling Iris: %s", err_message());
-    scaler_free(&sc);
+    IrisData iris;
+    ck_assert_msg(iris_data_load(iris_csv_path(), &iris) == 0, "loading Iris: %s",
+                  err_message());
+    /* Hand the parts over: iris owns nothing after this. */
+    *train = iris.train;
+    *test = iris.test;
+    *xtr = iris.x_train;
+    if (xte)
+        *xte = iris.x_test;
+    else
+        tensor_free(iris.x_test);
 }
 
 void iris_free(Dataset *train, Dataset *test, Tensor *xtr, Tensor *xte)

@@ -4,9 +4,10 @@
 
 #include "lib/train/data.h"
 
-/* Load lessons/data/iris.csv (the source lesson's split) and scale both parts
- * with a scaler fitted on the training part; fails the test on any error.
- * xte may be NULL. Free with iris_free. */
+/* Load the Iris CSV (lib/train/iris.h: iris_csv_path(), iris_spec(), the source
+ * lesson's split) and scale both parts with a scaler fitted on the training
+ * part (iris_data_load); fails the test on any error. xte may be NULL. Free
+ * with iris_free. */
 void iris_scaled(Dataset *train, Dataset *test, Tensor **xtr, Tensor **xte);
 void iris_free(Dataset *train, Dataset *test, Tensor *xtr, Tensor *xte);
 

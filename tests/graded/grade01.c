@@ -24,6 +24,7 @@
 #include "lib/nn/layers.h"
 #include "lib/nn/loss.h"
 #include "lib/nn/optim.h"
+#include "lib/train/iris.h"
 #include "lib/train/train.h"
 #include "tests/common/iris.h"
 #endif
@@ -60,10 +61,8 @@ RUN(minmax_iris)
 {
     /* The Iris training part (120, 4); then the test part (30, 4) scaled with
      * the training part's min and max (not its own). */
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-    DatasetSpec spec = {"species", species, "split"};
     Dataset train, test;
-    ck_assert_msg(dataset_load_csv(WB_ROOT "/lessons/data/iris.csv", &spec, &train, &test) == 0,
+    ck_assert_msg(dataset_load_csv(iris_csv_path(), iris_spec(), &train, &test) == 0,
                   "loading Iris: %s", err_message());
     minmax_run("train", tensor_f32(train.x), 120, 4);
     float *y = guarded_new(30 * 4, NAN);

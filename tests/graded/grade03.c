@@ -126,7 +126,7 @@ typedef struct Setup {
 static void setup(Setup *s, Device d)
 {
     memset(s, 0, sizeof *s);
-    ck_assert_msg(iris_data_load(WB_ROOT "/lessons/data/iris.csv", &s->iris) == ERR_OK, "%s",
+    ck_assert_msg(iris_data_load(iris_csv_path(), &s->iris) == ERR_OK, "%s",
                   err_message());
     s->model = iris_mlp_new(42);
     ck_assert_msg(s->model && module_to(s->model, d) == ERR_OK, "%s", err_message());

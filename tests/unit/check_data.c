@@ -9,11 +9,8 @@
 #include "tests/common/fixture.h"
 #include "lib/train/data.h"
 #include "lib/core/err.h"
+#include "lib/train/iris.h"
 #include "suites.h"
-
-#define IRIS WB_ROOT "/lessons/data/iris.csv"
-static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
-static const DatasetSpec iris_spec = {"species", species, "split"};
 
 /* Write text to a fresh temporary file; returns its path (static buffer). */
 static const char *tmp_csv(const char *text)
@@ -30,7 +27,7 @@ static const char *tmp_csv(const char *text)
 START_TEST(test_iris_loads_with_the_sklearn_split)
 {
     Dataset train, test;
-    ck_assert_int_eq(dataset_load_csv(IRIS, &iris_spec, &train, &test), ERR_OK);
+    ck_assert_int_eq(dataset_load_csv(iris_csv_path(), iris_spec(), &train, &test), ERR_OK);
     ck_assert_int_eq(train.x->shape[0], 120);
     ck_assert_int_eq(test.x->shape[0], 30);
     ck_assert_int_eq(train.n_features, 4);
@@ -40,9 +37,9 @@ START_TEST(test_iris_loads_with_the_sklearn_split)
     /* First rows of X_train and X_test of train_test_split(..., random_state=42). */
     const float tr0[4] = {4.6f, 3.6f, 1.0f, 0.2f}, te0[4] = {6.1f, 2.8f, 4.7f, 1.2f};
     float rows[480];
-    tensor_get_rows(train.x, rows);
+    ck_assert_int_eq(tensor_get_rows(train.x, rows), ERR_OK);
     assert_close("x_train row 0", rows, tr0, 4, 0, 0);
-    tensor_get_rows(test.x, rows);
+    ck_assert_int_eq(tensor_get_rows(test.x, rows), ERR_OK);
     assert_close("x_test row 0", rows, te0, 4, 0, 0);
     /* Column-major: feature 1 of sample 0 sits one column (n values) further. */
     ck_assert_float_eq(tensor_f32(train.x)[120], 3.6f);
@@ -92,7 +89,7 @@ START_TEST(test_bad_files_name_file_line_and_problem)
     const BadCase *c = &bad_cases[_i];
     const char *path = tmp_csv(c->text);
     Dataset train, test;
-    int rc = dataset_load_csv(path, &iris_spec, &train, &test);
+    int rc = dataset_load_csv(path, iris_spec(), &train, &test);
     ck_assert_msg(rc == (int)c->code, "case %d: got code %d (%s), expected %d", _i, rc,
                   err_message(), (int)c->code);
     ck_assert_msg(strstr(err_message(), c->message) != NULL,
@@ -109,7 +106,7 @@ END_TEST
 START_TEST(test_missing_file)
 {
     Dataset train, test;
-    ck_assert_int_eq(dataset_load_csv("/nonexistent/iris.csv", &iris_spec, &train, &test), ERR_IO);
+    ck_assert_int_eq(dataset_load_csv("/nonexistent/iris.csv", iris_spec(), &train, &test), ERR_IO);
     ck_assert_str_eq(err_message(), "/nonexistent/iris.csv: cannot open: No such file or directory");
 }
 END_TEST
@@ -123,7 +120,7 @@ START_TEST(test_nul_bytes_wide_headers_and_folders)
     const char nul[] = "a,b,species,split\n1,2\0,setosa,train\n";
     ck_assert_int_eq(write(fd, nul, sizeof nul - 1), (ssize_t)(sizeof nul - 1));
     close(fd);
-    ck_assert_int_eq(dataset_load_csv(path, &iris_spec, &train, &test), ERR_FORMAT);
+    ck_assert_int_eq(dataset_load_csv(path, iris_spec(), &train, &test), ERR_FORMAT);
     ck_assert_ptr_nonnull(strstr(err_message(), "NUL bytes"));
     unlink(path);
 
@@ -136,12 +133,12 @@ START_TEST(test_nul_bytes_wide_headers_and_folders)
     char text[2200];
     snprintf(text, sizeof text, "%sspecies\n%ssetosa\n", header, row);
     const char *wide = tmp_csv(text);
-    DatasetSpec no_split = {"species", species, NULL};
+    DatasetSpec no_split = {iris_spec()->label_column, iris_spec()->class_names, NULL};
     ck_assert_int_eq(dataset_load_csv(wide, &no_split, &train, NULL), ERR_FORMAT);
     ck_assert_ptr_nonnull(strstr(err_message(), "more than 64 feature columns"));
     unlink(wide);
 
-    ck_assert_int_eq(dataset_load_csv("/tmp", &iris_spec, &train, &test), ERR_IO);
+    ck_assert_int_eq(dataset_load_csv("/tmp", iris_spec(), &train, &test), ERR_IO);
     ck_assert_str_eq(err_message(), "/tmp: cannot read: Is a directory");
 }
 END_TEST
@@ -157,7 +154,7 @@ START_TEST(test_crlf_blanks_and_integer_labels)
     ck_assert_str_eq(all.feature_names[1], "x2");
     const float want[6] = {1.5f, -2.0f, 3.0f, 0.4f, 7.0f, 8.0f}; /* row by row */
     float got[6];
-    tensor_get_rows(all.x, got);
+    ck_assert_int_eq(tensor_get_rows(all.x, got), ERR_OK);
     assert_close("x", got, want, 6, 0, 0);
     ck_assert_int_eq(tensor_i32(all.y)[0], 1);
     ck_assert_int_eq(tensor_i32(all.y)[2], 2);
@@ -209,7 +206,7 @@ END_TEST
 START_TEST(test_scaler_matches_sklearn)
 {
     Dataset train, test;
-    ck_assert_int_eq(dataset_load_csv(IRIS, &iris_spec, &train, &test), ERR_OK);
+    ck_assert_int_eq(dataset_load_csv(iris_csv_path(), iris_spec(), &train, &test), ERR_OK);
     Scaler s = {0};
     Tensor *xtr, *xte;
     ck_assert_int_eq(scaler_fit(&s, train.x), ERR_OK);
@@ -233,7 +230,7 @@ START_TEST(test_scaler_constant_column_and_errors)
 {
     Tensor *x = tensor_new_2d(3, 2), *y = NULL;
     const float v[6] = {5, 1, 5, 3, 5, 2}; /* row by row: feature 0 is constant */
-    tensor_set_rows(x, v);
+    ck_assert_int_eq(tensor_set_rows(x, v), ERR_OK);
     Scaler s = {0};
     ck_assert_int_eq(scaler_transform(&s, x, &y), ERR_ARG);
     ck_assert_ptr_nonnull(strstr(err_message(), "not fitted"));
@@ -241,7 +238,7 @@ START_TEST(test_scaler_constant_column_and_errors)
     ck_assert_int_eq(scaler_transform(&s, x, &y), ERR_OK);
     const float want[6] = {0, 0, 0, 1, 0, 0.5f};
     float got[6];
-    tensor_get_rows(y, got);
+    ck_assert_int_eq(tensor_get_rows(y, got), ERR_OK);
     assert_close("scaled", got, want, 6, 0, 0);
     Tensor *wrong = tensor_new_2d(3, 3), *z = NULL;
     ck_assert_int_eq(scaler_transform(&s, wrong, &z), ERR_SHAPE);

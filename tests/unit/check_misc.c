@@ -127,7 +127,12 @@ END_TEST
 START_TEST(test_iris_data_and_network)
 {
     IrisData iris;
-    ck_assert_int_eq(iris_data_load(WB_ROOT "/lessons/data/iris.csv", &iris), ERR_OK);
+    const char *path = iris_csv_path();
+    ck_assert_str_eq(path + strlen(path) - strlen("/" IRIS_CSV), "/" IRIS_CSV);
+    ck_assert_int_eq(iris_data_load(path, &iris), ERR_OK);
+    for (int k = 0; k < 3; k++) /* the classes in the order the spec names them */
+        ck_assert_str_eq(iris.train.class_names[k], iris_spec()->class_names[k]);
+    ck_assert_ptr_null(iris_spec()->class_names[3]);
     ck_assert_int_eq(iris.x_train->shape[0], 120);
     ck_assert_int_eq(iris.x_test->shape[0], 30);
     ck_assert_int_eq(iris.train.y->shape[0], 120);
