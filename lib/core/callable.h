@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
+
 /** What a ::Value holds. */
 typedef enum ValueKind {
     VALUE_NONE = 0, /**< nothing (Python's None) */
@@ -88,7 +90,7 @@ typedef struct Callable {
  * On failure (out of memory) @p state is released too and @p *out is a handle
  * that is not alive.
  */
-int callable_new(const CallableClass *cls, void *state, Callable *out);
+WB_MUST_CHECK int callable_new(const CallableClass *cls, void *state, Callable *out);
 
 /**
  * @brief `f(*args)`: call @p c with @p nargs arguments; the result goes to @p *out.
@@ -96,9 +98,14 @@ int callable_new(const CallableClass *cls, void *state, Callable *out);
  * Checks that @p c is alive and that @p nargs matches the class's arity; an
  * error of the call itself gets the callable's name in front of it.
  */
-int callable_call(Callable c, const Value *args, int nargs, Value *out);
+WB_MUST_CHECK int callable_call(Callable c, const Value *args, int nargs, Value *out);
 
-/** @brief Free @p c's object; ::ERR_ARG if it was already released. */
+/**
+ * @brief Free @p c's object; ::ERR_ARG if it was already released.
+ *
+ * Like free(), cleanup code may ignore the result (it is not WB_MUST_CHECK):
+ * releasing twice is a bug this reports, not a failure to handle.
+ */
 int callable_release(Callable c);
 
 /** @brief True while @p c has not been released. */
@@ -118,17 +125,17 @@ typedef struct CounterState {
 } CounterState;
 
 /** @brief `Counter()`: each call returns 1, 2, 3, ... (it takes no arguments). */
-int counter_new(Callable *out);
+WB_MUST_CHECK int counter_new(Callable *out);
 
 /** @brief `Adder()`: adder(a, b) returns a + b (ints stay ints; a float makes a float). */
-int adder_new(Callable *out);
+WB_MUST_CHECK int adder_new(Callable *out);
 
 /**
  * @brief A greeter configured with @p prefix: greeter("Ada") returns "Hello, Ada".
  *
  * The returned string lives in the greeter and is valid until its next call.
  */
-int greeter_new(const char *prefix, Callable *out);
+WB_MUST_CHECK int greeter_new(const char *prefix, Callable *out);
 
 /**
  * @brief `functools.partial(f, *bound)`: a callable that calls @p f with @p bound first.
@@ -136,10 +143,10 @@ int greeter_new(const char *prefix, Callable *out);
  * The @p nbound values are copied (strings are not: they must outlive the
  * partial). @p f is not owned (see the ownership rule above).
  */
-int callable_partial(Callable f, const Value *bound, int nbound, Callable *out);
+WB_MUST_CHECK int callable_partial(Callable f, const Value *bound, int nbound, Callable *out);
 
 /** @brief `[f(x) for x in xs]`: call @p f on each of @p n values, in order. */
-int callable_map(Callable f, const Value *in, int n, Value *out);
+WB_MUST_CHECK int callable_map(Callable f, const Value *in, int n, Value *out);
 
 /**
  * @brief Sort @p n pointers with a comparator callable (a stable merge sort).
@@ -148,7 +155,7 @@ int callable_map(Callable f, const Value *in, int n, Value *out);
  * negative, zero or positive, like strcmp. A comparator with state can count
  * its calls or compare relative to a value it holds.
  */
-int callable_sort(void **items, size_t n, Callable cmp);
+WB_MUST_CHECK int callable_sort(void **items, size_t n, Callable cmp);
 
 /* ---- Exercises of Lesson 04 (lessons/04_callable_objects/exercises.c) ---- */
 
@@ -159,7 +166,7 @@ int callable_sort(void **items, size_t n, Callable cmp);
  * count as a VALUE_INT in @p *out (the first call returns 1). Takes no
  * arguments (callable_call has checked @p nargs). Returns 0.
  */
-int counter_call(void *state, const Value *args, int nargs, Value *out);
+WB_MUST_CHECK int counter_call(void *state, const Value *args, int nargs, Value *out);
 
 /** The state of a partial: the callable it wraps and the values bound to it. */
 typedef struct PartialState {
@@ -176,6 +183,6 @@ typedef struct PartialState {
  * calls add(10, 5). More than ::CALLABLE_MAX_ARGS arguments in all is an
  * ::ERR_ARG; an error of the inner call is returned as it is.
  */
-int partial_call(void *state, const Value *args, int nargs, Value *out);
+WB_MUST_CHECK int partial_call(void *state, const Value *args, int nargs, Value *out);
 
 #endif /* WB_CALLABLE_H */

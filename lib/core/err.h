@@ -16,6 +16,14 @@
 extern "C" {
 #endif
 
+/**
+ * Marks a function whose ::ErrCode must be looked at: calling it and dropping
+ * the result is a compile error in lib (-Werror). Every int-returning function
+ * of lib has it, except err_set() and err_context(), which record a message
+ * for a caller that returns NULL or a code of its own.
+ */
+#define WB_MUST_CHECK __attribute__((warn_unused_result))
+
 /** What kind of failure a library call reports. */
 typedef enum ErrCode {
     ERR_OK = 0,      /**< success */
@@ -75,10 +83,21 @@ int exercise_todo(const char *id, const char *function, const char *file);
  * value becomes an error saying that exercise @p id, @p function, returned it
  * without a message.
  */
-int exercise_result(int rc, const char *id, const char *function);
+WB_MUST_CHECK int exercise_result(int rc, const char *id, const char *function);
 
 /** Call an exercise and return from the caller unless it returned 0. */
 #define EXERCISE(id, fn, ...) TRY(exercise_result(fn(__VA_ARGS__), id, #fn))
+
+/**
+ * Set the caller's `rc` to @p expr (an ErrCode) and jump to its `done:` label
+ * unless it is ::ERR_OK: TRY() for a function that has something to release
+ * on the way out, which it does after `done:` before it returns `rc`.
+ */
+#define TRY_OR_DONE(expr)                                                      \
+    do {                                                                       \
+        rc = (expr);                                                           \
+        if (rc != ERR_OK) goto done;                                           \
+    } while (0)
 
 /** Return from the current function when @p expr (an ErrCode) is not ::ERR_OK. */
 #define TRY(expr)                                                              \

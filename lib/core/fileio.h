@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "lib/core/err.h"
+
 /**
  * @brief Read all of @p path into a new zero-terminated buffer.
  *
@@ -15,6 +17,6 @@
  * and leaves @p *text NULL, on failure. Works for /proc files, whose size is
  * not known in advance.
  */
-int fileio_read(const char *path, char **text, size_t *len);
+WB_MUST_CHECK int fileio_read(const char *path, char **text, size_t *len);
 
 #endif /* WB_FILEIO_H */

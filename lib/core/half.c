@@ -272,7 +272,10 @@ static float *rounded_copy(const float *src, int64_t rows, int64_t cols, int64_t
     if (!dst) return NULL;
     for (int64_t j = 0; j < cols; j++)
         memcpy(dst + j * rows, src + j * ld, (size_t)rows * sizeof(float));
-    half_round(dst, rows * cols, dtype);
+    if (half_round(dst, rows * cols, dtype) != ERR_OK) {
+        free(dst);
+        return NULL;
+    }
     return dst;
 }
 
@@ -328,8 +331,7 @@ int half_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, co
         free(a_copy), free(b_copy);
     }
     if (out_dtype != DTYPE_F32)
-        for (int64_t j = 0; j < n; j++)
-            half_round(C + j * ldc, m, out_dtype);
+        for (int64_t j = 0; j < n; j++) TRY(half_round(C + j * ldc, m, out_dtype));
     return ERR_OK;
 }
 

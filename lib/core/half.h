@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/core/dtype.h"
 
 /** Largest finite f16 value, 65504 (0x7BFF); 65520 and above round to inf. */
@@ -64,7 +65,7 @@ float bf16_to_float(uint16_t h);
  * time. Any alignment is allowed. Returns ::ERR_ARG for another dtype, a
  * negative @p n or a NULL pointer with @p n > 0.
  */
-int half_encode(const float *x, uint16_t *h, int64_t n, DType dtype);
+WB_MUST_CHECK int half_encode(const float *x, uint16_t *h, int64_t n, DType dtype);
 
 /**
  * @brief Convert @p n half bits @p h of @p dtype to floats @p x (the reverse of half_encode()).
@@ -72,7 +73,7 @@ int half_encode(const float *x, uint16_t *h, int64_t n, DType dtype);
  * x[i] is half_to_float(h[i]) or bf16_to_float(h[i]); the conversion is
  * exact. Errors as for half_encode().
  */
-int half_decode(const uint16_t *h, float *x, int64_t n, DType dtype);
+WB_MUST_CHECK int half_decode(const uint16_t *h, float *x, int64_t n, DType dtype);
 
 /**
  * @brief Round @p n floats in place through @p dtype and back: x[i] = float(half(x[i])).
@@ -84,7 +85,7 @@ int half_decode(const uint16_t *h, float *x, int64_t n, DType dtype);
  * off. Returns ::ERR_ARG for ::DTYPE_I32, a negative @p n or a NULL @p x with
  * @p n > 0.
  */
-int half_round(float *x, int64_t n, DType dtype);
+WB_MUST_CHECK int half_round(float *x, int64_t n, DType dtype);
 
 /**
  * @brief C = alpha op(A) op(B) + beta C as cuBLAS computes it with half inputs and f32 compute.
@@ -103,7 +104,7 @@ int half_round(float *x, int64_t n, DType dtype);
  * C = beta C (rounded). Sizes beyond 2^31 - 1, bad leading dimensions or
  * dtypes and NULL pointers are ::ERR_ARG, a failed allocation ::ERR_NOMEM.
  */
-int half_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+WB_MUST_CHECK int half_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A,
               int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
               DType in_dtype, DType out_dtype);
 
@@ -125,6 +126,6 @@ int64_t half_count_nonfinite(const float *x, int64_t n);
  * several gradient tensors. Returns ::ERR_ARG for a negative @p n or NULL
  * pointers with @p n > 0.
  */
-int half_unscale_check(float *g, int64_t n, float inv_scale, int *found_inf);
+WB_MUST_CHECK int half_unscale_check(float *g, int64_t n, float inv_scale, int *found_inf);
 
 #endif /* WB_HALF_H */

@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include "lib/core/err.h"
+
 /* ---- Exercises of Lesson 01 (lessons/01_cpu_baseline/exercises.c) ------ */
 
 /**
@@ -24,7 +26,7 @@
  * `x[i + k * n]`, w(o, k) is `w[o + k * out]` and y(i, o) is `y[i + o * n]`.
  * Returns 0 (::ERR_OK).
  */
-int linear_forward(const float *restrict x, const float *restrict w, const float *restrict b,
+WB_MUST_CHECK int linear_forward(const float *restrict x, const float *restrict w, const float *restrict b,
                    float *restrict y, int64_t n, int64_t in, int64_t out);
 
 /**
@@ -37,7 +39,7 @@ int linear_forward(const float *restrict x, const float *restrict w, const float
  * dx: (n, in), dx(i, k) = sum over o of dy(i, o) * w(o, k). Returns 0
  * (::ERR_OK).
  */
-int linear_backward(const float *restrict x, const float *restrict w, const float *restrict dy,
+WB_MUST_CHECK int linear_backward(const float *restrict x, const float *restrict w, const float *restrict dy,
                     float *restrict dx, float *restrict dw, float *restrict db, int64_t n,
                     int64_t in, int64_t out);
 
@@ -46,7 +48,7 @@ int linear_backward(const float *restrict x, const float *restrict w, const floa
  *
  * Returns 0 (::ERR_OK).
  */
-int relu_forward(const float *restrict x, float *restrict y, int64_t n);
+WB_MUST_CHECK int relu_forward(const float *restrict x, float *restrict y, int64_t n);
 
 /**
  * @brief Exercise 01.5: the backward pass of ReLU, from its output.
@@ -55,7 +57,7 @@ int relu_forward(const float *restrict x, float *restrict y, int64_t n);
  * forward output @p y, which is all ReLU needs to remember. Returns 0
  * (::ERR_OK).
  */
-int relu_backward(const float *restrict y, const float *restrict dy, float *restrict dx,
+WB_MUST_CHECK int relu_backward(const float *restrict y, const float *restrict dy, float *restrict dx,
                   int64_t n);
 
 /**
@@ -68,7 +70,7 @@ int relu_backward(const float *restrict y, const float *restrict dy, float *rest
  * Must stay finite for logits in the thousands: subtract each row's maximum
  * first (log-sum-exp). Returns 0 (::ERR_OK).
  */
-int cross_entropy_forward(const float *restrict logits, const int32_t *restrict targets,
+WB_MUST_CHECK int cross_entropy_forward(const float *restrict logits, const int32_t *restrict targets,
                           float *restrict probs, float *restrict loss, int64_t n, int64_t c);
 
 /**
@@ -78,7 +80,7 @@ int cross_entropy_forward(const float *restrict logits, const int32_t *restrict 
  * probs from cross_entropy_forward(); both (n, c) column-major. Returns 0
  * (::ERR_OK).
  */
-int cross_entropy_backward(const float *restrict probs, const int32_t *restrict targets,
+WB_MUST_CHECK int cross_entropy_backward(const float *restrict probs, const int32_t *restrict targets,
                            float *restrict dlogits, int64_t n, int64_t c);
 
 /**
@@ -86,7 +88,7 @@ int cross_entropy_backward(const float *restrict probs, const int32_t *restrict 
  *
  * Returns 0 (::ERR_OK).
  */
-int sgd_step(float *restrict param, const float *restrict grad, int64_t n, float lr);
+WB_MUST_CHECK int sgd_step(float *restrict param, const float *restrict grad, int64_t n, float lr);
 
 /* ---- Exercise 05.2 (lessons/05_trainer) --------------------------------- */
 
@@ -105,7 +107,7 @@ int sgd_step(float *restrict param, const float *restrict grad, int64_t n, float
  * infinite ones NaN), and a NaN makes the norm and every value NaN. Returns
  * 0 (::ERR_OK).
  */
-int clip_grad_norm_scale(float *const *grads, const int64_t *sizes, int n, float max_norm,
+WB_MUST_CHECK int clip_grad_norm_scale(float *const *grads, const int64_t *sizes, int n, float max_norm,
                          float *total_norm);
 
 #endif /* WB_CPU_KERNELS_H */

@@ -13,6 +13,8 @@
 
 #include <stdio.h>
 
+#include "lib/core/err.h"
+
 /** The CPU facts a lesson prints. Unknown numbers are 0, unknown strings "". */
 typedef struct CpuInfo {
     char model[128];        /**< "Intel(R) Core(TM) i7-12800HX" */
@@ -33,7 +35,7 @@ typedef struct CpuInfo {
  * file. Topology comes from the `physical id` and `core id` fields; when
  * they are missing (ARM, some VMs) every logical CPU counts as one core.
  */
-int cpuinfo_parse(const char *proc_cpuinfo, CpuInfo *info);
+WB_MUST_CHECK int cpuinfo_parse(const char *proc_cpuinfo, CpuInfo *info);
 
 /**
  * @brief Read this machine's facts from /proc/cpuinfo, /proc/meminfo and /sys.
@@ -41,7 +43,7 @@ int cpuinfo_parse(const char *proc_cpuinfo, CpuInfo *info);
  * Returns ::ERR_UNSUPPORTED (with what could be found filled in) on systems
  * without /proc.
  */
-int cpuinfo_read(CpuInfo *info);
+WB_MUST_CHECK int cpuinfo_read(CpuInfo *info);
 
 /** @brief The SIMD sets this binary was compiled to use, from the compiler's macros. */
 const char *cpuinfo_build_simd(void);

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/core/err.h"
+
 /** The kind of processor a device is. */
 typedef enum DeviceKind {
     DEVICE_CPU = 0, /**< host memory, plain C */
@@ -74,7 +76,7 @@ bool device_cuda_built(void);
  * @brief ::ERR_OK when this build has a backend for @p d's kind; otherwise the one-line
  *        ::ERR_DEVICE that says so (no CUDA backend: built without nvcc).
  */
-int device_check(Device d);
+WB_MUST_CHECK int device_check(Device d);
 
 /** @brief "CUDA", "CUDA simulator" or "none": what runs this build's CUDA code. */
 const char *device_backend(void);
@@ -86,7 +88,7 @@ const char *device_backend(void);
  * backend in this build, no driver, a driver too old, or no GPU (and then
  * @p *count is 0).
  */
-int device_count(int *count);
+WB_MUST_CHECK int device_count(int *count);
 
 /**
  * @brief Parse a device string against the devices this program can see.
@@ -95,7 +97,7 @@ int device_count(int *count);
  * visible, then calls device_parse(). Errors name the string, what is
  * visible and the fix.
  */
-int device_from_string(const char *text, Device *out);
+WB_MUST_CHECK int device_from_string(const char *text, Device *out);
 
 /**
  * @brief Wait until @p d has finished all the work queued on it: torch.cuda.synchronize().
@@ -103,10 +105,10 @@ int device_from_string(const char *text, Device *out);
  * Counted as a sync (counters.h) on a GPU; on the CPU there is nothing to
  * wait for, and nothing is counted.
  */
-int device_synchronize(Device d);
+WB_MUST_CHECK int device_synchronize(Device d);
 
 /** @brief The facts of CUDA device @p d (::ERR_DEVICE for the CPU or a missing device). */
-int device_info(Device d, DeviceInfo *info);
+WB_MUST_CHECK int device_info(Device d, DeviceInfo *info);
 
 /**
  * @brief True when @p d's memory is the host's (the CPU): the CPU reads it directly,
@@ -123,7 +125,7 @@ bool device_is_host(Device d);
  * ::ERR_DEVICE for a kind of device this build has no backend for, ::ERR_NOMEM
  * naming the request and the fix.
  */
-int device_alloc(Device d, size_t bytes, void **ptr);
+WB_MUST_CHECK int device_alloc(Device d, size_t bytes, void **ptr);
 
 /** @brief Release memory from device_alloc() (NULL is allowed). */
 void device_free(Device d, void *ptr, size_t bytes);
@@ -132,7 +134,7 @@ void device_free(Device d, void *ptr, size_t bytes);
  * @brief Copy @p bytes from @p src on @p from to @p dst on @p to: `tensor.to(device)`'s
  *        copy, by the device that is not the CPU; a copy to the CPU waits for the device.
  */
-int device_copy(void *dst, Device to, const void *src, Device from, size_t bytes);
+WB_MUST_CHECK int device_copy(void *dst, Device to, const void *src, Device from, size_t bytes);
 
 /* ---- Exercises of Lesson 02 (lessons/02_device_transfer/exercises.c) ---- */
 
@@ -153,7 +155,7 @@ int device_copy(void *dst, Device to, const void *src, Device from, size_t bytes
  * - `cuda:3 requested but only 2 CUDA devices are visible`
  * - `cuda requested but no CUDA device is visible`
  */
-int device_parse(const char *text, const char *visible_env, int visible, Device *out,
+WB_MUST_CHECK int device_parse(const char *text, const char *visible_env, int visible, Device *out,
                  int *physical);
 
 /**
@@ -162,7 +164,7 @@ int device_parse(const char *text, const char *visible_env, int visible, Device 
  * CPU to CPU, CPU to GPU, GPU to CPU, within one GPU, or between two GPUs
  * (peer). Sets @p *kind and returns 0.
  */
-int copy_kind(Device from, Device to, CopyKind *kind);
+WB_MUST_CHECK int copy_kind(Device from, Device to, CopyKind *kind);
 
 /* ---- Exercise of Lesson 03 (lessons/03_why_gpu_slower/exercises.c) ------ */
 
@@ -178,6 +180,6 @@ int copy_kind(Device from, Device to, CopyKind *kind);
  * is an ::ERR_ARG. On the CPU the syncs cost nothing and the same code is
  * right.
  */
-int time_on_device(Device d, int (*work)(void *ctx), void *ctx, long repeats, double *seconds);
+WB_MUST_CHECK int time_on_device(Device d, int (*work)(void *ctx), void *ctx, long repeats, double *seconds);
 
 #endif /* WB_DEVICE_H */

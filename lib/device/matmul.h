@@ -13,20 +13,21 @@
 
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/device/device.h"
 
 /** The variant that means cuBLAS in matmul_device(). */
 #define MATMUL_CUBLAS (-1)
 
 /** @brief C = A B on the CPU with OpenBLAS. */
-int matmul_cpu(const float *A, const float *B, float *C, int64_t m, int64_t n, int64_t k);
+WB_MUST_CHECK int matmul_cpu(const float *A, const float *B, float *C, int64_t m, int64_t n, int64_t k);
 
 /**
  * @brief C = A B on CUDA device @p d (device pointers), without waiting for it.
  *
  * @p variant is ::MATMUL_CUBLAS or a kernel of the series, 0 .. matmul_variants() - 1.
  */
-int matmul_device(Device d, int variant, const float *A, const float *B, float *C, int64_t m,
+WB_MUST_CHECK int matmul_device(Device d, int variant, const float *A, const float *B, float *C, int64_t m,
                   int64_t n, int64_t k);
 
 /** @brief How many of the workbook's own SGEMM kernels there are. */

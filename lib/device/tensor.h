@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/core/dtype.h"
 #include "lib/core/rng.h"
 #include "lib/device/backend.h"
@@ -80,7 +81,7 @@ void tensor_free(Tensor *t);
  * Modules use this for their cached outputs so that a training loop does not
  * allocate once it has seen its batch size.
  */
-int tensor_resize(Tensor *t, int ndim, const int64_t *shape);
+WB_MUST_CHECK int tensor_resize(Tensor *t, int ndim, const int64_t *shape);
 
 /** @brief The elements of an f32 tensor (NULL for another dtype). */
 float *tensor_f32(const Tensor *t);
@@ -94,13 +95,13 @@ int32_t *tensor_i32(const Tensor *t);
  * Both must have the same dtype and number of elements; ::ERR_SHAPE otherwise.
  * A copy to the CPU from a GPU waits for the GPU (a sync).
  */
-int tensor_copy(Tensor *dst, const Tensor *src);
+WB_MUST_CHECK int tensor_copy(Tensor *dst, const Tensor *src);
 
 /**
  * @brief Set every element of @p t to zero, on its device (`t.zero_()`; on a GPU
  *        queued, not waited for). How gradients are zeroed (`zero_grad`).
  */
-int tensor_zero(Tensor *t);
+WB_MUST_CHECK int tensor_zero(Tensor *t);
 
 /**
  * @brief `x.to(device)`: a new tensor on @p device with the values of @p src.
@@ -108,13 +109,13 @@ int tensor_zero(Tensor *t);
  * Always a new tensor (also when @p src is already there), which the caller
  * frees. The copy's direction comes from copy_kind(), Lesson 02's exercise.
  */
-int tensor_to(const Tensor *src, Device device, Tensor **out);
+WB_MUST_CHECK int tensor_to(const Tensor *src, Device device, Tensor **out);
 
 /** @brief A new tensor with the same shape, dtype, device and values; NULL on error. */
 Tensor *tensor_clone(const Tensor *src);
 
 /** @brief Set every element of an f32 CPU tensor to @p value. */
-int tensor_fill(Tensor *t, float value);
+WB_MUST_CHECK int tensor_fill(Tensor *t, float value);
 
 /**
  * @brief Fill an f32 tensor with uniform values in [lo, hi) drawn from @p rng.
@@ -123,7 +124,7 @@ int tensor_fill(Tensor *t, float value);
  * (out, in) weight gets the same value at (o, k) as a row-major fill would
  * give it, whatever the memory order.
  */
-int tensor_uniform(Tensor *t, Rng *rng, float lo, float hi);
+WB_MUST_CHECK int tensor_uniform(Tensor *t, Rng *rng, float lo, float hi);
 
 /**
  * @brief Set an f32 tensor from @p src, given in row-major (PyTorch, NumPy) order.
@@ -131,10 +132,10 @@ int tensor_uniform(Tensor *t, Rng *rng, float lo, float hi);
  * @p src holds numel values, the last index fastest. Used to load weights and
  * reference values written by PyTorch.
  */
-int tensor_set_rows(Tensor *t, const float *src);
+WB_MUST_CHECK int tensor_set_rows(Tensor *t, const float *src);
 
 /** @brief Write an f32 tensor's values to @p dst in row-major (PyTorch) order. */
-int tensor_get_rows(const Tensor *t, float *dst);
+WB_MUST_CHECK int tensor_get_rows(const Tensor *t, float *dst);
 
 /**
  * @brief Copy rows [@p start, @p start + @p count) of @p x (n, d) into @p dst (count, d).
@@ -144,13 +145,13 @@ int tensor_get_rows(const Tensor *t, float *dst);
  * launch (k_copy_rows), which does not wait for the GPU. @p dst must have
  * the right shape already.
  */
-int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst);
+WB_MUST_CHECK int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst);
 
 /**
  * @brief The reverse: copy all rows of @p src (count, d) into rows starting at @p start of
  *        @p dst (n, d), both on the same device (on a GPU one launch).
  */
-int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src);
+WB_MUST_CHECK int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src);
 
 /**
  * @brief The memory offset of the element at row-major position @p flat.
@@ -171,7 +172,7 @@ const char *tensor_shape_str(const Tensor *t, char *buf, size_t size);
  * @p what name the caller and the argument (an empty @p op leaves out the
  * "op: " prefix, for callers whose error context already names them).
  */
-int tensor_check_2d(const Tensor *t, DType dtype, int64_t rows, int64_t cols,
+WB_MUST_CHECK int tensor_check_2d(const Tensor *t, DType dtype, int64_t rows, int64_t cols,
                     const char *op, const char *what);
 
 /**
@@ -183,7 +184,7 @@ int tensor_check_2d(const Tensor *t, DType dtype, int64_t rows, int64_t cols,
  * So code that keeps all its tensors on one device, the CPU code of Lesson 01
  * among it, does not depend on exercise 02.3.
  */
-int tensor_check_same_device(const char *op, const Tensor *a, const Tensor *b);
+WB_MUST_CHECK int tensor_check_same_device(const char *op, const Tensor *a, const Tensor *b);
 
 /* ---- Exercise of Lesson 02 (lessons/02_device_transfer/exercises.c) ---- */
 
@@ -195,6 +196,6 @@ int tensor_check_same_device(const char *op, const Tensor *a, const Tensor *b);
  * `"Linear fc1: expected all tensors to be on the same device, but found cuda:0 and cpu"`
  * (the devices of @p a, then @p b).
  */
-int tensor_same_device(const char *op, const Tensor *a, const Tensor *b);
+WB_MUST_CHECK int tensor_same_device(const char *op, const Tensor *a, const Tensor *b);
 
 #endif /* WB_TENSOR_H */

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
+
 /**
  * @brief One value of a parsed document, with where it came from; it lives as long as its
  *        ::Json document.
@@ -65,7 +67,7 @@ typedef struct Json Json;
  * message, with a hint for a comma before a closing bracket and for comments),
  * or ::ERR_NOMEM, and leaves @p *out NULL.
  */
-int json_parse(const char *text, size_t len, const char *source, Json **out);
+WB_MUST_CHECK int json_parse(const char *text, size_t len, const char *source, Json **out);
 
 /** @brief The top-level value of @p doc. */
 const JsonValue *json_root(const Json *doc);
@@ -83,7 +85,7 @@ const JsonValue *json_get(const JsonValue *obj, const char *key);
  * top-level object` (or `in "optimizer"`, or a message that @p obj is not an
  * object) and leaves @p *out NULL.
  */
-int json_require(const JsonValue *obj, const char *key, const JsonValue **out);
+WB_MUST_CHECK int json_require(const JsonValue *obj, const char *key, const JsonValue **out);
 
 /**
  * @brief Check that @p v has type @p type (JSON_TRUE or JSON_FALSE: either; JSON_REAL: any
@@ -92,7 +94,7 @@ int json_require(const JsonValue *obj, const char *key, const JsonValue **out);
  * Returns ::ERR_FORMAT with `config.json:4: "model" must be an object, got an
  * array of 2 items` otherwise.
  */
-int json_expect(const JsonValue *v, json_type type);
+WB_MUST_CHECK int json_expect(const JsonValue *v, json_type type);
 
 /**
  * @brief A whole number in [@p min, @p max] (inclusive).
@@ -102,7 +104,7 @@ int json_expect(const JsonValue *v, json_type type);
  * string "20"`, `... got 2.5`, `"epochs" must be at least 1, got 0` (or "at
  * most", or "from 1 to 100").
  */
-int json_as_int(const JsonValue *v, int64_t min, int64_t max, int64_t *out);
+WB_MUST_CHECK int json_as_int(const JsonValue *v, int64_t min, int64_t max, int64_t *out);
 
 /**
  * @brief A number in [@p min, @p max] (inclusive; pass -INFINITY or INFINITY for no limit).
@@ -110,21 +112,21 @@ int json_as_int(const JsonValue *v, int64_t min, int64_t max, int64_t *out);
  * Errors (::ERR_FORMAT): `"lr" must be a number, got the string "0.1"`,
  * `"lr" must be from 0 to 1, got 2`.
  */
-int json_as_number(const JsonValue *v, double min, double max, double *out);
+WB_MUST_CHECK int json_as_number(const JsonValue *v, double min, double max, double *out);
 
 /**
  * @brief true or false.
  *
  * Otherwise ::ERR_FORMAT `"shuffle" must be true or false, got the string "yes"`.
  */
-int json_as_bool(const JsonValue *v, bool *out);
+WB_MUST_CHECK int json_as_bool(const JsonValue *v, bool *out);
 
 /**
  * @brief A string; @p *out points into the document.
  *
  * Otherwise ::ERR_FORMAT `"name" must be a string, got the number 3`.
  */
-int json_as_string(const JsonValue *v, const char **out);
+WB_MUST_CHECK int json_as_string(const JsonValue *v, const char **out);
 
 /**
  * @brief A string from a NULL-terminated list of @p choices; @p *out is its index.
@@ -133,7 +135,7 @@ int json_as_string(const JsonValue *v, const char **out);
  * "adam", got "adma" (did you mean "adam"?)`; the suggestion appears when one
  * choice is close (json_suggest()).
  */
-int json_as_choice(const JsonValue *v, const char *const *choices, int *out);
+WB_MUST_CHECK int json_as_choice(const JsonValue *v, const char *const *choices, int *out);
 
 /**
  * @brief Check that every key of object @p obj is in the NULL-terminated list @p allowed.
@@ -143,7 +145,7 @@ int json_as_choice(const JsonValue *v, const char *const *choices, int *out);
  * `in "optimizer"` after the key for a nested object, and the list of known
  * keys instead of a suggestion when none is close.
  */
-int json_check_keys(const JsonValue *obj, const char *const *allowed);
+WB_MUST_CHECK int json_check_keys(const JsonValue *obj, const char *const *allowed);
 
 /**
  * @brief Set ::ERR_FORMAT with the message `SOURCE:LINE: "PATH" ` and then @p fmt.
@@ -152,7 +154,7 @@ int json_check_keys(const JsonValue *obj, const char *const *allowed);
  * 0, got %g", lr)` gives `config.json:3: "lr" must be greater than 0, got 0`.
  * For the root value "PATH" is "the top-level value". Returns ::ERR_FORMAT.
  */
-int json_error(const JsonValue *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+WB_MUST_CHECK int json_error(const JsonValue *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /**
  * @brief Write the key path of @p v into @p buf: `optimizer.lr`, `layers[2].units`.
@@ -184,7 +186,7 @@ const char *json_suggest(const char *word, const char *const *candidates);
  * Otherwise ::ERR_ARG `WHAT is not UTF-8 text: "ab\xff"` (@p what names the
  * string: `the name of tensor 0`), or ::ERR_NOMEM.
  */
-int json_check_text(const char *s, const char *what);
+WB_MUST_CHECK int json_check_text(const char *s, const char *what);
 
 /**
  * @brief A JSON real for the float @p v that json_text() writes with as few digits as read
@@ -209,6 +211,6 @@ enum {
  * which read back as the same double (9 with ::JSON_TEXT_F32). ::ERR_NOMEM
  * when jansson cannot write it.
  */
-int json_text(const json_t *v, int flags, char **text, size_t *len);
+WB_MUST_CHECK int json_text(const json_t *v, int flags, char **text, size_t *len);
 
 #endif /* WB_JSON_H */

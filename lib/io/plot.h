@@ -15,6 +15,8 @@
 
 #include <stdbool.h>
 
+#include "lib/core/err.h"
+
 /** @brief True when a `gnuplot` executable is on the PATH. */
 bool plot_available(void);
 
@@ -26,6 +28,6 @@ bool plot_available(void);
  * quote. Returns ::ERR_UNSUPPORTED when gnuplot is missing and ::ERR_IO when
  * it fails.
  */
-int plot_draw(const char *script, const char *datafile, const char *outfile, const char *title);
+WB_MUST_CHECK int plot_draw(const char *script, const char *datafile, const char *outfile, const char *title);
 
 #endif /* WB_PLOT_H */

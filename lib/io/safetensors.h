@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/core/dtype.h"
 
 /** Longest tensor name, including the terminating zero. */
@@ -65,7 +66,7 @@ typedef struct SafeTensors SafeTensors;
  * cannot create the temporary file runs/a.safetensors.tmp-4711 in runs: No
  * such file or directory (does the folder exist?)`.
  */
-int safetensors_save(const char *path, const StTensor *tensors, int n, const char *const *meta,
+WB_MUST_CHECK int safetensors_save(const char *path, const StTensor *tensors, int n, const char *const *meta,
                      int n_meta);
 
 /**
@@ -86,7 +87,7 @@ int safetensors_save(const char *path, const StTensor *tensors, int n, const cha
  * dtype this library does not handle, such as F64) or ::ERR_NOMEM; @p *out is
  * then NULL.
  */
-int safetensors_load(const char *path, SafeTensors **out);
+WB_MUST_CHECK int safetensors_load(const char *path, SafeTensors **out);
 
 /** @brief Number of tensors in a loaded file. */
 int safetensors_count(const SafeTensors *st);

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 
+#include "lib/core/err.h"
 #include "lib/nn/optim.h"
 #include "lib/device/tensor.h"
 
@@ -34,7 +35,7 @@
  * Like `torch.autocast(dtype=...)`, it is a mode of the whole program that
  * the layers read; the trainer sets it around its forward and backward.
  */
-int amp_set_autocast(DType dtype);
+WB_MUST_CHECK int amp_set_autocast(DType dtype);
 
 /** @brief The autocast dtype now (DTYPE_F32 when off). */
 DType amp_autocast(void);
@@ -85,7 +86,7 @@ float grad_scaler_factor(const GradScaler *s);
  * before clipping so the norm is the true one. On a GPU the check is one
  * read back of a flag (a sync).
  */
-int grad_scaler_unscale(GradScaler *s, Optimizer *opt);
+WB_MUST_CHECK int grad_scaler_unscale(GradScaler *s, Optimizer *opt);
 
 /**
  * @brief `scaler.step(optimizer)`: unscale if not done yet, then step, unless the
@@ -93,7 +94,7 @@ int grad_scaler_unscale(GradScaler *s, Optimizer *opt);
  *
  * @p stepped (may be NULL) tells which happened.
  */
-int grad_scaler_step(GradScaler *s, Optimizer *opt, bool *stepped);
+WB_MUST_CHECK int grad_scaler_step(GradScaler *s, Optimizer *opt, bool *stepped);
 
 /* ---- Exercise of Lesson 05 (lessons/05_trainer/exercises.c) ------------- */
 
@@ -107,6 +108,6 @@ int grad_scaler_step(GradScaler *s, Optimizer *opt, bool *stepped);
  * goes back to 0). Then found_inf and unscaled are cleared for the next
  * step. A disabled scaler is left as it is. Returns 0 (::ERR_OK).
  */
-int grad_scaler_update(GradScaler *s);
+WB_MUST_CHECK int grad_scaler_update(GradScaler *s);
 
 #endif /* WB_AMP_H */

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/core/callable.h"
 #include "lib/nn/module.h"
 
@@ -37,7 +38,7 @@ typedef struct BatcherState {
  * returns a VALUE_PTR to a new (n, out_features) CPU tensor that the caller
  * frees; n may be 0.
  */
-int batcher_new(Module *model, Device device, int64_t batch_size, int64_t in_features,
+WB_MUST_CHECK int batcher_new(Module *model, Device device, int64_t batch_size, int64_t in_features,
                 int64_t out_features, Callable *out);
 
 /* ---- Exercise of Lesson 04 (lessons/04_callable_objects/exercises.c) ---- */
@@ -54,6 +55,6 @@ int batcher_new(Module *model, Device device, int64_t batch_size, int64_t in_fea
  * @p out (tensor_put_rows). n == 0 does nothing. Every temporary tensor is
  * freed, also on an error. Returns 0.
  */
-int batcher_forward(BatcherState *b, const Tensor *x, Tensor *out);
+WB_MUST_CHECK int batcher_forward(BatcherState *b, const Tensor *x, Tensor *out);
 
 #endif /* WB_BATCHER_H */

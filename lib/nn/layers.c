@@ -176,8 +176,11 @@ Module *linear_new(const char *name, int64_t in_features, int64_t out_features, 
     /* PyTorch: kaiming_uniform_(a=sqrt(5)) bound = sqrt(6 / ((1 + 5) * fan_in))
      * = 1/sqrt(fan_in); the bias uses the same bound. */
     float bound = (float)(1.0 / sqrt((double)in_features));
-    tensor_uniform(w->value, rng, -bound, bound);
-    tensor_uniform(b->value, rng, -bound, bound);
+    if (tensor_uniform(w->value, rng, -bound, bound) != ERR_OK ||
+        tensor_uniform(b->value, rng, -bound, bound) != ERR_OK) {
+        module_free(m);
+        return NULL;
+    }
     return m;
 }
 

@@ -114,9 +114,11 @@ int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy)
     TRY(check_targets(targets, n));
     if (!device_is_host(logits->device)) { /* count on the CPU: two copies, one sync */
         Tensor *z = NULL, *t = NULL;
-        int rc = tensor_to(logits, device_cpu(), &z);
-        if (rc == ERR_OK) rc = tensor_to(targets, device_cpu(), &t);
-        if (rc == ERR_OK) rc = loss_accuracy(z, t, accuracy);
+        int rc = ERR_OK;
+        TRY_OR_DONE(tensor_to(logits, device_cpu(), &z));
+        TRY_OR_DONE(tensor_to(targets, device_cpu(), &t));
+        TRY_OR_DONE(loss_accuracy(z, t, accuracy));
+    done:
         tensor_free(z);
         tensor_free(t);
         return rc;

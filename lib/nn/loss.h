@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/device/tensor.h"
 #include "lib/device/cpu_kernels.h" /* the exercises of these ops */
 
@@ -43,7 +44,7 @@ void loss_free(Loss *loss);
  * Labels are not checked there (checking them would be a sync too); a label
  * out of range gives a NaN loss.
  */
-int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float *value);
+WB_MUST_CHECK int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float *value);
 
 /**
  * @brief The value of the last loss_forward(): PyTorch's `loss.item()`.
@@ -52,10 +53,10 @@ int loss_forward(Loss *loss, const Tensor *logits, const Tensor *targets, float 
  * the CPU, which first waits for everything queued before it: a sync, and
  * the cost Lesson 03 measures. ::ERR_ARG before any forward.
  */
-int loss_item(Loss *loss, float *value);
+WB_MUST_CHECK int loss_item(Loss *loss, float *value);
 
 /** @brief dLoss/dlogits of the last forward; @p *dlogits belongs to @p loss. */
-int loss_backward(Loss *loss, const Tensor **dlogits);
+WB_MUST_CHECK int loss_backward(Loss *loss, const Tensor **dlogits);
 
 /**
  * @brief Fraction of rows of @p logits (n, c) whose largest entry is at the label.
@@ -63,7 +64,7 @@ int loss_backward(Loss *loss, const Tensor **dlogits);
  * Ties go to the lowest index, as `argmax` does. Stores the fraction in
  * @p *accuracy (0 for an empty batch).
  */
-int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy);
+WB_MUST_CHECK int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy);
 
 
 #endif /* WB_LOSS_H */

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "lib/core/err.h"
 #include "lib/core/callable.h"
 #include "lib/device/tensor.h"
 
@@ -119,7 +120,7 @@ void module_free(Module *m);
  * This is `model.forward(x)` in PyTorch. The output belongs to @p m and stays
  * valid until the next forward call on it. Errors carry the module's name.
  */
-int module_forward(Module *m, const Tensor *x, const Tensor **y);
+WB_MUST_CHECK int module_forward(Module *m, const Tensor *x, const Tensor **y);
 
 /**
  * @brief Back-propagate dLoss/dy through @p m, accumulating parameter gradients.
@@ -128,7 +129,7 @@ int module_forward(Module *m, const Tensor *x, const Tensor **y);
  * them with module_zero_grad(). Pass @p dx as NULL when dLoss/dinput is not
  * needed (the first layer of a network): the module then skips computing it.
  */
-int module_backward(Module *m, const Tensor *dy, const Tensor **dx);
+WB_MUST_CHECK int module_backward(Module *m, const Tensor *dy, const Tensor **dx);
 
 /**
  * @brief Register a forward pre-hook: a callable run before @p m's forward.
@@ -138,7 +139,7 @@ int module_backward(Module *m, const Tensor *dy, const Tensor **dx);
  * that replaces it (and that must outlive the call). Hooks run in the order
  * they were registered; the module does not own them.
  */
-int module_register_forward_pre_hook(Module *m, Callable hook, HookHandle *handle);
+WB_MUST_CHECK int module_register_forward_pre_hook(Module *m, Callable hook, HookHandle *handle);
 
 /**
  * @brief Register a forward hook: a callable run after @p m's forward.
@@ -147,7 +148,7 @@ int module_register_forward_pre_hook(Module *m, Callable hook, HookHandle *handl
  * output; returns None to keep the output or a VALUE_PTR to a tensor that
  * replaces it. Order and ownership as for pre-hooks.
  */
-int module_register_forward_hook(Module *m, Callable hook, HookHandle *handle);
+WB_MUST_CHECK int module_register_forward_hook(Module *m, Callable hook, HookHandle *handle);
 
 /** @brief Remove a hook (`handle.remove()`); removing it twice is an ::ERR_ARG. */
 int module_remove_hook(HookHandle handle);
@@ -160,7 +161,7 @@ int module_remove_hook(HookHandle handle);
  * their children through it, so hooks on any layer run when the model is
  * called; calling module_forward() directly skips them, silently.
  */
-int module_call(Module *m, const Tensor *x, const Tensor **y);
+WB_MUST_CHECK int module_call(Module *m, const Tensor *x, const Tensor **y);
 
 /**
  * @brief Exercise 04.3: the module call protocol, for a module with hooks.
@@ -176,7 +177,7 @@ int module_call(Module *m, const Tensor *x, const Tensor **y);
  * `"returned a str; a hook returns None or a tensor"`. Hooks are numbered
  * from 1 in registration order. Returns 0.
  */
-int module_call_hooks(Module *m, const Tensor *x, const Tensor **y);
+WB_MUST_CHECK int module_call_hooks(Module *m, const Tensor *x, const Tensor **y);
 
 /**
  * @brief `torch.set_grad_enabled`: with false, forward keeps no activations for backward.
@@ -190,7 +191,7 @@ void module_set_grad_enabled(bool enabled);
 bool module_grad_enabled(void);
 
 /** @brief Set every parameter gradient of @p m and its children to zero. */
-int module_zero_grad(Module *m);
+WB_MUST_CHECK int module_zero_grad(Module *m);
 
 /**
  * @brief `model.to(device)`: move every parameter, gradient and cache of @p m.
@@ -199,7 +200,7 @@ int module_zero_grad(Module *m);
  * released, so on failure (out of memory on the GPU, say) the model is left
  * where it was. Moving to where it already is does nothing.
  */
-int module_to(Module *m, Device device);
+WB_MUST_CHECK int module_to(Module *m, Device device);
 
 /** @brief The device of @p m's first parameter (the CPU for a module without any). */
 Device module_device(const Module *m);

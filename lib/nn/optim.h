@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/nn/module.h"
 #include "lib/device/cpu_kernels.h" /* the exercises of these ops */
 
@@ -119,7 +120,7 @@ void optim_free(Optimizer *opt);
 const char *optim_name(const Optimizer *opt);
 
 /** @brief Set every gradient the optimizer updates to zero (`optimizer.zero_grad()`). */
-int optim_zero_grad(Optimizer *opt);
+WB_MUST_CHECK int optim_zero_grad(Optimizer *opt);
 
 /**
  * @brief Update every parameter from its gradient (`optimizer.step()`).
@@ -129,7 +130,7 @@ int optim_zero_grad(Optimizer *opt);
  * parameters' devices (::ERR_DEVICE otherwise, naming the parameter and
  * optim_to()).
  */
-int optim_step(Optimizer *opt);
+WB_MUST_CHECK int optim_step(Optimizer *opt);
 
 /**
  * @brief Set the learning rate used from the next step on (`group['lr'] = lr`).
@@ -137,7 +138,7 @@ int optim_step(Optimizer *opt);
  * @p lr must be finite and not negative (0 is allowed: a schedule may reach
  * it). Returns ::ERR_ARG otherwise.
  */
-int optim_set_lr(Optimizer *opt, float lr);
+WB_MUST_CHECK int optim_set_lr(Optimizer *opt, float lr);
 
 /**
  * @brief Move the optimizer's state to @p device; call it after module_to().
@@ -146,7 +147,7 @@ int optim_set_lr(Optimizer *opt, float lr);
  * Moving to where it is does nothing; an optimizer without state (plain SGD)
  * has nothing to move.
  */
-int optim_to(Optimizer *opt, Device device);
+WB_MUST_CHECK int optim_to(Optimizer *opt, Device device);
 
 /**
  * @brief List the state buffers, for saving and loading checkpoints.
@@ -166,7 +167,7 @@ int optim_state(Optimizer *opt, OptimStateRef *out, int cap);
  * @p step is the saved @ref Optimizer::step (>= 0; ::ERR_ARG otherwise). With
  * 0 the next step starts afresh, as a new optimizer would.
  */
-int optim_restore(Optimizer *opt, int64_t step);
+WB_MUST_CHECK int optim_restore(Optimizer *opt, int64_t step);
 
 /**
  * @brief `torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)` (2-norm).
@@ -188,7 +189,7 @@ int optim_restore(Optimizer *opt, int64_t step);
  * capturable in a CUDA Graph once the device's scratch memory exists).
  * All gradients must be on one device.
  */
-int clip_grad_norm(Module *model, float max_norm, float *total_norm);
+WB_MUST_CHECK int clip_grad_norm(Module *model, float max_norm, float *total_norm);
 
 
 #endif /* WB_OPTIM_H */

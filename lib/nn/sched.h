@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/nn/optim.h"
 
 /** The schedule a ::Scheduler follows. */
@@ -80,7 +81,7 @@ const char *sched_name(const Scheduler *s);
  *
  * Call it once per epoch, after the epoch's optimizer steps.
  */
-int sched_step(Scheduler *s);
+WB_MUST_CHECK int sched_step(Scheduler *s);
 
 /** @brief The rate the scheduler set last (`get_last_lr()[0]`), as the optimizer's float. */
 float sched_lr(const Scheduler *s);
@@ -95,6 +96,6 @@ void sched_state(const Scheduler *s, SchedState *out);
  * finite or is negative. The next sched_step() continues exactly where the
  * saved scheduler would have.
  */
-int sched_restore(Scheduler *s, const SchedState *state);
+WB_MUST_CHECK int sched_restore(Scheduler *s, const SchedState *state);
 
 #endif /* WB_SCHED_H */

@@ -243,8 +243,10 @@ static int restore(Tensor *dst, const StTensor *f)
 {
     Tensor *cpu = tensor_new(DTYPE_F32, device_cpu(), dst->ndim, dst->shape);
     if (!cpu) return err_code();
-    int rc = tensor_set_rows(cpu, f->data);
-    if (!rc) rc = tensor_copy(dst, cpu);
+    int rc = ERR_OK;
+    TRY_OR_DONE(tensor_set_rows(cpu, f->data));
+    TRY_OR_DONE(tensor_copy(dst, cpu));
+done:
     tensor_free(cpu);
     return rc;
 }
@@ -337,21 +339,22 @@ int checkpoint_load(Trainer *t, const char *path)
     TRY(safetensors_load(path, &st));
     Loaded L;
     memset(&L, 0, sizeof L);
-    int rc = check_all(st, t, path, &L);
+    int rc = ERR_OK;
+    TRY_OR_DONE(check_all(st, t, path, &L));
     /* Everything is checked: from here on only copies, which do not fail on valid data. */
     ParamRef p[MAX_PARAMS];
     module_parameters(t->model, p, MAX_PARAMS);
-    for (int i = 0; i < L.n_params && !rc; i++) rc = restore(p[i].param->value, L.model[i]);
+    for (int i = 0; i < L.n_params; i++) TRY_OR_DONE(restore(p[i].param->value, L.model[i]));
     OptimStateRef s[3 * MAX_PARAMS];
     optim_state(t->opt, s, 3 * MAX_PARAMS);
-    for (int i = 0; i < L.n_state && !rc; i++) rc = restore(s[i].tensor, L.optim[i]);
-    if (!rc) rc = optim_restore(t->opt, L.optim_step);
-    if (!rc) rc = optim_set_lr(t->opt, (float)L.lr);
-    if (!rc && t->sched) {
+    for (int i = 0; i < L.n_state; i++) TRY_OR_DONE(restore(s[i].tensor, L.optim[i]));
+    TRY_OR_DONE(optim_restore(t->opt, L.optim_step));
+    TRY_OR_DONE(optim_set_lr(t->opt, (float)L.lr));
+    if (t->sched) {
         SchedState ss = {L.sched_last, L.sched_base, L.sched_lr};
-        rc = sched_restore(t->sched, &ss);
+        TRY_OR_DONE(sched_restore(t->sched, &ss));
     }
-    if (!rc) {
+    {
         t->scaler.scale = (float)L.scale;
         t->scaler.growth_tracker = (int)L.growth;
         t->scaler.skipped = (long)L.skipped;
@@ -364,6 +367,7 @@ int checkpoint_load(Trainer *t, const char *path)
         for (int i = 0; i < N_SERIES; i++)
             memcpy(series(&t->hist, i), L.series[i]->data, sizeof(float) * (size_t)L.epoch);
     }
+done:
     safetensors_free(st);
     return rc;
 }
@@ -385,3 +389,50 @@ int checkpoint_load_weights(Module *model, const char *path)
     safetensors_free(st);
     return rc;
 }
+
+/* ---- callbacks that save --------------------------------------------------- */
+
+typedef struct CheckpointSaver {
+    char path[1024];
+    long every; /* a full checkpoint every this many epochs */
+    bool best;  /* instead: the model's weights after each epoch that is the best so far */
+} CheckpointSaver;
+
+static int checkpoint_saver_call(void *state, const Value *args, int nargs, Value *out)
+{
+    (void)nargs;
+    CheckpointSaver *c = state;
+    Trainer *t = args[0].as.p;
+    *out = value_none();
+    /* t->epoch is the epoch before this one: the callback runs inside end_epoch */
+    long epoch = t->hist.n;
+    if (c->best) return t->best_epoch == epoch ? checkpoint_save_weights(t->model, c->path) : ERR_OK;
+    if (epoch % c->every != 0) return ERR_OK;
+    return checkpoint_save(t, epoch, c->path);
+}
+
+static const CallableClass checkpoint_saver_class = {"CheckpointSaver", 1,
+                                                     checkpoint_saver_call, free};
+
+static int saver_new(const char *path, long every, bool best, Callable *out)
+{
+    CheckpointSaver *c = calloc(1, sizeof *c);
+    if (!c) return err_set(ERR_NOMEM, "checkpoint saver: out of memory");
+    if (snprintf(c->path, sizeof c->path, "%s", path) >= (int)sizeof c->path) {
+        free(c);
+        return err_set(ERR_ARG, "checkpoint saver: the path is too long");
+    }
+    c->every = every;
+    c->best = best;
+    int rc = callable_new(&checkpoint_saver_class, c, out);
+    if (rc) free(c);
+    return rc;
+}
+
+int checkpoint_saver_new(const char *path, long every, Callable *out)
+{
+    if (every < 1) return err_set(ERR_ARG, "checkpoint saver: every is %ld, at least 1", every);
+    return saver_new(path, every, false, out);
+}
+
+int best_model_saver_new(const char *path, Callable *out) { return saver_new(path, 1, true, out); }

@@ -25,6 +25,7 @@
 #ifndef WB_CHECKPOINT_H
 #define WB_CHECKPOINT_H
 
+#include "lib/core/err.h"
 #include "lib/nn/module.h"
 #include "lib/io/safetensors.h"
 #include "lib/train/trainer.h"
@@ -39,7 +40,7 @@
 /**
  * @brief Save the trainer's whole state after epoch @p epoch to @p path, atomically.
  */
-int checkpoint_save(const Trainer *t, long epoch, const char *path);
+WB_MUST_CHECK int checkpoint_save(const Trainer *t, long epoch, const char *path);
 
 /**
  * @brief Load a checkpoint into @p t: check everything, then restore everything.
@@ -49,13 +50,26 @@ int checkpoint_save(const Trainer *t, long epoch, const char *path);
  * checkpoint's). On any problem returns one message naming the file, the
  * tensor or field, what was expected and what came, and @p t is unchanged.
  */
-int checkpoint_load(Trainer *t, const char *path);
+WB_MUST_CHECK int checkpoint_load(Trainer *t, const char *path);
 
 /** @brief Save only the model's parameters (the best model), atomically. */
-int checkpoint_save_weights(Module *model, const char *path);
+WB_MUST_CHECK int checkpoint_save_weights(Module *model, const char *path);
 
 /** @brief Load a weights file from checkpoint_save_weights() (or the model of a checkpoint). */
-int checkpoint_load_weights(Module *model, const char *path);
+WB_MUST_CHECK int checkpoint_load_weights(Module *model, const char *path);
+
+/**
+ * @brief A callable that saves a full checkpoint (checkpoint.h) to @p path every
+ *        @p every epochs, atomically.
+ */
+WB_MUST_CHECK WB_MUST_CHECK int checkpoint_saver_new(const char *path, long every, Callable *out);
+
+/**
+ * @brief A callable that saves the model's weights (checkpoint_save_weights()) to
+ *        @p path after each epoch that is the best so far (lowest validation loss):
+ *        the best model, which checkpoint_load_weights() loads back.
+ */
+WB_MUST_CHECK int best_model_saver_new(const char *path, Callable *out);
 
 /* ---- Exercise of Lesson 05 (lessons/05_trainer/exercises.c) -------------- */
 
@@ -79,6 +93,6 @@ int checkpoint_load_weights(Module *model, const char *path);
  *
  * Returns 0, or ::ERR_FORMAT with the first problem.
  */
-int checkpoint_validate(const SafeTensors *st, Module *model, const char *path);
+WB_MUST_CHECK int checkpoint_validate(const SafeTensors *st, Module *model, const char *path);
 
 #endif /* WB_CHECKPOINT_H */

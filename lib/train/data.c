@@ -268,11 +268,11 @@ int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, 
     /* Hand out the two parts. */
     copy_names(train, &meta);
     rc = dataset_alloc(train, (int64_t)(n_rows - n_test), d);
-    if (!rc && test) {
+    if (rc == ERR_OK && test) {
         copy_names(test, &meta);
         rc = dataset_alloc(test, (int64_t)n_test, d);
     }
-    if (rc) {
+    if (rc != ERR_OK) {
         err_context("%s", path);
         goto done;
     }
@@ -328,8 +328,10 @@ int dataset_split(const Dataset *all, float test_fraction, uint64_t seed, Datase
     Rng rng;
     rng_seed(&rng, seed, 0x5117);
     rng_shuffle_i32(&rng, idx, (size_t)n);
-    int rc = take_rows(all, idx, n_test, test);
-    if (!rc) rc = take_rows(all, idx + n_test, n - n_test, train);
+    int rc = ERR_OK;
+    TRY_OR_DONE(take_rows(all, idx, n_test, test));
+    TRY_OR_DONE(take_rows(all, idx + n_test, n - n_test, train));
+done:
     free(idx);
     if (rc) {
         dataset_free(train);

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/core/rng.h"
 #include "lib/device/tensor.h"
 
@@ -62,7 +63,7 @@ typedef struct Dataset {
  * ::ERR_IO or ::ERR_FORMAT with a message of the form
  * `"iris.csv:17: expected 6 fields, found 5"` and leaves both datasets empty.
  */
-int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, Dataset *test);
+WB_MUST_CHECK int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, Dataset *test);
 
 /**
  * @brief Split @p all at random into @p train and @p test (a seeded shuffle).
@@ -70,7 +71,7 @@ int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, 
  * The test part gets round(@p test_fraction * n) rows, which must leave both
  * parts non-empty. The same seed gives the same split on every machine.
  */
-int dataset_split(const Dataset *all, float test_fraction, uint64_t seed, Dataset *train,
+WB_MUST_CHECK int dataset_split(const Dataset *all, float test_fraction, uint64_t seed, Dataset *train,
                   Dataset *test);
 
 /**
@@ -82,7 +83,7 @@ int dataset_split(const Dataset *all, float test_fraction, uint64_t seed, Datase
  * the classes in a shuffled order. The same seed gives the same data on
  * every machine.
  */
-int dataset_synthetic(int64_t n, int64_t d, int classes, float noise, uint64_t seed,
+WB_MUST_CHECK int dataset_synthetic(int64_t n, int64_t d, int classes, float noise, uint64_t seed,
                       Dataset *out);
 
 /** @brief Release the tensors of @p ds and zero it; safe on a zeroed dataset. */
@@ -96,14 +97,14 @@ typedef struct Scaler {
 } Scaler;
 
 /** @brief Learn the per-feature minimum and maximum of @p x (n, d); n must be at least 1. */
-int scaler_fit(Scaler *s, const Tensor *x);
+WB_MUST_CHECK int scaler_fit(Scaler *s, const Tensor *x);
 
 /**
  * @brief Scale @p x (n, d) with what scaler_fit() learned into a new tensor @p *out.
  *
  * Values of data not seen by fit may fall outside [0, 1]; that is expected.
  */
-int scaler_transform(const Scaler *s, const Tensor *x, Tensor **out);
+WB_MUST_CHECK int scaler_transform(const Scaler *s, const Tensor *x, Tensor **out);
 
 /** @brief Release what the scaler holds and zero it. */
 void scaler_free(Scaler *s);
@@ -117,7 +118,7 @@ void scaler_free(Scaler *s);
  * `x[j * n + n - 1]`. data_min[j] = min over i of x(i, j) and
  * data_max[j] = max over i of x(i, j). Returns 0 (::ERR_OK).
  */
-int minmax_fit(const float *restrict x, int64_t n, int64_t d, float *restrict data_min,
+WB_MUST_CHECK int minmax_fit(const float *restrict x, int64_t n, int64_t d, float *restrict data_min,
                float *restrict data_max);
 
 /**
@@ -127,7 +128,7 @@ int minmax_fit(const float *restrict x, int64_t n, int64_t d, float *restrict da
  * uses range 1 instead, as scikit-learn does, so it becomes 0 rather than
  * NaN. x, y: (n, d), column-major. Returns 0 (::ERR_OK).
  */
-int minmax_transform(const float *restrict x, int64_t n, int64_t d,
+WB_MUST_CHECK int minmax_transform(const float *restrict x, int64_t n, int64_t d,
                      const float *restrict data_min, const float *restrict data_max,
                      float *restrict y);
 

@@ -12,6 +12,7 @@
 #include "lib/train/checkpoint.h"
 #include "lib/core/err.h"
 #include "lib/core/fileio.h"
+#include "lib/train/iris.h"
 #include "lib/io/json.h"
 
 static const char *const g_data[] = {"digits", "iris", "synthetic", NULL};
@@ -171,8 +172,9 @@ int experiment_config_parse(const char *text, size_t len, const char *source,
     ExperimentConfig tmp = *c; /* all or nothing */
     int rc = parse_into(json_root(doc), &tmp);
     json_free(doc);
-    if (!rc) *c = tmp;
-    return rc;
+    TRY(rc);
+    *c = tmp;
+    return ERR_OK;
 }
 
 int experiment_config_load(const char *path, ExperimentConfig *c)
@@ -285,16 +287,17 @@ static int load_data(Experiment *e)
         e->x_val = tensor_clone(e->val.x);
         return e->x_train && e->x_val ? ERR_OK : err_code();
     }
-    static const char *const species[] = {"setosa", "versicolor", "virginica", NULL};
     bool iris = !strcmp(c->data, "iris");
-    DatasetSpec spec = {iris ? "species" : "digit", iris ? species : NULL, "split"};
+    DatasetSpec spec = iris ? *iris_spec() : (DatasetSpec){"digit", NULL, "split"};
     char path[512];
     snprintf(path, sizeof path, "%s/lessons/data/%s.csv", WB_ROOT, c->data);
     TRY(dataset_load_csv(path, &spec, &e->train, &e->val));
     Scaler sc = {0};
-    int rc = scaler_fit(&sc, e->train.x); /* fitted on the training part only */
-    if (!rc) rc = scaler_transform(&sc, e->train.x, &e->x_train);
-    if (!rc) rc = scaler_transform(&sc, e->val.x, &e->x_val);
+    int rc = ERR_OK;
+    TRY_OR_DONE(scaler_fit(&sc, e->train.x)); /* fitted on the training part only */
+    TRY_OR_DONE(scaler_transform(&sc, e->train.x, &e->x_train));
+    TRY_OR_DONE(scaler_transform(&sc, e->val.x, &e->x_val));
+done:
     scaler_free(&sc);
     return rc;
 }
@@ -336,10 +339,12 @@ static int build(Experiment *e, const char *root)
                         c->pin_memory};
     TRY(loader_new(e->x_val, e->val.y, e->device, &vo, &e->val_loader));
     TrainerOptions to = {c->epochs, c->clip_norm, precision_dtype(c->precision), c->grad_scaler,
-                         e->best, true, c->loss_weight};
+                         true, c->loss_weight};
     TRY(trainer_new(e->model, e->train_loader, e->val_loader, e->loss, e->opt, e->sched,
                     e->device, &to, &e->trainer));
     e->trainer->config_json = e->config_json;
+    TRY(best_model_saver_new(e->best, &e->callbacks[e->n_callbacks]));
+    TRY(trainer_add_callback(e->trainer, e->callbacks[e->n_callbacks++]));
     TRY(metrics_logger_new(e->metrics, &e->callbacks[e->n_callbacks]));
     TRY(trainer_add_callback(e->trainer, e->callbacks[e->n_callbacks++]));
     TRY(checkpoint_saver_new(e->checkpoint, c->checkpoint_every, &e->callbacks[e->n_callbacks]));

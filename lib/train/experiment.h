@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/train/data.h"
 #include "lib/nn/layers.h"
 #include "lib/train/trainer.h"
@@ -70,14 +71,14 @@ void experiment_config_default(ExperimentConfig *c);
  * (float16 without a GPU-free emulation is fine; a GradScaler with float32 is
  * not) are errors naming the source, line and key; @p c is unchanged then.
  */
-int experiment_config_parse(const char *text, size_t len, const char *source,
+WB_MUST_CHECK int experiment_config_parse(const char *text, size_t len, const char *source,
                             ExperimentConfig *c);
 
 /** @brief experiment_config_parse() on the file at @p path. */
-int experiment_config_load(const char *path, ExperimentConfig *c);
+WB_MUST_CHECK int experiment_config_load(const char *path, ExperimentConfig *c);
 
 /** @brief The config as JSON (indented when @p pretty); the caller frees @p *text. */
-int experiment_config_json(const ExperimentConfig *c, bool pretty, char **text);
+WB_MUST_CHECK int experiment_config_json(const ExperimentConfig *c, bool pretty, char **text);
 
 /** A running experiment: what it was made from and everything it made. */
 typedef struct Experiment {
@@ -98,7 +99,7 @@ typedef struct Experiment {
     Loader *train_loader;   /**< shuffled training batches */
     Loader *val_loader;     /**< validation batches */
     Trainer *trainer;       /**< the trainer over all of them */
-    Callable callbacks[3];  /**< metrics logger, checkpoint saver, early stopping */
+    Callable callbacks[4];  /**< best model saver, metrics logger, checkpoint saver, early stopping */
     int n_callbacks;        /**< how many */
     char *config_json;      /**< the config, stored in every checkpoint */
 } Experiment;
@@ -110,14 +111,14 @@ typedef struct Experiment {
  * The device is resolved here (a config that asks for "cuda" on a machine
  * without one is an error that says so).
  */
-int experiment_open(const ExperimentConfig *c, const char *root, Experiment **out);
+WB_MUST_CHECK int experiment_open(const ExperimentConfig *c, const char *root, Experiment **out);
 
 /**
  * @brief Load the checkpoint at @p path into the experiment's trainer (checkpoint_load()), and
  *        replay the loaded history through early stopping, so that its patience counts on
  *        as if the run had never stopped. A bad file changes nothing.
  */
-int experiment_resume(Experiment *e, const char *path);
+WB_MUST_CHECK int experiment_resume(Experiment *e, const char *path);
 
 /** @brief Release the experiment and everything it made; NULL is allowed. */
 void experiment_free(Experiment *e);

@@ -54,7 +54,7 @@ const DatasetSpec *iris_spec(void);
  * @p path is normally iris_csv_path(). On failure nothing is left allocated
  * and the error names the file.
  */
-int iris_data_load(const char *path, IrisData *iris);
+WB_MUST_CHECK int iris_data_load(const char *path, IrisData *iris);
 
 /** @brief Release what iris_data_load() made (a zeroed IrisData is fine). */
 void iris_data_free(IrisData *iris);

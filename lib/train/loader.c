@@ -141,23 +141,23 @@ int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOpti
     l->want = l->batches; /* nothing to prepare before loader_begin */
     int64_t cap = o->batch_size < l->n ? o->batch_size : (l->n ? l->n : 1);
     int64_t xs[2] = {cap, l->d};
-    int rc = (l->order = malloc(sizeof *l->order * (size_t)(l->n ? l->n : 1)))
-                 ? ERR_OK
-                 : err_set(ERR_NOMEM, "loader: out of memory");
-    for (int s = 0; s < SLOTS && !rc; s++) {
-        rc = host_alloc(l, sizeof(float) * (size_t)(cap * l->d), (void **)&l->hx[s]);
-        if (!rc) rc = host_alloc(l, sizeof(int32_t) * (size_t)cap, (void **)&l->hy[s]);
+    int rc = ERR_OK;
+    if (!(l->order = malloc(sizeof *l->order * (size_t)(l->n ? l->n : 1))))
+        TRY_OR_DONE(err_set(ERR_NOMEM, "loader: out of memory"));
+    for (int s = 0; s < SLOTS; s++) {
+        TRY_OR_DONE(host_alloc(l, sizeof(float) * (size_t)(cap * l->d), (void **)&l->hx[s]));
+        TRY_OR_DONE(host_alloc(l, sizeof(int32_t) * (size_t)cap, (void **)&l->hy[s]));
     }
-    if (!rc && !(l->bx = tensor_new(DTYPE_F32, device, 2, xs))) rc = err_code();
-    if (!rc && !(l->by = tensor_new(DTYPE_I32, device, 1, xs))) rc = err_code();
-    if (!rc && o->num_workers == 1) {
+    if (!(l->bx = tensor_new(DTYPE_F32, device, 2, xs))) TRY_OR_DONE(err_code());
+    if (!(l->by = tensor_new(DTYPE_I32, device, 1, xs))) TRY_OR_DONE(err_code());
+    if (o->num_workers == 1) {
         pthread_mutex_init(&l->mu, NULL);
         pthread_cond_init(&l->cv, NULL);
         if (pthread_create(&l->thread, NULL, worker, l) != 0)
-            rc = err_set(ERR_NOMEM, "loader: cannot start the worker thread");
-        else
-            l->started = true;
+            TRY_OR_DONE(err_set(ERR_NOMEM, "loader: cannot start the worker thread"));
+        l->started = true;
     }
+done:
     if (rc) {
         loader_free(l);
         return rc;
@@ -240,7 +240,7 @@ int loader_next(Loader *l, Batch *batch, bool *done)
             gather(l, b, l->hx[s], l->hy[s]);
         }
         rc = deliver(l->bx->data, l->device, l->hx[s], xbytes);
-        if (!rc) rc = deliver(l->by->data, l->device, l->hy[s], ybytes);
+        if (rc == ERR_OK) rc = deliver(l->by->data, l->device, l->hy[s], ybytes);
         if (l->started) { /* the slot is free for batch b + 2 */
             pthread_mutex_lock(&l->mu);
             l->ready[s] = -1;

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/device/tensor.h"
 
 /** How a loader cuts and delivers batches. */
@@ -55,7 +56,7 @@ typedef struct Loader Loader;
  * size below 1, num_workers other than 0 or 1, pin_memory without a CUDA
  * device.
  */
-int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOptions *options,
+WB_MUST_CHECK int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOptions *options,
                Loader **out);
 
 /** @brief Stop the worker and release everything; NULL is allowed. */
@@ -76,7 +77,7 @@ uint64_t loader_seed(const Loader *loader);
  * An epoch may be abandoned before its last batch; the next loader_begin()
  * starts afresh.
  */
-int loader_begin(Loader *loader, long epoch);
+WB_MUST_CHECK int loader_begin(Loader *loader, long epoch);
 
 /**
  * @brief The next batch of the epoch, on the device; @p *done is true when there is none.
@@ -84,7 +85,7 @@ int loader_begin(Loader *loader, long epoch);
  * The tensors in @p batch belong to the loader and stay valid until the
  * next call.
  */
-int loader_next(Loader *loader, Batch *batch, bool *done);
+WB_MUST_CHECK int loader_next(Loader *loader, Batch *batch, bool *done);
 
 /**
  * @brief The order of the rows in epoch @p epoch of a loader with these options: the

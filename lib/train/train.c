@@ -16,14 +16,15 @@ static int forward_backward(Module *model, Loss *loss, Optimizer *opt, const Ten
                             const Tensor *y, const StepOptions *o)
 {
     const Tensor *logits, *dlogits;
+    int rc = ERR_OK;
     TRY(amp_set_autocast(o ? o->autocast : DTYPE_F32));
-    int rc = module_call(model, x, &logits); // outputs = model(x): (n, classes)
-    if (!rc) rc = loss_forward(loss, logits, y, NULL);
-    if (!rc) rc = optim_zero_grad(opt);
-    if (!rc) rc = loss_backward(loss, &dlogits); // dlogits: (n, classes)
-    if (!rc && o)
-        rc = scale_loss(dlogits, grad_scaler_factor(o->scaler) * o->loss_weight);
-    if (!rc) rc = module_backward(model, dlogits, NULL); // fills every param->grad
+    TRY_OR_DONE(module_call(model, x, &logits)); // outputs = model(x): (n, classes)
+    TRY_OR_DONE(loss_forward(loss, logits, y, NULL));
+    TRY_OR_DONE(optim_zero_grad(opt));
+    TRY_OR_DONE(loss_backward(loss, &dlogits)); // dlogits: (n, classes)
+    if (o) TRY_OR_DONE(scale_loss(dlogits, grad_scaler_factor(o->scaler) * o->loss_weight));
+    TRY_OR_DONE(module_backward(model, dlogits, NULL)); // fills every param->grad
+done:;
     int back = amp_set_autocast(DTYPE_F32);
     return rc ? rc : back;
 }

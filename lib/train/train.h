@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include "lib/core/err.h"
 #include "lib/nn/amp.h"
 #include "lib/nn/loss.h"
 #include "lib/nn/module.h"
@@ -26,7 +27,7 @@
  * @p *loss_value; with NULL it stays where it was computed, so on a GPU the
  * step makes no sync (loss_item() reads it later: `loss.item()`).
  */
-int train_step(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
+WB_MUST_CHECK int train_step(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
                float *loss_value);
 
 /** What a training step does beyond the plain five lines (train_step_with()). */
@@ -45,7 +46,7 @@ typedef struct StepOptions {
  * @p *stepped (unless NULL) says whether the optimizer stepped: a scaler skips
  * the step whose gradients hold an inf or a NaN.
  */
-int train_step_with(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
+WB_MUST_CHECK int train_step_with(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
                     const StepOptions *o, float *loss_value, bool *stepped);
 
 /**
@@ -54,7 +55,7 @@ int train_step_with(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, 
  * Either output pointer may be NULL. The model is left in evaluation mode;
  * call module_train() to switch back.
  */
-int train_evaluate(Module *model, Loss *loss, const Tensor *x, const Tensor *y, float *loss_value,
+WB_MUST_CHECK int train_evaluate(Module *model, Loss *loss, const Tensor *x, const Tensor *y, float *loss_value,
                    float *accuracy);
 
 /* ---- Exercises of Lesson 03 (lessons/03_why_gpu_slower/exercises.c) ---- */
@@ -72,7 +73,7 @@ int train_evaluate(Module *model, Loss *loss, const Tensor *x, const Tensor *y, 
  * @p logged holds at least epochs / log_every floats (NULL is allowed when
  * log_every is 0). @p epochs or @p log_every negative is an ::ERR_ARG.
  */
-int train_logged(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
+WB_MUST_CHECK int train_logged(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, const Tensor *y,
                  long epochs, long log_every, float *logged, long *n_logged);
 
 /**
@@ -87,6 +88,6 @@ int train_logged(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, con
  * buffer's release at the end. n == 0 does nothing; @p chunk < 1 is an
  * ::ERR_ARG. Put the model in evaluation mode first (module_train).
  */
-int predict_chunked(Module *model, const Tensor *x, int64_t chunk, Tensor *out);
+WB_MUST_CHECK int predict_chunked(Module *model, const Tensor *x, int64_t chunk, Tensor *out);
 
 #endif /* WB_TRAIN_H */

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/train/checkpoint.h"
 #include "lib/train/train.h"
 #include "lib/core/err.h"
 #include "lib/core/timer.h"
@@ -100,9 +99,9 @@ int trainer_call(Trainer *t, long upto)
     t->stop = false; /* a stop ends one call; calling again is a decision to go on */
     t->stop_reason[0] = '\0';
     int rc = trainer_run_epochs(t, upto);
-    amp_set_autocast(DTYPE_F32);
+    int off = amp_set_autocast(DTYPE_F32); /* back to float32 whatever happened */
     if (t->opts.progress && isatty(STDOUT_FILENO)) printf("\r\033[K");
-    return rc;
+    return rc ? rc : off;
 }
 
 /* ---- one step, one epoch ----------------------------------------------------- */
@@ -146,7 +145,7 @@ int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s)
         StepOptions o = {t->opts.autocast, &t->scaler, t->opts.loss_weight, t->opts.clip_norm};
         int rc = train_step_with(t->model, t->loss, t->opt, b.x, b.y, &o, read_each ? &v : NULL,
                                  &stepped);
-        if (!rc && !read_each && (stepped || !t->scaler.enabled))
+        if (rc == ERR_OK && !read_each && (stepped || !t->scaler.enabled))
             rc = tensor_ops(t->loss_sum)
                      ->accumulate(t->device, tensor_f32(t->loss_sum),
                                   tensor_f32(t->loss->on_device), (float)b.x->shape[0]);
@@ -186,30 +185,33 @@ int trainer_validate(Trainer *t, EpochStats *s)
     module_train(t->model, false);
     bool grad = module_grad_enabled();
     module_set_grad_enabled(false); /* torch.no_grad(): nothing kept for backward */
-    int rc = amp_set_autocast(t->opts.autocast);
     double loss_sum = 0, right = 0;
     int64_t rows = 0;
-    if (!rc) rc = loader_begin(t->val, 1); /* validation order does not matter: epoch 1's */
-    while (!rc) {
+    int rc = ERR_OK;
+    TRY_OR_DONE(amp_set_autocast(t->opts.autocast));
+    TRY_OR_DONE(loader_begin(t->val, 1)); /* validation order does not matter: epoch 1's */
+    for (;;) {
         Batch b;
         bool end;
         const Tensor *logits;
         float v = 0, acc = 0;
-        rc = loader_next(t->val, &b, &end);
-        if (rc || end) break;
-        rc = module_call(t->model, b.x, &logits);
-        if (!rc) rc = loss_forward(t->loss, logits, b.y, NULL);
-        if (!rc) rc = loss_item(t->loss, &v);
-        if (!rc) rc = loss_accuracy(logits, b.y, &acc);
+        TRY_OR_DONE(loader_next(t->val, &b, &end));
+        if (end) break;
+        TRY_OR_DONE(module_call(t->model, b.x, &logits));
+        TRY_OR_DONE(loss_forward(t->loss, logits, b.y, NULL));
+        TRY_OR_DONE(loss_item(t->loss, &v));
+        TRY_OR_DONE(loss_accuracy(logits, b.y, &acc));
         int64_t n = b.x->shape[0];
         loss_sum += (double)v * (double)n;
         right += (double)acc * (double)n;
         rows += n;
     }
-    amp_set_autocast(DTYPE_F32);
+done:;
+    int off = amp_set_autocast(DTYPE_F32);
     module_set_grad_enabled(grad);
     module_train(t->model, true);
     if (rc) return err_context("validation");
+    TRY(off);
     s->val_loss = rows ? (float)(loss_sum / (double)rows) : NAN;
     s->val_acc = rows ? (float)(right / (double)rows) : NAN;
     return ERR_OK;
@@ -230,8 +232,7 @@ int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s)
     if (t->sched) TRY(sched_step(t->sched));
     if (s->val_loss < t->best_val_loss) {
         t->best_val_loss = s->val_loss;
-        t->best_epoch = epoch;
-        if (t->opts.best_path) TRY(checkpoint_save_weights(t->model, t->opts.best_path));
+        t->best_epoch = epoch; /* best_model_saver_new() saves it, if asked */
     }
     for (int k = 0; k < t->n_callbacks; k++) {
         Value arg = value_ptr(t), r = value_none();
@@ -309,37 +310,3 @@ int metrics_logger_new(const char *path, Callable *out)
     return rc;
 }
 
-typedef struct CheckpointSaver {
-    char path[1024];
-    long every;
-} CheckpointSaver;
-
-static int checkpoint_saver_call(void *state, const Value *args, int nargs, Value *out)
-{
-    (void)nargs;
-    CheckpointSaver *c = state;
-    Trainer *t = args[0].as.p;
-    *out = value_none();
-    /* t->epoch is the epoch before this one: the callback runs inside end_epoch */
-    long epoch = t->hist.n;
-    if (epoch % c->every != 0) return ERR_OK;
-    return checkpoint_save(t, epoch, c->path);
-}
-
-static const CallableClass checkpoint_saver_class = {"CheckpointSaver", 1,
-                                                     checkpoint_saver_call, free};
-
-int checkpoint_saver_new(const char *path, long every, Callable *out)
-{
-    if (every < 1) return err_set(ERR_ARG, "checkpoint saver: every is %ld, at least 1", every);
-    CheckpointSaver *c = calloc(1, sizeof *c);
-    if (!c) return err_set(ERR_NOMEM, "checkpoint saver: out of memory");
-    if (snprintf(c->path, sizeof c->path, "%s", path) >= (int)sizeof c->path) {
-        free(c);
-        return err_set(ERR_ARG, "checkpoint saver: the path is too long");
-    }
-    c->every = every;
-    int rc = callable_new(&checkpoint_saver_class, c, out);
-    if (rc) free(c);
-    return rc;
-}

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/core/err.h"
 #include "lib/nn/amp.h"
 #include "lib/core/callable.h"
 #include "lib/train/loader.h"
@@ -46,7 +47,6 @@ typedef struct TrainerOptions {
     float clip_norm;      /**< clip gradients to this global norm; 0: no clipping */
     DType autocast;       /**< DTYPE_F16 or DTYPE_BF16 for mixed precision, DTYPE_F32 off */
     bool grad_scaler;     /**< use a GradScaler (needed for f16, not for bf16) */
-    const char *best_path; /**< save the best model's weights here (NULL: do not) */
     bool progress;        /**< a progress line on a terminal */
     float loss_weight;    /**< minimise loss_weight x the loss (1: as it is; a weighted term of
                                a bigger loss has small gradients); the history keeps the loss */
@@ -102,7 +102,7 @@ typedef struct Trainer {
  * @brief Make a trainer. The model, loaders, loss, optimizer and scheduler must already be
  *        on (or for) @p device; nothing is copied or owned.
  */
-int trainer_new(Module *model, Loader *train, Loader *val, Loss *loss, Optimizer *opt,
+WB_MUST_CHECK int trainer_new(Module *model, Loader *train, Loader *val, Loss *loss, Optimizer *opt,
                 Scheduler *sched, Device device, const TrainerOptions *options, Trainer **out);
 
 /** @brief Release the trainer and its history (not what it borrowed); NULL is allowed. */
@@ -112,7 +112,7 @@ void trainer_free(Trainer *t);
  * @brief Add a callback: a callable called after every epoch with one VALUE_PTR argument,
  *        the trainer. An error from it stops the training with that error.
  */
-int trainer_add_callback(Trainer *t, Callable cb);
+WB_MUST_CHECK int trainer_add_callback(Trainer *t, Callable cb);
 
 /**
  * @brief Train up to epoch @p upto (0: the configured total), from where the trainer stands.
@@ -121,19 +121,19 @@ int trainer_add_callback(Trainer *t, Callable cb);
  * 4 to the total, exactly as one `trainer_call(t, 0)` would. Stops early
  * when the stop flag is set.
  */
-int trainer_call(Trainer *t, long upto);
+WB_MUST_CHECK int trainer_call(Trainer *t, long upto);
 
 /** @brief Train one epoch (number @p epoch): every batch, one step each; fills the training half of @p s. */
-int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s);
+WB_MUST_CHECK int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s);
 
 /** @brief Loss and accuracy on the validation loader, in evaluation mode; fills @p s. */
-int trainer_validate(Trainer *t, EpochStats *s);
+WB_MUST_CHECK int trainer_validate(Trainer *t, EpochStats *s);
 
 /**
  * @brief After an epoch: record it in the history, step the scheduler, save the best
  *        model on improvement, call the callbacks.
  */
-int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s);
+WB_MUST_CHECK int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s);
 
 /* ---- callbacks ------------------------------------------------------------- */
 
@@ -147,19 +147,14 @@ typedef struct EarlyStopping {
 } EarlyStopping;
 
 /** @brief A callable that stops training after @p patience epochs without improvement. */
-int early_stopping_new(int patience, float min_delta, Callable *out);
+WB_MUST_CHECK int early_stopping_new(int patience, float min_delta, Callable *out);
 
 /**
  * @brief A callable that appends each epoch's history row to the CSV file @p path (a header
  *        first), so a crashed run still leaves its metrics.
  */
-int metrics_logger_new(const char *path, Callable *out);
+WB_MUST_CHECK int metrics_logger_new(const char *path, Callable *out);
 
-/**
- * @brief A callable that saves a full checkpoint (checkpoint.h) to @p path every
- *        @p every epochs, atomically.
- */
-int checkpoint_saver_new(const char *path, long every, Callable *out);
 
 /* ---- Exercises of Lesson 05 (lessons/05_trainer/exercises.c) ------------- */
 
@@ -173,7 +168,7 @@ int checkpoint_saver_new(const char *path, long every, Callable *out);
  * epoch 5)") and stopped_epoch. Returns None. A trainer with an empty
  * history is an ::ERR_ARG.
  */
-int early_stopping_call(void *state, const Value *args, int nargs, Value *out);
+WB_MUST_CHECK int early_stopping_call(void *state, const Value *args, int nargs, Value *out);
 
 /**
  * @brief Exercise 05.4: the epoch loop of trainer_call(), with resume and stop.
@@ -185,6 +180,6 @@ int early_stopping_call(void *state, const Value *args, int nargs, Value *out);
  * &s), trainer_end_epoch(t, e, &s), then t->epoch = e. An error stops the
  * loop and is returned (t->epoch stays at the last finished epoch).
  */
-int trainer_run_epochs(Trainer *t, long upto);
+WB_MUST_CHECK int trainer_run_epochs(Trainer *t, long upto);
 
 #endif /* WB_TRAINER_H */

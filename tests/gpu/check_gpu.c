@@ -76,7 +76,7 @@ START_TEST(test_device_strings)
 {
     int n = 0;
     gpu();
-    device_count(&n);
+    ck_assert_int_eq(device_count(&n), ERR_OK);
     Device d;
     ck_assert_int_eq(device_from_string("cuda", &d), ERR_OK);
     ck_assert(device_equal(d, device_cuda(0)));

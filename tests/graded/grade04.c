@@ -770,7 +770,7 @@ static Tensor *batch_input(int64_t n, uint64_t seed)
     ck_assert_ptr_nonnull(x);
     Rng rng;
     rng_seed(&rng, seed, 0);
-    if (n) tensor_uniform(x, &rng, -2.0f, 2.0f);
+    if (n) ck_assert_int_eq(tensor_uniform(x, &rng, -2.0f, 2.0f), ERR_OK);
     return x;
 }
 

@@ -1186,7 +1186,7 @@ RUN(full_run_matches_lib)
         if (!rc) rc = trainer_end_epoch(t, ep, &s);
         if (!rc) t->epoch = ep;
     }
-    amp_set_autocast(DTYPE_F32);
+    ck_assert_int_eq(amp_set_autocast(DTYPE_F32), ERR_OK);
     ck_assert_msg(rc == ERR_OK, "grader: lib's epoch loop failed: %s", err_message());
     put_i64("full.epoch", t->epoch);
 #else

@@ -35,7 +35,7 @@ START_TEST(test_adder_greeter_and_arity)
 {
     Callable add, greet;
     Value r, args[2] = {value_int(3), value_int(5)};
-    adder_new(&add);
+    ck_assert_int_eq(adder_new(&add), ERR_OK);
     ck_assert_int_eq(callable_call(add, args, 2, &r), ERR_OK);
     ck_assert_int_eq(r.as.i, 8);
     args[0] = value_float(0.25);
@@ -47,7 +47,7 @@ START_TEST(test_adder_greeter_and_arity)
     args[1] = value_str("x");
     ck_assert_int_eq(callable_call(add, args, 2, &r), ERR_ARG);
     ck_assert_str_eq(err_message(), "Adder: argument 2 is a str, not a number");
-    greeter_new("Hi", &greet);
+    ck_assert_int_eq(greeter_new("Hi", &greet), ERR_OK);
     Value name = value_str("Grace");
     ck_assert_int_eq(callable_call(greet, &name, 1, &r), ERR_OK);
     ck_assert_str_eq(r.as.s, "Hi, Grace");
@@ -60,7 +60,7 @@ START_TEST(test_released_handles_are_caught)
 {
     Callable c, copy;
     Value r;
-    counter_new(&c);
+    ck_assert_int_eq(counter_new(&c), ERR_OK);
     copy = c;
     ck_assert_int_eq(callable_release(c), ERR_OK);
     ck_assert(!callable_alive(copy));
@@ -70,7 +70,7 @@ START_TEST(test_released_handles_are_caught)
     ck_assert_ptr_nonnull(strstr(err_message(), "releasing a callable that has been released"));
     /* The slot is reused; the stale handle stays dead. */
     Callable d;
-    counter_new(&d);
+    ck_assert_int_eq(counter_new(&d), ERR_OK);
     ck_assert_int_eq(d.slot, c.slot);
     ck_assert(!callable_alive(c));
     ck_assert(callable_alive(d));
@@ -82,7 +82,7 @@ START_TEST(test_partial_binds_leading_arguments)
 {
     Callable add, add10, add10_5;
     Value r, ten = value_int(10), five = value_int(5);
-    adder_new(&add);
+    ck_assert_int_eq(adder_new(&add), ERR_OK);
     ck_assert_int_eq(callable_partial(add, &ten, 1, &add10), ERR_OK);
     ck_assert_int_eq(callable_call(add10, &five, 1, &r), ERR_OK);
     ck_assert_int_eq(r.as.i, 15);
@@ -120,14 +120,14 @@ static const CallableClass cmp_class = {"ByTens", 2, cmp_count, free};
 START_TEST(test_map_and_sort)
 {
     Callable neg, cmp;
-    callable_new(&negate_class, NULL, &neg);
+    ck_assert_int_eq(callable_new(&negate_class, NULL, &neg), ERR_OK);
     Value in[4] = {value_int(1), value_int(2), value_int(13), value_int(4)}, out[4];
     ck_assert_int_eq(callable_map(neg, in, 2, out), ERR_OK);
     ck_assert_int_eq(out[1].as.i, -2);
     ck_assert_int_eq(callable_map(neg, in, 4, out), ERR_ARG);
     ck_assert_str_eq(err_message(), "map, item 2: Negate: unlucky");
     int *count = calloc(1, sizeof *count);
-    callable_new(&cmp_class, count, &cmp);
+    ck_assert_int_eq(callable_new(&cmp_class, count, &cmp), ERR_OK);
     int nums[6] = {31, 12, 35, 17, 5, 30}; /* by tens, stable: 5, 12, 17, 31, 35, 30 */
     void *items[6];
     for (int i = 0; i < 6; i++) items[i] = &nums[i];
@@ -175,17 +175,17 @@ START_TEST(test_module_call_with_hooks)
     rng_seed(&rng, 2, 0);
     Module *fc = linear_new("fc1", 3, 2, &rng);
     Tensor *x = tensor_new_2d(4, 3), *x2 = tensor_new_2d(4, 3), *y2 = tensor_new_2d(4, 2);
-    tensor_fill(x, 1.0f);
-    tensor_fill(x2, 2.0f);
-    tensor_fill(y2, 7.0f);
+    ck_assert_int_eq(tensor_fill(x, 1.0f), ERR_OK);
+    ck_assert_int_eq(tensor_fill(x2, 2.0f), ERR_OK);
+    ck_assert_int_eq(tensor_fill(y2, 7.0f), ERR_OK);
     Log log = {"", NULL, 0}, log2 = {"", NULL, 0};
     Callable pre, post, post2;
-    callable_new(&pre_class, &log, &pre);
-    callable_new(&post_class, &log, &post);
-    callable_new(&post_class, &log2, &post2);
+    ck_assert_int_eq(callable_new(&pre_class, &log, &pre), ERR_OK);
+    ck_assert_int_eq(callable_new(&post_class, &log, &post), ERR_OK);
+    ck_assert_int_eq(callable_new(&post_class, &log2, &post2), ERR_OK);
     HookHandle hp, hq, hr;
-    module_register_forward_pre_hook(fc, pre, &hp);
-    module_register_forward_hook(fc, post, &hq);
+    ck_assert_int_eq(module_register_forward_pre_hook(fc, pre, &hp), ERR_OK);
+    ck_assert_int_eq(module_register_forward_hook(fc, post, &hq), ERR_OK);
     const Tensor *y;
     ck_assert_int_eq(module_call(fc, x, &y), ERR_OK);
     ck_assert_str_eq(log.text, "pre post ");
@@ -196,7 +196,7 @@ START_TEST(test_module_call_with_hooks)
     ck_assert_ptr_eq(fc->input, x2);
     /* A forward hook's replacement is what the caller gets (the second hook's, last). */
     log.replacement = NULL;
-    module_register_forward_hook(fc, post2, &hr);
+    ck_assert_int_eq(module_register_forward_hook(fc, post2, &hr), ERR_OK);
     log2.replacement = y2;
     ck_assert_int_eq(module_call(fc, x, &y), ERR_OK);
     ck_assert_ptr_eq(y, y2);
@@ -249,7 +249,7 @@ START_TEST(test_batcher_chunks_in_order)
                         linear_new("fc2", 6, 3, &rng)};
     Module *model = sequential_new("m", 3, layers);
     Tensor *x = tensor_new_2d(11, 5);
-    tensor_uniform(x, &rng, -1.0f, 1.0f);
+    ck_assert_int_eq(tensor_uniform(x, &rng, -1.0f, 1.0f), ERR_OK);
     const Tensor *whole;
     ck_assert_int_eq(module_call(model, x, &whole), ERR_OK);
     Tensor *want = tensor_clone(whole);

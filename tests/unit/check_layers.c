@@ -35,8 +35,8 @@ START_TEST(test_linear_matches_pytorch)
     assert_close("y", tensor_f32(y), fixture(FX, "linear.y")->cm, 42, 1e-5, 1e-5);
     /* dx is written, not added to: fill it with junk first. */
     int64_t shape[2] = {7, 5};
-    tensor_resize(m->grad_input, 2, shape);
-    tensor_fill(m->grad_input, 1e6f);
+    ck_assert_int_eq(tensor_resize(m->grad_input, 2, shape), ERR_OK);
+    ck_assert_int_eq(tensor_fill(m->grad_input, 1e6f), ERR_OK);
     ck_assert_int_eq(module_backward(m, dy, &dx), ERR_OK);
     assert_close("dx", tensor_f32(dx), fixture(FX, "linear.dx")->cm, 35, 1e-5, 1e-5);
     assert_close("dw", tensor_f32(m->params[0].grad), fixture(FX, "linear.dw")->cm, 30, 1e-5,
@@ -49,7 +49,7 @@ START_TEST(test_linear_matches_pytorch)
     for (int i = 0; i < 30; i++) twice[i] = 2.0f * fixture(FX, "linear.dw")->cm[i];
     assert_close("dw after two backward calls", tensor_f32(m->params[0].grad), twice, 30, 1e-5,
                  1e-5);
-    module_zero_grad(m);
+    ck_assert_int_eq(module_zero_grad(m), ERR_OK);
     for (int i = 0; i < 30; i++) ck_assert_float_eq(tensor_f32(m->params[0].grad)[i], 0.0f);
     tensor_free(x);
     tensor_free(dy);
@@ -163,7 +163,7 @@ START_TEST(test_mlp_gradients_by_finite_differences)
     Rng rng;
     rng_seed(&rng, 12, 0);
     Tensor *x = tensor_new_2d(6, 4);
-    tensor_uniform(x, &rng, -2.0f, 2.0f);
+    ck_assert_int_eq(tensor_uniform(x, &rng, -2.0f, 2.0f), ERR_OK);
     int64_t n = 6;
     Tensor *y = tensor_new(DTYPE_I32, device_cpu(), 1, &n);
     const int32_t labels[6] = {0, 2, 1, 1, 0, 2};
@@ -171,7 +171,7 @@ START_TEST(test_mlp_gradients_by_finite_differences)
 
     const Tensor *dlogits, *dx;
     loss_of(m, loss, x, y);
-    module_zero_grad(m);
+    ck_assert_int_eq(module_zero_grad(m), ERR_OK);
     ck_assert_int_eq(loss_backward(loss, &dlogits), ERR_OK);
     ck_assert_int_eq(module_backward(m, dlogits, &dx), ERR_OK);
     Tensor *dx_copy = tensor_clone(dx);

@@ -81,7 +81,7 @@ START_TEST(test_accuracy_with_ties)
 {
     Tensor *z = tensor_new_2d(4, 3);
     const float v[12] = {1, 1, 0, /* tie: index 0 wins */ 0, 2, 1, 5, -1, 5, 0, 0, 3};
-    tensor_set_rows(z, v); /* v is written row by row */
+    ck_assert_int_eq(tensor_set_rows(z, v), ERR_OK); /* v is written row by row */
     int64_t n = 4;
     Tensor *t = tensor_new(DTYPE_I32, device_cpu(), 1, &n);
     const int32_t lab[4] = {0, 1, 2, 2};

@@ -730,7 +730,7 @@ START_TEST(test_sigkill_during_save_keeps_the_old_file)
         reached_fd = fds[1];
         kill_at = points[_i];
         safetensors_set_write_hook(stop_when_reached);
-        safetensors_save(path, &t, 1, NULL, 0);
+        ck_assert_int_eq(safetensors_save(path, &t, 1, NULL, 0), ERR_OK);
         _exit(3); /* not reached when the hook fires */
     }
     close(fds[1]);

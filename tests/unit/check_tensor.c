@@ -49,7 +49,7 @@ START_TEST(test_resize_keeps_or_grows_memory)
     ck_assert_int_eq(tensor_resize(t, 2, big), ERR_OK);
     ck_assert_int_eq(t->numel, 1600);
     ck_assert_uint_ge(t->capacity, 1600 * sizeof(float));
-    tensor_fill(t, 2.5f);
+    ck_assert_int_eq(tensor_fill(t, 2.5f), ERR_OK);
     ck_assert_float_eq(tensor_f32(t)[1599], 2.5f);
     tensor_free(t);
 }
@@ -95,7 +95,7 @@ START_TEST(test_column_major_order_and_row_conversion)
     Rng a, b;
     rng_seed(&a, 9, 0);
     rng_seed(&b, 9, 0);
-    tensor_uniform(t, &a, 0.0f, 1.0f);
+    ck_assert_int_eq(tensor_uniform(t, &a, 0.0f, 1.0f), ERR_OK);
     float first = rng_uniform(&b), second = rng_uniform(&b);
     ck_assert_float_eq(tensor_f32(t)[0], first);
     ck_assert_float_eq(tensor_f32(t)[2], second);

@@ -64,7 +64,7 @@ START_TEST(test_first_step_matches_pytorch)
                  1e-5);
     ck_assert_int_eq(loss_forward(s.loss, logits, s.train.y, &value), ERR_OK);
     assert_close("loss", &value, fixture(FX, "mlp.step1.loss")->cm, 1, 1e-6, 1e-6);
-    optim_zero_grad(s.opt);
+    ck_assert_int_eq(optim_zero_grad(s.opt), ERR_OK);
     ck_assert_int_eq(loss_backward(s.loss, &dlogits), ERR_OK);
     ck_assert_int_eq(module_backward(s.model, dlogits, NULL), ERR_OK);
     ck_assert_int_eq(optim_step(s.opt), ERR_OK);

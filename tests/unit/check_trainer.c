@@ -137,6 +137,44 @@ START_TEST(test_resume_adam_step_clipped)
 END_TEST
 
 /* One seed makes a run repeat exactly; another seed does not. */
+START_TEST(test_best_model_saved_and_loaded_back)
+{
+    /* The best model's weights are saved after its epoch; loaded back into a fresh
+     * model of the same config they equal the weights the run had then. */
+    make_root();
+    ExperimentConfig c = small("best");
+    c.epochs = 3;
+    Experiment *e = open_exp(&c);
+    float *at_best = NULL;
+    int64_t n = 0;
+    for (long k = 1; k <= c.epochs; k++) {
+        run(e, k);
+        if (e->trainer->best_epoch == k) {
+            free(at_best);
+            at_best = params_of(e->model, &n);
+        }
+    }
+    ck_assert_ptr_nonnull(at_best);
+    ExperimentConfig c2 = small("fresh");
+    c2.epochs = 3;
+    c2.seed = c.seed + 1; /* other initial weights */
+    Experiment *f = open_exp(&c2);
+    ck_assert_msg(checkpoint_load_weights(f->model, e->best) == ERR_OK, "%s", err_message());
+    int64_t m = 0;
+    float *loaded = params_of(f->model, &m);
+    ck_assert_int_eq(m, n);
+    ck_assert_mem_eq(loaded, at_best, sizeof(float) * (size_t)n);
+    /* A full checkpoint holds the model too: it loads the same way. */
+    ck_assert_msg(checkpoint_load_weights(f->model, e->checkpoint) == ERR_OK, "%s",
+                  err_message());
+    free(loaded);
+    free(at_best);
+    experiment_free(e);
+    experiment_free(f);
+    remove_root();
+}
+END_TEST
+
 START_TEST(test_same_seed_same_run)
 {
     make_root();
@@ -255,8 +293,8 @@ START_TEST(test_kill_during_save_keeps_the_last_checkpoint)
     pid_t pid = fork();
     if (pid == 0) {
         safetensors_set_write_hook(die_halfway);
-        trainer_call(e->trainer, 2); /* its checkpoint save is killed */
-        _exit(0);
+        int rc = trainer_call(e->trainer, 2); /* its checkpoint save is killed */
+        _exit(rc == 0 ? 0 : 3);
     }
     int status;
     waitpid(pid, &status, 0);
@@ -377,6 +415,7 @@ Suite *trainer_suite(void)
     tcase_add_test(tc, test_nan_loss_stops_cleanly);
     tcase_add_test(tc, test_early_stopping_and_metrics);
     tcase_add_test(tc, test_config_errors);
+    tcase_add_test(tc, test_best_model_saved_and_loaded_back);
     suite_add_tcase(s, tc);
     return s;
 }
