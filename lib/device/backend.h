@@ -213,20 +213,24 @@ typedef struct BackendOps {
                            long epochs, float lr, float *losses);
 } BackendOps;
 
-/**
- * @brief The table of device @p d's kind: the CPU's, CUDA's, or NULL when this build has
- *        no backend of that kind (a build without nvcc has no CUDA one).
- *
- * Code that holds a tensor uses tensor_ops() (a tensor exists only on a device
- * whose table exists); where a device is made (device_from_string(), tensor_new())
- * the device layer refuses a kind without a table.
- */
-const BackendOps *backend_of(Device d);
-
 /** @brief The CPU's table (backend_cpu.c). */
 extern const BackendOps backend_cpu;
 
 /** @brief CUDA's table, or NULL in a build without CUDA (backend_cuda.c, backend_none.c). */
 const BackendOps *backend_cuda(void);
+
+/**
+ * @brief The table of device @p d's kind: the CPU's, CUDA's, or NULL when this build has
+ *        no backend of that kind (a build without nvcc has no CUDA one).
+ *
+ * The one place in lib that asks a device's kind. Code that holds a tensor uses
+ * tensor_ops() (a tensor exists only on a device whose table exists); where a
+ * device is made (device_from_string(), tensor_new()) the device layer refuses a
+ * kind without a table. Inline: every op of a training step goes through it.
+ */
+static inline const BackendOps *backend_of(Device d)
+{
+    return d.kind == DEVICE_CPU ? &backend_cpu : d.kind == DEVICE_CUDA ? backend_cuda() : NULL;
+}
 
 #endif /* WB_BACKEND_H */
