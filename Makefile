@@ -631,17 +631,9 @@ $(GPU_TESTS): $(GPU_TEST_OBJ) $(call flavor_objs,solutions,cuda)
 	@echo "  LINK  $@"
 	$(Q)$(CXX) $(OPT) $^ -o $@ $(CHECK_LIBS) $(call flavor_libs,cuda)
 
-$(BENCH_GEMM): $(BUILD)/obj/tests/bench/bench_sgemm.o $(call flavor_objs,solutions,$(APP_FLAVOR))
-	@mkdir -p $(@D)
-	@echo "  LINK  $@"
-	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
-
-$(BENCH_TRAINER): $(BUILD)/obj/tests/bench/bench_trainer.o $(call flavor_objs,solutions,$(APP_FLAVOR))
-	@mkdir -p $(@D)
-	@echo "  LINK  $@"
-	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
-
-$(BENCH_BIN): $(BUILD)/obj/tests/bench/bench_iris.o $(call flavor_objs,solutions,$(APP_FLAVOR))
+# The benchmarks: tests/bench/bench_NAME.c, linked as the lessons are.
+$(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER): $(BUILD)/solutions/bench_%: \
+        $(BUILD)/obj/tests/bench/bench_%.o $(call flavor_objs,solutions,$(APP_FLAVOR))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
