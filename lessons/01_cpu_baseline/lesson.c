@@ -70,8 +70,9 @@ static void show_cpu(void)
         return;
     }
     cpuinfo_print(&cpu, stdout);
-    printf("  The source lesson ran on an i7-12800HX (24 logical CPUs, 2 threads per core,\n"
-           "  12 cores per socket, 1 socket, as its lscpu printed).\n\n");
+    printf("  The source lesson ran on an i7-12800HX: 8 performance cores with 2 threads each\n"
+           "  and 8 efficient cores with 1, 24 logical CPUs. Its lscpu, inside WSL's virtual\n"
+           "  machine, printed them as 12 cores x 2 threads (README: the source box).\n\n");
 }
 
 static int write_losses(const char *path, const float *losses, long n)

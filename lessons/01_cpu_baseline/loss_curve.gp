@@ -15,7 +15,7 @@ if (dumb) {
     set output outfile
     set grid
 }
-set title title
+set title title noenhanced
 set xlabel "Epoch"
 set ylabel "Loss"
 set key off

@@ -8,7 +8,7 @@
 set datafile separator comma
 if (dumb) {
     set terminal dumb size 100,24 ansi
-    set title title
+    set title title noenhanced
     set xlabel "epoch"
     set key top right
     plot datafile skip 1 using 1:2 with lines title "train loss", \

@@ -27,6 +27,18 @@ bool plot_available(void)
     return false;
 }
 
+/* Append @p s to @p out as the inside of a gnuplot single-quoted string, where a
+ * quote is written twice (the only escape such strings have). */
+static void quoted(char *out, size_t size, const char *s)
+{
+    size_t n = strlen(out);
+    for (; *s && n + 2 < size; s++) {
+        if (*s == '\'') out[n++] = '\'';
+        out[n++] = *s;
+    }
+    out[n] = '\0';
+}
+
 int plot_draw(const char *script, const char *datafile, const char *outfile, const char *title)
 {
     if (!plot_available())
@@ -34,15 +46,26 @@ int plot_draw(const char *script, const char *datafile, const char *outfile, con
                                         "data is in %s",
                        datafile);
     const char *parts[] = {script, datafile, outfile ? outfile : "", title ? title : ""};
+    static const char *const names[] = {"script", "data file", "output file", "title"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        if (strchr(parts[i], '\'') || strchr(parts[i], '\n'))
-            return err_set(ERR_ARG, "plot: \"%s\" contains a quote or a newline", parts[i]);
+        if (strchr(parts[i], '\n') || strlen(parts[i]) > 900)
+            return err_set(ERR_ARG, "plot: the %s \"%.60s\" %s", names[i], parts[i],
+                           strchr(parts[i], '\n') ? "holds a line break: give it on one line"
+                                                  : "is longer than 900 characters");
+    /* Each value inside single quotes, its quotes doubled: "the trainer's history". */
     const char *slash = strrchr(script, '/');
-    int dir_len = slash ? (int)(slash - script + 1) : 0;
-    char vars[4096];
-    snprintf(vars, sizeof vars,
-             "datafile='%s'; outfile='%s'; title='%s'; dumb=%d; scriptdir='%.*s'", datafile,
-             outfile ? outfile : "", title ? title : "", outfile ? 0 : 1, dir_len, script);
+    char dir[1024] = "";
+    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - script + 1), script);
+    char vars[8192] = "datafile='";
+    quoted(vars, sizeof vars, datafile);
+    strcat(vars, "'; outfile='");
+    quoted(vars, sizeof vars, outfile ? outfile : "");
+    strcat(vars, "'; title='");
+    quoted(vars, sizeof vars, title ? title : "");
+    snprintf(vars + strlen(vars), sizeof vars - strlen(vars), "'; dumb=%d; scriptdir='",
+             outfile ? 0 : 1);
+    quoted(vars, sizeof vars, dir);
+    strcat(vars, "'");
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();

@@ -24,9 +24,10 @@ bool plot_available(void);
  * @brief Run gnuplot on @p script for @p datafile.
  *
  * With @p outfile a PNG is written there; with @p outfile NULL a `dumb`
- * (text) plot goes to standard output. Paths must not contain a single
- * quote. Returns ::ERR_UNSUPPORTED when gnuplot is missing and ::ERR_IO when
- * it fails.
+ * (text) plot goes to standard output. Any text may be given (a title such
+ * as "the trainer's history": quotes are escaped for gnuplot) but a line
+ * break, which is an ::ERR_ARG. Returns ::ERR_UNSUPPORTED when gnuplot is
+ * missing and ::ERR_IO when it fails.
  */
 WB_MUST_CHECK int plot_draw(const char *script, const char *datafile, const char *outfile, const char *title);
 

@@ -177,7 +177,9 @@ START_TEST(test_plot_png_or_clear_error)
     close(fd);
     char png[64];
     snprintf(png, sizeof png, "%s.png", dat);
-    int rc = plot_draw(WB_ROOT "/lessons/01_cpu_baseline/loss_curve.gp", dat, png, "test");
+    /* A title with a quote (gnuplot's single-quoted strings double it) and an underscore. */
+    int rc = plot_draw(WB_ROOT "/lessons/01_cpu_baseline/loss_curve.gp", dat, png,
+                       "the trainer's history, 01_loss");
     if (plot_available()) {
         ck_assert_msg(rc == ERR_OK, "gnuplot failed: %s", err_message());
         FILE *f = fopen(png, "rb");
@@ -196,9 +198,14 @@ START_TEST(test_plot_png_or_clear_error)
     setenv("PATH", "/nonexistent", 1);
     ck_assert(!plot_available());
     ck_assert_int_eq(plot_draw("x.gp", dat, png, "t"), ERR_UNSUPPORTED);
-    setenv("PATH", path, 1); /* without fork (valgrind) the next tests share it */
-    free(path);
     ck_assert_ptr_nonnull(strstr(err_message(), dat));
+    setenv("PATH", path, 1);
+    /* A line break cannot be passed to gnuplot on its command line. */
+    if (plot_available()) {
+        ck_assert_int_eq(plot_draw("x.gp", dat, png, "two\nlines"), ERR_ARG);
+        ck_assert_ptr_nonnull(strstr(err_message(), "title"));
+    }
+    free(path); /* PATH is back: without fork (valgrind) the next tests share it */
     unlink(dat);
 }
 END_TEST
