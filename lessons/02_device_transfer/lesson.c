@@ -1,21 +1,31 @@
 /*
  * Part 2: moving work to the GPU.
  *
- * What the machine has (the three layers: driver, runtime, libraries), which
- * GPU `cuda:0` is, moving tensors and a model with tensor_to / module_to and
- * the same-device rule, a big matrix product timed wrongly and rightly on
- * the CPU and the GPU, and Lesson 01's Iris training on the GPU. Without a
- * GPU each GPU section says so in one line and the rest runs.
+ * What the machine has (the three layers: driver, runtime, libraries, and
+ * what to do when one of them is missing), which GPU `cuda:0` is, moving
+ * tensors and a model with tensor_to / module_to and the same-device rule, a
+ * big matrix product timed wrongly and rightly on the CPU and the GPU, and
+ * Lesson 01's Iris training on the GPU. Without a GPU each GPU section says so
+ * in one line and the rest runs.
+ *
+ * The CPU's product is only a fair opponent when OpenBLAS runs the kernel
+ * written for this CPU. OpenBLAS reads OPENBLAS_CORETYPE once, when the
+ * program starts, so the part measures each kernel worth trying in a child:
+ * this program started again with the variable set and --blas-child N, which
+ * times one product and prints one line (lib/device/matmul.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
 
 #include "lessons/lesson.h"
 #include "lib/device/backend.h"
 #include "lib/core/counters.h"
+#include "lib/device/cpuinfo.h"
 #include "lib/device/device.h"
 #include "lib/core/err.h"
 #include "lib/train/iris.h"
@@ -27,10 +37,14 @@
 #define PART 2
 #define README "lessons/02_device_transfer/README.md"
 
+/* The CPU's kernels are compared at this size at most (a bigger --n-cpu is then
+ * timed once more, with the fastest kernel). */
+#define BLAS_PROBE_N 2000
+
 typedef struct Options {
-    long n_cpu, n_gpu, epochs, log_every;
+    long n_cpu, n_gpu, epochs, log_every, blas_child;
     const char *device;
-    bool matmul;
+    bool matmul, blas_compare;
 } Options;
 
 /* The part's options; lesson37 --part 2 --help prints them from this table. */
@@ -47,6 +61,11 @@ static bool parse_options(int argc, char **argv, Options *o, int *status)
         OPT_LONG("log-every", &o->log_every, "N", 0, 100000000,
                  "print the Iris loss every N epochs, 0 for never (default 5000)"),
         OPT_CLEAR("no-matmul", &o->matmul, "skip the matrix products"),
+        OPT_CLEAR("no-blas-compare", &o->blas_compare,
+                  "time only the BLAS kernel OpenBLAS picked, not the others"),
+        OPT_LONG("blas-child", &o->blas_child, "N", 1, 20000,
+                 "only time one N x N OpenBLAS product here and print its rate\n"
+                 "                     (the part starts itself so, once per BLAS kernel)"),
         OPT_END,
     };
     return lesson_options(PART, table, argc, argv, status);
@@ -71,18 +90,170 @@ static void version(char *buf, size_t n, int v)
         snprintf(buf, n, "%d.%d", v / 1000, v % 1000 / 10);
 }
 
-/* Section 1: the layers and the devices. Returns false when there is no GPU. */
-static bool show_devices(const Options *o, Device *gpu)
+/* ---- Section 1: the layers, the devices, and what to do when one is missing ---- */
+
+/* What nvidia-smi, the driver's own tool, says. */
+typedef struct Smi {
+    int status;          /* its exit status: 0 works, 127 not found, else failed */
+    char first[240];     /* its first line of output (a GPU, or its error) */
+    char gpus[8][160];   /* nvidia-smi -L: "GPU 0: NVIDIA H200 (UUID: ...)" */
+    int n_gpus;
+    char driver[32];     /* "550.54.15" */
+    char cuda[16];       /* the newest CUDA the driver serves: "12.4" */
+} Smi;
+
+/* Copy text into dst, cut to fit. */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n > size - 1) n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Run a shell command, keeping its first lines; returns its exit status (127: not found). */
+static int run_lines(const char *cmd, char lines[][160], int max, int *n, char *first,
+                     size_t first_size)
+{
+    FILE *p = popen(cmd, "r");
+    if (n) *n = 0;
+    if (first) first[0] = '\0';
+    if (!p) return 127;
+    char line[512];
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0]) continue;
+        if (first && !first[0]) copy_text(first, first_size, line);
+        if (n && *n < max) copy_text(lines[(*n)++], 160, line);
+    }
+    int st = pclose(p);
+    return st == -1 ? 127 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Ask nvidia-smi (not found, failing, or the GPUs with the driver's versions). A hung
+ * driver can hang nvidia-smi too: give it 30 s where `timeout` exists. */
+static void smi_probe(Smi *s)
+{
+    memset(s, 0, sizeof *s);
+    const char *run = "command -v nvidia-smi >/dev/null 2>&1 || exit 127; "
+                      "if command -v timeout >/dev/null 2>&1; then T='timeout 30'; else T=; fi; ";
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s$T nvidia-smi -L 2>&1", run);
+    s->status = run_lines(cmd, s->gpus, 8, &s->n_gpus, s->first, sizeof s->first);
+    if (s->status != 0) {
+        s->n_gpus = 0;
+        return;
+    }
+    char head[16][160];
+    int n = 0;
+    snprintf(cmd, sizeof cmd, "%s$T nvidia-smi 2>&1 | head -n 12", run);
+    run_lines(cmd, head, 16, &n, NULL, 0);
+    for (int i = 0; i < n; i++) {
+        const char *d = strstr(head[i], "Driver Version:"), *c = strstr(head[i], "CUDA Version:");
+        if (d) sscanf(d + 15, " %31s", s->driver);
+        if (c) sscanf(c + 13, " %15s", s->cuda);
+    }
+}
+
+/* What to do when no GPU can be used: one short paragraph per cause, from what the
+ * program found (the error, nvidia-smi, WSL). The README's troubleshooting table
+ * holds the same causes. */
+static void troubleshoot(const char *why, const Smi *smi, bool wsl)
+{
+    const char *env = getenv("CUDA_VISIBLE_DEVICES");
+    printf("What to check:\n");
+    if (!device_cuda_built()) {
+        printf("  This program was built without CUDA: nvcc was not found when it was built.\n"
+               "  If nvidia-smi shows a GPU, install the CUDA toolkit and rebuild (make clean, "
+               "then\n  make lesson37 PART=2). To run the GPU code on the CPU instead: make "
+               "lesson37 PART=2 SIM=1.\n  (PyTorch's counterpart: a CPU-only build, where "
+               "torch.version.cuda is None.)\n");
+    } else if (strstr(why, "CUDA_VISIBLE_DEVICES")) {
+        printf("  CUDA_VISIBLE_DEVICES=\"%s\" hides every GPU: unset it, or list GPUs that "
+               "exist\n  (nvidia-smi -L numbers them from 0; CUDA_DEVICE_ORDER=PCI_BUS_ID makes "
+               "CUDA use the same numbers).\n",
+               env ? env : "");
+    } else if (strstr(why, "no usable NVIDIA driver") && smi->status == 127) {
+        if (wsl)
+            printf("  This is WSL: the GPU comes through the Windows driver. Install NVIDIA's "
+                   "driver on Windows,\n  use WSL 2 (wsl --update), and install no Linux NVIDIA "
+                   "driver inside WSL; nvidia-smi is then\n  /usr/lib/wsl/lib/nvidia-smi.\n");
+        else
+            printf("  No NVIDIA driver is installed here (nvidia-smi is missing too). With an "
+                   "NVIDIA GPU,\n  install NVIDIA's driver (Debian: apt install nvidia-driver; "
+                   "Ubuntu: ubuntu-drivers install)\n  and reboot. Without a GPU this is expected: "
+                   "make lesson37 PART=2 SIM=1 runs the GPU code\n  on the simulator.\n");
+    } else if (strstr(why, "no usable NVIDIA driver") && smi->status != 0) {
+        if (wsl && strstr(smi->first, "blocked by the operating system"))
+            printf("  WSL's NVML is blocked: update NVIDIA's driver on Windows and WSL itself "
+                   "(wsl --update, WSL 2),\n  and remove any Linux NVIDIA driver installed "
+                   "inside WSL.\n");
+        else
+            printf("  nvidia-smi is installed but fails, so the driver is not working: its "
+                   "kernel module is not loaded\n  (a kernel update without the module rebuilt, "
+                   "Secure Boot refusing an unsigned module), or this is\n  a container started "
+                   "without the GPU (docker run --gpus all). Look at: lsmod | grep nvidia;\n  "
+                   "sudo dmesg | grep -i nvrm.\n");
+    } else if (strstr(why, "no usable NVIDIA driver")) {
+        printf("  nvidia-smi works (driver %s, serving CUDA up to %s) but this program's CUDA "
+               "runtime is newer\n  (the number in the message above). Update the driver to one "
+               "that serves that CUDA version,\n  or build with a toolkit no newer than %s. "
+               "(PyTorch's wheels carry their own runtime: the\n  same rule holds for "
+               "torch.version.cuda.)\n",
+               smi->driver[0] ? smi->driver : "?", smi->cuda[0] ? smi->cuda : "?",
+               smi->cuda[0] ? smi->cuda : "what nvidia-smi shows");
+    } else if (strstr(why, "finds no GPU")) {
+        printf("  The driver works but sees no GPU: a container needs the GPU passed in (docker "
+               "run --gpus all),\n  a virtual machine needs it passed through.\n");
+    } else {
+        printf("  Run nvidia-smi: if it lists the GPU, the message above names the layer that "
+               "failed.\n");
+    }
+}
+
+/* The driver layer as nvidia-smi shows it, the variables that choose GPUs, WSL. */
+static void show_layers(const Smi *smi, bool wsl)
 {
     printf("The three layers (each must work for the next):\n"
            "  driver   talks to the GPU; `nvidia-smi` shows it and the CUDA version it supports\n"
            "  runtime  the CUDA runtime this program was built with (cudart)\n"
-           "  library  cuBLAS, which does the matrix products\n"
-           "This build's CUDA backend: %s\n",
-           device_backend());
+           "  library  cuBLAS, which does the matrix products\n");
+    if (smi->status == 0) {
+        printf("nvidia-smi: driver %s, serving CUDA up to %s; %d GPU%s (numbered by PCI bus):\n",
+               smi->driver[0] ? smi->driver : "?", smi->cuda[0] ? smi->cuda : "?", smi->n_gpus,
+               smi->n_gpus == 1 ? "" : "s");
+        for (int i = 0; i < smi->n_gpus; i++) printf("  %s\n", smi->gpus[i]);
+    } else if (smi->status == 127) {
+        printf("nvidia-smi: not found (no NVIDIA driver is installed, or it is not on PATH)\n");
+    } else {
+        printf("nvidia-smi: failed (exit status %d): %s\n", smi->status,
+               smi->first[0] ? smi->first : "(it printed nothing)");
+    }
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES"), *order = getenv("CUDA_DEVICE_ORDER");
+    char shown[160];
+    snprintf(shown, sizeof shown, "\"%s\"", cvd ? cvd : "");
+    printf("CUDA_VISIBLE_DEVICES: %s; CUDA_DEVICE_ORDER: %s\n",
+           cvd ? shown : "not set (every GPU visible)",
+           order ? order : "not set (FASTEST_FIRST: CUDA numbers the fastest GPU 0)");
+    if (wsl) printf("This is WSL: the GPU and nvidia-smi come from the Windows driver.\n");
+    printf("This build's CUDA backend: %s\n", device_backend());
+}
+
+/* Section 1: the layers and the devices. Returns false when there is no GPU. */
+static bool show_devices(const Options *o, Device *gpu)
+{
+    Smi smi;
+    smi_probe(&smi);
+    CpuInfo cpu;
+    bool wsl = cpuinfo_read(&cpu) == ERR_OK && cpu.wsl;
+    show_layers(&smi, wsl);
     int n = 0;
     if (device_count(&n) != ERR_OK) {
-        printf("GPU: %s. The GPU sections below are skipped.\n", err_message());
+        char why[600];
+        snprintf(why, sizeof why, "%s", err_message());
+        printf("GPU: %s. The GPU sections below are skipped.\n", why);
+        troubleshoot(why, &smi, wsl);
+        printf("\n");
         return false;
     }
     const char *env = getenv("CUDA_VISIBLE_DEVICES");
@@ -105,6 +276,10 @@ static bool show_devices(const Options *o, Device *gpu)
                info.cc_minor);
         printf("      driver supports CUDA %s, runtime %s, cuBLAS %s\n", drv, rt, blas);
     }
+    if (smi.n_gpus > 1 && !getenv("CUDA_DEVICE_ORDER"))
+        printf("  (CUDA numbers the GPUs fastest first, nvidia-smi by PCI bus: with "
+               "CUDA_DEVICE_ORDER=PCI_BUS_ID\n  both use the same numbers, and "
+               "CUDA_VISIBLE_DEVICES means the GPUs nvidia-smi shows.)\n");
     int found = device_from_string(o->device, gpu);
     if (found != ERR_OK || device_is_host(*gpu)) {
         printf("GPU: --device %s: %s. The GPU sections below are skipped.\n", o->device,
@@ -190,32 +365,154 @@ static double spot_check(const float *A, const float *B, const float *C, int64_t
     return worst;
 }
 
-static void cpu_matmul(long n)
+/* --blas-child N: time one product with the kernel this process started with, print
+ * the rate line for the parent (matmul_cpu_measure_child) and nothing else of note. */
+static int blas_child(long n)
 {
-    float *A = random_matrix(n, 1), *B = random_matrix(n, 2), *C = malloc((size_t)(n * n) * 4);
-    if (!A || !B || !C) {
-        printf("  CPU: not enough memory for %ld x %ld matrices\n", n, n);
-        free(A), free(B), free(C);
-        return;
+    MatmulRate r;
+    int reps = n <= 1000 ? 5 : n <= 4000 ? 3 : 1;
+    if (matmul_cpu_measure(n, reps, &r) != ERR_OK) {
+        lesson_error(PART, err_message());
+        return LESSON_FAILED;
     }
-    double t0 = timer_now();
-    int rc = matmul_cpu(A, B, C, n, n, n);
-    double s = timer_now() - t0;
+    char line[256];
+    matmul_rate_format(&r, line, sizeof line);
+    printf("%s\n", line);
+    return LESSON_OK;
+}
+
+/* One kernel measured in a child: started with OPENBLAS_CORETYPE=coretype (NULL: the
+ * environment as it is). */
+static int blas_measure(const char *coretype, long n, MatmulRate *r)
+{
+    char size[24];
+    snprintf(size, sizeof size, "%ld", n);
+    char *argv[] = {"/proc/self/exe", "--part", "2", "--blas-child", size, "--quiet",
+                    "--no-plot", NULL};
+    /* The slowest kernels run about 5 GFLOP/s: give a child that long twice over. */
+    double timeout = 60.0 + 2.0 * 6 * 2.0 * (double)n * n * n / 5e9;
+    return matmul_cpu_measure_child(argv, coretype, timeout, r);
+}
+
+static void rate_row(const char *kernel, const char *how, const MatmulRate *r, const char *note)
+{
+    char med[32], lo[32], hi[32];
+    printf("    %-14s %-29s %9s   %9s to %-9s %7.1f%s\n", kernel, how,
+           timer_format(r->median_s, med, sizeof med), timer_format(r->min_s, lo, sizeof lo),
+           timer_format(r->max_s, hi, sizeof hi), matmul_rate_gflops(r), note);
+}
+
+/* Section 3 (CPU half): which OpenBLAS kernel runs, each kernel this CPU can run measured,
+ * and the product on the fastest. Returns the CPU's GFLOP/s (0 when not measured). */
+static double cpu_matmul(const Options *o)
+{
+    CpuInfo cpu;
+    if (cpuinfo_read(&cpu) != ERR_OK) memset(&cpu, 0, sizeof cpu);
+    const char *kernel = matmul_blas_kernel(), *forced = getenv("OPENBLAS_CORETYPE");
+    MatmulSimd has = matmul_cpu_simd(cpu.simd), uses = matmul_blas_kernel_simd(kernel);
+    printf("  CPU: OpenBLAS runs its \"%s\" kernel (written for %s) on %d threads.\n", kernel,
+           matmul_simd_name(uses), matmul_cpu_threads());
+    if (forced)
+        printf("    (OPENBLAS_CORETYPE=%s is set in the environment: that chose it.)\n", forced);
+    printf("    OpenBLAS's build: %s\n", matmul_blas_config());
+    printf("    This CPU (%s) offers %s.\n", cpu.model[0] ? cpu.model : "model not reported",
+           matmul_simd_name(has));
+    if (matmul_blas_is_fallback(kernel, cpu.simd))
+        printf("    \"%s\" is a fallback here: a kernel for older CPUs, which leaves this CPU's "
+               "%s unused.\n    OpenBLAS takes one by itself when it does not recognise the "
+               "CPU (one newer than the library).\n",
+               kernel, matmul_simd_name(has));
+    const char *cand[4];
+    int n_cand = matmul_blas_candidates(cpu.simd, cpu.vendor, cand, 4);
+    long probe = o->n_cpu < BLAS_PROBE_N ? o->n_cpu : BLAS_PROBE_N;
+    MatmulRate rates[5], best_rate;
+    const char *best = NULL;
+    int measured = 0;
+    memset(&best_rate, 0, sizeof best_rate);
+    if (o->blas_compare && matmul_blas_dynamic() && n_cand > 0) {
+        printf("  Each kernel this CPU can run, timed in a child process started with "
+               "OPENBLAS_CORETYPE set\n  (OpenBLAS reads it once, when a program starts): "
+               "%ld x %ld, one warm-up, then the median\n  of %d runs and their spread:\n",
+               probe, probe, probe <= 1000 ? 5 : 3);
+        printf("    %-14s %-29s %9s   %-22s %7s\n", "kernel", "started with", "median",
+               "fastest to slowest", "GFLOP/s");
+        for (int i = -1; i < n_cand; i++) {
+            const char *ask = i < 0 ? NULL : cand[i];
+            if (ask && strcasecmp(ask, kernel) == 0) continue; /* the row above */
+            char how[64];
+            snprintf(how, sizeof how, ask ? "OPENBLAS_CORETYPE=%s" : "%s",
+                     ask ? ask : "the environment as it is");
+            MatmulRate *r = &rates[measured];
+            if (blas_measure(ask, probe, r) != ERR_OK) {
+                printf("    %-14s %-29s failed: %s\n", ask ? ask : kernel, how, err_message());
+                continue;
+            }
+            char note[96] = "";
+            if (ask && strcasecmp(ask, r->kernel) != 0)
+                snprintf(note, sizeof note, "  (this OpenBLAS ran %s: it lacks %s or cannot "
+                                            "run it here)",
+                         r->kernel, ask);
+            rate_row(r->kernel, how, r, note);
+            if (!best || matmul_rate_gflops(r) > matmul_rate_gflops(&best_rate)) {
+                best = ask;
+                best_rate = *r;
+            }
+            measured++;
+        }
+    } else if (o->blas_compare) {
+        printf("  %s\n", !matmul_blas_dynamic()
+                             ? "This OpenBLAS holds one kernel only (built without DYNAMIC_ARCH): "
+                               "nothing to choose from."
+                             : "No other kernel to try on this CPU.");
+    }
+    /* The kernel this program started with, as measured in its child (rates[0]). */
+    const MatmulRate *started = measured && strcasecmp(rates[0].kernel, kernel) == 0 ? &rates[0]
+                                                                                     : NULL;
+    if (best && started && matmul_rate_gflops(&best_rate) < 1.1 * matmul_rate_gflops(started)) {
+        printf("  The kernel OpenBLAS picked is within 10%% of the fastest here (%s, %+.0f%%): "
+               "it stays.\n",
+               best_rate.kernel,
+               100.0 * (matmul_rate_gflops(&best_rate) / matmul_rate_gflops(started) - 1.0));
+        best = NULL;
+        best_rate = *started;
+    } else if (best && started) {
+        printf("  The CPU side below uses %s, the fastest here: %.1fx the kernel OpenBLAS "
+               "picked by itself.\n  To get it in your own programs, set the variable before "
+               "they start:\n    OPENBLAS_CORETYPE=%s ./your_program     (or export it in "
+               "your shell; NumPy's\n    bundled OpenBLAS reads it too). Setting it inside a "
+               "running program is too late.\n",
+               best_rate.kernel, matmul_rate_gflops(&best_rate) / matmul_rate_gflops(started),
+               best);
+    } else if (best) {
+        printf("  The CPU side below uses %s, the fastest here.\n", best_rate.kernel);
+    } else if (measured > 1) {
+        printf("  The kernel OpenBLAS picked is the fastest here: it stays.\n");
+    }
+    MatmulRate r;
+    int rc = ERR_OK;
+    if (measured && best_rate.n == o->n_cpu) {
+        r = best_rate;
+    } else if (measured) {
+        printf("  Timing %ld x %ld with %s...\n", o->n_cpu, o->n_cpu, best_rate.kernel);
+        rc = blas_measure(best, o->n_cpu, &r);
+    } else {
+        rc = matmul_cpu_measure(o->n_cpu, o->n_cpu <= 1000 ? 5 : o->n_cpu <= 4000 ? 3 : 1, &r);
+    }
     if (rc != ERR_OK) {
         printf("  CPU: %s\n", err_message());
-        free(A), free(B), free(C);
-        return;
+        return 0;
     }
-    char t[32];
-    printf("  CPU, OpenBLAS on %d threads: %ld x %ld in %s = %.1f GFLOP/s (spot check: error "
-           "%.1e of the terms' size)\n",
-           matmul_cpu_threads(), n, n, timer_format(s, t, sizeof t),
-           2.0 * n * n * (double)n / s * 1e-9, spot_check(A, B, C, n));
-    free(A), free(B), free(C);
+    char t[32], lo[32], hi[32];
+    printf("  CPU, OpenBLAS %s on %d threads: %ld x %ld in %s = %.1f GFLOP/s\n    (median of "
+           "%d, %s to %s; spot check: error %.1e of the terms' size)\n",
+           r.kernel, r.threads, o->n_cpu, o->n_cpu, timer_format(r.median_s, t, sizeof t),
+           matmul_rate_gflops(&r), r.reps, timer_format(r.min_s, lo, sizeof lo),
+           timer_format(r.max_s, hi, sizeof hi), r.error);
+    return matmul_rate_gflops(&r);
 }
 
 /* Section 3 (GPU half): cuBLAS timed wrongly and rightly, then our kernels. */
-static void gpu_matmul(Device gpu, long n)
+static void gpu_matmul(Device gpu, long n, double cpu_gflops)
 {
     size_t bytes = (size_t)n * (size_t)n * sizeof(float);
     float *hA = random_matrix(n, 1), *hB = random_matrix(n, 2), *hC = malloc(bytes);
@@ -227,8 +524,14 @@ static void gpu_matmul(Device gpu, long n)
     if (!rc) rc = device_alloc(gpu, bytes, (void **)&C);
     if (!rc) rc = device_copy(A, gpu, hA, device_cpu(), bytes);
     if (!rc) rc = device_copy(B, gpu, hB, device_cpu(), bytes);
+    /* The first call pays for starting cuBLAS and loading its kernels: a timing without
+     * a warm-up measures that too (the source's 10000 x 10000 example has none). */
+    double cold_s = 0;
+    if (!rc) rc = device_synchronize(gpu);
+    double c0 = timer_now();
     if (!rc) rc = matmul_device(gpu, MATMUL_CUBLAS, A, B, C, n, n, n); /* warm-up */
     if (!rc) rc = device_synchronize(gpu);
+    cold_s = timer_now() - c0;
     char t[32], u[32];
     double flops = 2.0 * n * n * (double)n, cublas_s = 0;
     if (!rc) {
@@ -238,24 +541,36 @@ static void gpu_matmul(Device gpu, long n)
         if (!rc) rc = device_synchronize(gpu);
         double right = timer_now() - t0;
         cublas_s = right;
-        if (!rc) {
+        if (!rc && g_simulated) {
+            /* Simulator times are its own CPU time: no rates, no ratios from them. */
             printf("  GPU, cuBLAS: %ld x %ld%s\n", n, n, sim_note());
+            printf("    not synchronized: %s; synchronized: %s (the simulator runs each call to "
+                   "the end before\n    it returns, so both agree here; on a GPU the first is "
+                   "only the queueing)\n",
+                   timer_format(wrong, t, sizeof t), timer_format(right, u, sizeof u));
+        } else if (!rc) {
+            printf("  GPU, cuBLAS: %ld x %ld\n", n, n);
             printf("    timed WRONGLY (no synchronize): %s, \"%.0f TFLOP/s\": the call only "
-                   "queued the work%s\n",
-                   timer_format(wrong, t, sizeof t), flops / wrong * 1e-12,
-                   g_simulated ? " (the simulator runs everything at once, so here both times "
-                                 "agree)"
-                               : "");
+                   "queued the work\n",
+                   timer_format(wrong, t, sizeof t), flops / wrong * 1e-12);
             printf("    timed rightly (synchronized):   %s = %.1f GFLOP/s\n",
                    timer_format(right, u, sizeof u), flops / right * 1e-9);
+            printf("    the first call, before it (cold, synchronized): %s: it includes "
+                   "cuBLAS starting up\n",
+                   timer_format(cold_s, u, sizeof u));
+            if (cpu_gflops > 0)
+                printf("    cuBLAS against the CPU at its best: %.0fx the CPU's GFLOP/s\n",
+                       flops / right * 1e-9 / cpu_gflops);
         }
     }
     if (!rc) rc = device_copy(ref, device_cpu(), C, gpu, bytes);
     if (!rc) printf("    spot check against double-precision dot products: error %.1e\n",
                     spot_check(hA, hB, ref, n));
     for (int v = 0; !rc && v < matmul_variants(); v++) {
+        rc = matmul_device(gpu, v, A, B, C, n, n, n); /* warm-up: loads the kernel */
+        if (!rc) rc = device_synchronize(gpu);
         double t0 = timer_now();
-        rc = matmul_device(gpu, v, A, B, C, n, n, n);
+        if (!rc) rc = matmul_device(gpu, v, A, B, C, n, n, n);
         if (!rc) rc = device_synchronize(gpu);
         double s = timer_now() - t0;
         if (!rc) rc = device_copy(hC, device_cpu(), C, gpu, bytes);
@@ -265,10 +580,14 @@ static void gpu_matmul(Device gpu, long n)
             double e = fabs((double)hC[i] - ref[i]) / (fabs(ref[i]) + 1.0);
             if (e > worst) worst = e;
         }
-        printf("  GPU, our kernel %d (%s): %s = %.1f GFLOP/s, %.0f%% of cuBLAS (differs from "
-               "cuBLAS by %.1e)%s\n",
-               v, matmul_variant_name(v), timer_format(s, t, sizeof t), flops / s * 1e-9,
-               100.0 * cublas_s / s, worst, sim_note());
+        if (g_simulated)
+            printf("  GPU, our kernel %d (%s): %s (differs from cuBLAS by %.1e)%s\n", v,
+                   matmul_variant_name(v), timer_format(s, t, sizeof t), worst, sim_note());
+        else
+            printf("  GPU, our kernel %d (%s): %s = %.1f GFLOP/s, %.0f%% of cuBLAS (differs "
+                   "from cuBLAS by %.1e)\n",
+                   v, matmul_variant_name(v), timer_format(s, t, sizeof t), flops / s * 1e-9,
+                   100.0 * cublas_s / s, worst);
     }
     if (rc) printf("  GPU matrix product: %s\n", err_message());
     device_free(gpu, A, bytes);
@@ -313,11 +632,11 @@ static int iris_on_gpu(const LessonContext *ctx, const Options *o, Device gpu)
         }
         seconds = timer_now() - t0;
     }
+    Counters c = counters_get(); /* the training's, before the evaluation's */
     if (!rc) rc = train_evaluate(model, loss, gxt, gyt, NULL, &acc);
     if (rc) {
         lesson_error(PART, err_message());
     } else {
-        Counters c = counters_get();
         char t[32], per[32];
         printf("Training time on the GPU: %s (%s per epoch)%s; final loss %.4f, test accuracy "
                "%.1f%%\n",
@@ -327,6 +646,10 @@ static int iris_on_gpu(const LessonContext *ctx, const Options *o, Device gpu)
         printf("  %llu kernel launches and %llu syncs: %.1f launches and %.1f sync per epoch\n",
                (unsigned long long)c.launches, (unsigned long long)c.syncs,
                (double)c.launches / (double)o->epochs, (double)c.syncs / (double)o->epochs);
+        printf("  bytes copied during training: %llu to the GPU, %llu back (%.0f per epoch: the "
+               "loss);\n  the data and the model went over once, before the loop\n",
+               (unsigned long long)c.bytes_h2d, (unsigned long long)c.bytes_d2h,
+               (double)c.bytes_d2h / (double)o->epochs);
         printf("  Lesson 01 trained the same network on the CPU; Lesson 03 measures why the GPU\n"
                "  is not faster here (the source lesson: 4.62 s on its CPU, 16.85 s on an RTX "
                "4070 laptop GPU).\n");
@@ -342,9 +665,10 @@ static int iris_on_gpu(const LessonContext *ctx, const Options *o, Device gpu)
 
 int lesson02_run(const LessonContext *ctx, int argc, char **argv)
 {
-    Options o = {2000, 10000, 20000, 5000, "cuda", true};
+    Options o = {2000, 10000, 20000, 5000, 0, "cuda", true, true};
     int rc;
     if (!parse_options(argc, argv, &o, &rc)) return rc;
+    if (o.blas_child) return blas_child(o.blas_child); /* a child of cpu_matmul */
     lesson_heading(PART, "Moving work to the GPU", README);
     Device gpu = device_cpu();
     bool have_gpu = show_devices(&o, &gpu);
@@ -360,9 +684,9 @@ int lesson02_run(const LessonContext *ctx, int argc, char **argv)
     if (have_gpu) status = show_moving(gpu);
     if (o.matmul) {
         printf("An N x N matrix product (2 N^3 floating-point operations):\n");
-        cpu_matmul(o.n_cpu);
+        double cpu_gflops = cpu_matmul(&o);
         if (have_gpu)
-            gpu_matmul(gpu, o.n_gpu);
+            gpu_matmul(gpu, o.n_gpu, cpu_gflops);
         else
             printf("  GPU: skipped (no CUDA device)\n");
         printf("\n");

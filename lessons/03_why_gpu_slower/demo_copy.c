@@ -202,6 +202,7 @@ int demo_copy(const LessonContext *ctx, const Sizes *s, const Gpu *g)
     if (!gpu) {
         demo_skipped(g);
     } else {
+        demo_sim_note(g);
         TRY(demo_overlap(s, g));
     }
     demo_draw(ctx, "copy.gp", "copy", path, "Copy bandwidth against size");

@@ -151,13 +151,23 @@ int demo_launch(const LessonContext *ctx, const Sizes *s, const Gpu *g,
         double per_epoch = 0;
         TRY(iris_epoch_launches(iris, g->dev, &per_epoch));
         char a[32], b[32], c[32], d[32];
-        printf("  A queued launch costs %s of CPU time, %.0fx an empty C call; waiting for one "
-               "costs %s.\n",
-               fmt_time(per[0], a, sizeof a), per[0] / cpu_call, fmt_time(per[1], b, sizeof b));
-        printf("  One Iris epoch is %.0f launches, so %ld epochs spend about %s just launching,\n"
-               "  and %s more if the loss is read back every epoch.\n",
-               per_epoch, s->epochs, fmt_time(per_epoch * per[0] * (double)s->epochs, c, sizeof c),
-               fmt_time(per[2] * (double)s->epochs, d, sizeof d));
+        demo_sim_note(g);
+        if (g->simulated) {
+            printf("  One Iris epoch is %.0f launches: that count is a GPU's. A launch's cost "
+                   "on a GPU\n  (microseconds of CPU time, whatever the kernel) shows only on "
+                   "one: make demo-launch there.\n",
+                   per_epoch);
+        } else {
+            printf("  A queued launch costs %s of CPU time, %.0fx an empty C call; waiting for "
+                   "one costs %s.\n",
+                   fmt_time(per[0], a, sizeof a), per[0] / cpu_call,
+                   fmt_time(per[1], b, sizeof b));
+            printf("  One Iris epoch is %.0f launches, so %ld epochs spend about %s just "
+                   "launching,\n  and %s more if the loss is read back every epoch.\n",
+                   per_epoch, s->epochs,
+                   fmt_time(per_epoch * per[0] * (double)s->epochs, c, sizeof c),
+                   fmt_time(per[2] * (double)s->epochs, d, sizeof d));
+        }
     }
     demo_draw(ctx, "bars.gp", "launch", path, "The cost of one operation (seconds, log scale)");
     return ERR_OK;

@@ -40,7 +40,9 @@ typedef struct Sizes {
     size_t chunk_bytes;                         /* copy: overlap chunk */
     int chunks;                                 /* copy: overlap chunks */
     int64_t gemm_width;                         /* copy: overlap compute */
-    int64_t batch_n, width;                     /* batch: inputs, encoder width */
+    int64_t batch_n, width;                     /* batch: inputs, encoder width (GPU) */
+    int repeats;                                /* sync and batch: runs per row */
+    int64_t cpu_batch_n, cpu_width;             /* batch: the same on the CPU */
 } Sizes;
 
 /* ---- output: CSV files and charts ------------------------------------------------ */
@@ -56,6 +58,25 @@ void demo_draw(const LessonContext *ctx, const char *script, const char *name,
                const char *data, const char *title);
 /* The one line a demo prints for its GPU half without a GPU. */
 void demo_skipped(const Gpu *g);
+/* The line a demo prints under a table with simulator rows: their times are the CPU
+ * time of the simulator, never a GPU's. */
+void demo_sim_note(const Gpu *g);
+
+/* ---- repeated measurements: the median and the spread, never one lucky run ---------- */
+
+typedef struct Spread {
+    double median, min, max; /* seconds */
+    int runs;
+} Spread;
+
+/* The median, fastest and slowest of times[0 .. n-1] (sorts them). */
+Spread demo_spread(double *times, int n);
+/* "+-4%": the larger distance from the median to the fastest or the slowest run, or "-"
+ * for a single run. */
+const char *fmt_spread(const Spread *s, char *buf, size_t n);
+/* Whether the runs of a and b overlap (min to max): then their difference is within the
+ * noise of this machine, and no effect may be read from it. */
+bool spread_overlap(const Spread *a, const Spread *b);
 
 static inline const char *fmt_time(double s, char *buf, size_t n)
 {

@@ -21,7 +21,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lessons/lesson.h"
@@ -93,14 +95,57 @@ static void find_gpu(const char *want, Gpu *g)
 
 void demo_skipped(const Gpu *g) { printf("  GPU half: skipped (%s)\n", g->why); }
 
+void demo_sim_note(const Gpu *g)
+{
+    if (g->ok && g->simulated)
+        printf("  (%s rows: the CPU time of the CUDA simulator, not a GPU's time; read their "
+               "counts,\n  which are a GPU's, and no speed-up or slow-down from their times.)\n",
+               g->label);
+}
+
+/* ---- repeated measurements --------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+Spread demo_spread(double *times, int n)
+{
+    Spread s = {NAN, NAN, NAN, n};
+    if (n < 1) return s;
+    qsort(times, (size_t)n, sizeof *times, cmp_double);
+    s.median = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+    s.min = times[0];
+    s.max = times[n - 1];
+    return s;
+}
+
+const char *fmt_spread(const Spread *s, char *buf, size_t n)
+{
+    if (s->runs < 2 || !(s->median > 0)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    double up = s->max - s->median, down = s->median - s->min;
+    snprintf(buf, n, "+-%.0f%%", 100.0 * (up > down ? up : down) / s->median);
+    return buf;
+}
+
+bool spread_overlap(const Spread *a, const Spread *b)
+{
+    return a->min <= b->max && b->min <= a->max;
+}
+
 static Sizes sizes_for(const Options *o, const Gpu *g)
 {
     Sizes full = {20000, 2000, 20000, 2000, 20000000, 256u << 20, 1024u << 20, 32u << 20, 8,
-                  1024, 2000, 512};
+                  1024, 2000, 512, 5, 2000, 512};
     Sizes quick = {2000, 500, 5000, 500, 5000000, 16u << 20, 128u << 20, 8u << 20, 8,
-                   1024, 500, 512};
+                   1024, 500, 512, 3, 500, 512};
     Sizes sim = {200, 20, 100, 20, 1000000, 1u << 20, 4u << 20, 256u << 10, 4,
-                 64, 100, 64};
+                 64, 100, 64, 3, 500, 512}; /* the CPU half at --quick's size */
     Sizes s = g->simulated ? sim : o->quick ? quick : full;
     if (o->epochs) s.epochs = o->epochs;
     return s;

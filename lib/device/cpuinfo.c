@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lib/core/err.h"
 #include "lib/core/fileio.h"
@@ -81,6 +82,8 @@ int cpuinfo_parse(const char *text, CpuInfo *info)
             n++;
         } else if ((v = field_value(line, "model name")) != NULL && !info->model[0]) {
             snprintf(info->model, sizeof info->model, "%s", v);
+        } else if ((v = field_value(line, "vendor_id")) != NULL && !info->vendor[0]) {
+            snprintf(info->vendor, sizeof info->vendor, "%s", v);
         } else if ((v = field_value(line, "physical id")) != NULL && n > 0 && n <= MAX_CPUS) {
             pkg[n - 1] = atoi(v);
             have_topology = 1;
@@ -181,7 +184,18 @@ int cpuinfo_read(CpuInfo *info)
         free(mem);
     }
     read_caches(info->caches, sizeof info->caches);
+    char *version = slurp("/proc/version");
+    info->wsl = version && cpuinfo_is_wsl(version);
+    free(version);
     return ERR_OK;
+}
+
+bool cpuinfo_is_wsl(const char *text)
+{
+    /* WSL 2 kernels say "microsoft-standard-WSL2", WSL 1 "Microsoft": any case of it. */
+    for (const char *p = text; p && *p; p++)
+        if (strncasecmp(p, "microsoft", 9) == 0) return true;
+    return false;
 }
 
 const char *cpuinfo_build_simd(void)

@@ -11,6 +11,7 @@
 #ifndef WB_CPUINFO_H
 #define WB_CPUINFO_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lib/core/err.h"
@@ -18,6 +19,7 @@
 /** The CPU facts a lesson prints. Unknown numbers are 0, unknown strings "". */
 typedef struct CpuInfo {
     char model[128];        /**< "Intel(R) Core(TM) i7-12800HX" */
+    char vendor[32];        /**< "GenuineIntel", "AuthenticAMD" (x86 only) */
     int logical;            /**< logical CPUs (hardware threads) */
     int sockets;            /**< physical packages */
     int cores;              /**< physical cores in all sockets */
@@ -26,6 +28,7 @@ typedef struct CpuInfo {
     char simd[256];         /**< SIMD sets offered: "SSE4.2 AVX AVX2 FMA AVX-512F ..." */
     char caches[160];       /**< "L1d 48 KiB, L2 2 MiB, L3 105 MiB" (per core or shared) */
     double mem_gib;         /**< total memory in GiB */
+    bool wsl;               /**< Linux under Windows (WSL): its GPU comes through the Windows driver */
 } CpuInfo;
 
 /**
@@ -44,6 +47,12 @@ WB_MUST_CHECK int cpuinfo_parse(const char *proc_cpuinfo, CpuInfo *info);
  * without /proc.
  */
 WB_MUST_CHECK int cpuinfo_read(CpuInfo *info);
+
+/**
+ * @brief Whether the text of /proc/version (or /proc/sys/kernel/osrelease) is WSL's:
+ *        a Linux kernel built by Microsoft ("...-microsoft-standard-WSL2").
+ */
+bool cpuinfo_is_wsl(const char *proc_version);
 
 /** @brief The SIMD sets this binary was compiled to use, from the compiler's macros. */
 const char *cpuinfo_build_simd(void);

@@ -15,6 +15,7 @@ int main(void)
     srunner_add_suite(sr, optim_suite());
     srunner_add_suite(sr, train_suite());
     srunner_add_suite(sr, cpuinfo_suite());
+    srunner_add_suite(sr, blas_suite());
     srunner_add_suite(sr, misc_suite());
     srunner_add_suite(sr, callable_suite());
     srunner_add_suite(sr, json_suite());

@@ -13,6 +13,7 @@ Suite *loss_suite(void);
 Suite *optim_suite(void);
 Suite *train_suite(void);
 Suite *cpuinfo_suite(void);
+Suite *blas_suite(void);
 Suite *misc_suite(void);
 Suite *callable_suite(void);
 Suite *json_suite(void);
