@@ -75,6 +75,8 @@ static double gib(size_t b) { return (double)b / (1024.0 * 1024.0 * 1024.0); }
 
 /* On the CUDA simulator every "GPU" time is the CPU's: say so beside each one. */
 static bool g_simulated;
+/* An exercise this part needs is still a stub: the part stops. */
+static bool g_todo;
 static const char *sim_note(void)
 {
     return g_simulated ? " [CUDA simulator: CPU time, says nothing about a GPU]" : "";
@@ -249,6 +251,11 @@ static bool show_devices(const Options *o, Device *gpu)
     show_layers(&smi, wsl);
     int n = 0;
     if (device_count(&n) != ERR_OK) {
+        if (err_code() == ERR_TODO) {
+            printf("GPU: %s.\n", err_message());
+            g_todo = true;
+            return false;
+        }
         char why[600];
         snprintf(why, sizeof why, "%s", err_message());
         printf("GPU: %s. The GPU sections below are skipped.\n", why);
@@ -281,6 +288,12 @@ static bool show_devices(const Options *o, Device *gpu)
                "CUDA_DEVICE_ORDER=PCI_BUS_ID\n  both use the same numbers, and "
                "CUDA_VISIBLE_DEVICES means the GPUs nvidia-smi shows.)\n");
     int found = device_from_string(o->device, gpu);
+    if (found == ERR_TODO) {
+        /* The student's own exercise (02.1) is missing: stop, as every part does. */
+        printf("GPU: --device %s: %s.\n", o->device, err_message());
+        g_todo = true;
+        return false;
+    }
     if (found != ERR_OK || device_is_host(*gpu)) {
         printf("GPU: --device %s: %s. The GPU sections below are skipped.\n", o->device,
                found != ERR_OK ? err_message() : "not a CUDA device");
@@ -672,6 +685,7 @@ int lesson02_run(const LessonContext *ctx, int argc, char **argv)
     lesson_heading(PART, "Moving work to the GPU", README);
     Device gpu = device_cpu();
     bool have_gpu = show_devices(&o, &gpu);
+    if (g_todo) return LESSON_FAILED;
     if (g_simulated && o.n_gpu == 10000 && o.epochs == 20000) {
         /* Every simulated GPU thread runs on the CPU: keep the class waiting seconds, not hours. */
         o.n_gpu = 256;
