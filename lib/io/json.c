@@ -79,9 +79,14 @@ static const char *quote(const char *s, size_t len, size_t max, char *buf, size_
     return buf;
 }
 
-/* The shortest "%.Ng" form of d that reads back as d. */
+/* The shortest "%.Ng" form of d that reads back as d; a whole number below 10^15 in
+ * plain digits ("100", not "1e+02"). */
 static const char *fmt_num(double d, char *buf, size_t size)
 {
+    if (d == trunc(d) && fabs(d) < 1e15) {
+        snprintf(buf, size, "%.0f", d);
+        return buf;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, size, "%.*g", prec, d);
         if (strtod(buf, NULL) == d) break;
@@ -585,11 +590,42 @@ json_t *json_f32(float v)
     return json_real(strtod(buf, NULL));
 }
 
+/* The most significant digits any real in v needs to read back as itself (1 to 17). */
+static int digits_needed(const json_t *v)
+{
+    int most = 1;
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        char buf[40];
+        for (most = 1; most < 17; most++) {
+            snprintf(buf, sizeof buf, "%.*g", most, d);
+            if (strtod(buf, NULL) == d) break;
+        }
+        /* A whole number below 10^15 in plain digits: 100.0, not 1e2. */
+        int whole = 1;
+        for (double w = 10; fabs(d) >= w && whole < 15; w *= 10) whole++;
+        if (d == trunc(d) && fabs(d) < 1e15 && whole > most) most = whole;
+    } else if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            int d = digits_needed(json_array_get(v, i));
+            if (d > most) most = d;
+        }
+    } else if (json_is_object(v)) {
+        for (void *it = json_object_iter((json_t *)v); it;
+             it = json_object_iter_next((json_t *)v, it)) {
+            int d = digits_needed(json_object_iter_value(it));
+            if (d > most) most = d;
+        }
+    }
+    return most;
+}
+
 int json_text(const json_t *v, int flags, char **text, size_t *len)
 {
     *text = NULL;
     if (!v) return err_set(ERR_ARG, "json_text: no value to write (building it failed)");
-    size_t f = JSON_ENCODE_ANY | JSON_REAL_PRECISION(flags & JSON_TEXT_F32 ? 9 : 17) |
+    int digits = flags & JSON_TEXT_F32 ? 9 : flags & JSON_TEXT_SHORTEST ? digits_needed(v) : 17;
+    size_t f = JSON_ENCODE_ANY | JSON_REAL_PRECISION(digits) |
                (flags & JSON_TEXT_PRETTY ? JSON_INDENT(2) : JSON_COMPACT);
     char *s = json_dumps(v, f);
     size_t n = s ? strlen(s) : 0;

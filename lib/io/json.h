@@ -199,7 +199,10 @@ json_t *json_f32(float v);
 /** Flags of json_text(). */
 enum {
     JSON_TEXT_PRETTY = 1, /**< indented by two spaces, one item per line, a newline at the end */
-    JSON_TEXT_F32 = 2     /**< every real is a float (json_f32()): written with 9 digits, not 17 */
+    JSON_TEXT_F32 = 2,    /**< every real is a float (json_f32()): written with 9 digits, not 17 */
+    JSON_TEXT_SHORTEST = 4 /**< reals with as few digits as read back as the same doubles: the
+                                most any one of them needs, for all (0.1 as `0.1`, 1e-9 as
+                                `1e-9`, not `1.0000000000000001e-09`) */
 };
 
 /**
@@ -208,7 +211,8 @@ enum {
  *
  * Compact (`{"a":[1,2]}`) unless @p flags has ::JSON_TEXT_PRETTY; object members
  * in the order they were set; UTF-8 as is; reals with 17 significant digits,
- * which read back as the same double (9 with ::JSON_TEXT_F32). ::ERR_NOMEM
+ * which read back as the same double (9 with ::JSON_TEXT_F32, as few as the
+ * document needs with ::JSON_TEXT_SHORTEST). ::ERR_NOMEM
  * when jansson cannot write it.
  */
 WB_MUST_CHECK int json_text(const json_t *v, int flags, char **text, size_t *len);

@@ -2,13 +2,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lib/io/safetensors.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -21,10 +24,14 @@
 #define CRC_ZERO "00000000"
 
 struct SafeTensors {
-    char *file;            /* the whole file; tensor data points into it */
+    char *file;            /* the whole file, placed so that its data section is 8-aligned */
+    char *alloc;           /* what was allocated for it (file may start a few bytes in) */
     Json *header;          /* the parsed header; names and metadata point into it */
     const JsonValue *meta; /* "__metadata__", or NULL */
     StTensor *tensors;
+    uint64_t *begin;       /* where each tensor's data begins in the data section */
+    char *aligned;         /* copies of tensors whose offset is not a multiple of their
+                              element size, so that every tensor's data is aligned */
     int n;
 };
 
@@ -295,6 +302,35 @@ static int write_temp(const char *path, const char *tmp, const char *dir,
     return ERR_OK;
 }
 
+/* Remove what earlier saves of path left when they were killed: PATH.tmp-PID files in dir
+ * whose process PID is gone. A file of a running process (another save going on now, in
+ * this program or another) is left alone. Best effort: a save has succeeded already. */
+static void remove_stale_temps(const char *path, const char *dir)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *ent; (ent = readdir(d));) {
+        const char *name = ent->d_name;
+        if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp-", 5) != 0) continue;
+        const char *digits = name + blen + 5;
+        size_t nd = strspn(digits, "0123456789");
+        if (nd == 0 || nd > 9 || digits[nd] != '\0') continue;
+        long pid = strtol(digits, NULL, 10);
+        if (pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        size_t need = strlen(dir) + 1 + strlen(name) + 1;
+        char *full = malloc(need);
+        if (!full) break;
+        snprintf(full, need, "%s/%s", dir, name);
+        unlink(full);
+        free(full);
+    }
+    closedir(d);
+}
+
 /* The folder of path, where the temporary file goes and which is synced after the rename. */
 static char *folder_of(const char *path)
 {
@@ -385,6 +421,7 @@ int safetensors_save(const char *path, const StTensor *tensors, int n, const cha
                      path, dir, strerror(e));
     }
     if (fd >= 0) close(fd);
+    remove_stale_temps(path, dir);
 done:
     free(order);
     free(begin);
@@ -575,6 +612,30 @@ static int parse_entry(const char *path, const JsonValue *m, StTensor *t, Span *
     return ERR_OK;
 }
 
+/* The data section starts 8-aligned (safetensors_load() places it so), and a tensor
+ * whose offset in it is a multiple of its element size is aligned for it. Any other
+ * (the format does not require alignment) is copied to memory that is, so that its
+ * data can be read through a pointer of its type. */
+static int align_tensors(const char *path, SafeTensors *st)
+{
+    size_t total = 0;
+    for (int i = 0; i < st->n; i++)
+        if ((uintptr_t)st->tensors[i].data % dtype_size(st->tensors[i].dtype))
+            total += (st->tensors[i].bytes + 7) / 8 * 8;
+    if (total == 0) return ERR_OK;
+    st->aligned = malloc(total);
+    if (!st->aligned) return err_set(ERR_NOMEM, "%s: out of memory for %zu bytes", path, total);
+    size_t at = 0;
+    for (int i = 0; i < st->n; i++) {
+        StTensor *t = &st->tensors[i];
+        if ((uintptr_t)t->data % dtype_size(t->dtype) == 0) continue;
+        memcpy(st->aligned + at, t->data, t->bytes);
+        t->data = st->aligned + at;
+        at += (t->bytes + 7) / 8 * 8;
+    }
+    return ERR_OK;
+}
+
 /* Parse and check the header; the tensors' ranges must tile the data section.
  * *truncated tells the caller that the data section is shorter than described. */
 static int parse_header(const char *path, SafeTensors *st, const char *header, size_t header_len,
@@ -591,8 +652,9 @@ static int parse_header(const char *path, SafeTensors *st, const char *header, s
     if (st->meta) TRY(check_meta(path, st->meta));
     int n = root->count - (st->meta ? 1 : 0);
     st->tensors = calloc((size_t)(n ? n : 1), sizeof *st->tensors);
+    st->begin = calloc((size_t)(n ? n : 1), sizeof *st->begin);
     Span *spans = malloc((size_t)(n ? n : 1) * sizeof *spans);
-    if (!st->tensors || !spans) {
+    if (!st->tensors || !st->begin || !spans) {
         free(spans);
         return err_set(ERR_NOMEM, "%s: out of memory for %d tensors", path, n);
     }
@@ -639,10 +701,41 @@ static int parse_header(const char *path, SafeTensors *st, const char *header, s
                          path, data_len, covered, data_len - covered);
     }
     if (rc == ERR_OK)
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n; k++) {
             st->tensors[spans[k].tensor].data = data + spans[k].begin;
+            st->begin[spans[k].tensor] = spans[k].begin;
+        }
     free(spans);
-    return rc;
+    return rc == ERR_OK ? align_tensors(path, st) : rc;
+}
+
+/* Whether the header (header_len bytes, the checksum's digits at at) is the one
+ * safetensors_save() writes for what it holds: then a checksum that does not match
+ * means damage; otherwise another tool wrote the file again, with the old metadata. */
+static bool laid_out_here(const char *path, const SafeTensors *st, const char *header,
+                          size_t header_len, size_t at)
+{
+    int nm = st->meta ? st->meta->count : 0, k = 0;
+    const char **meta = malloc((size_t)(2 * nm + 2) * sizeof *meta);
+    char *mine = NULL, *theirs = malloc(header_len + 1);
+    size_t len = 0;
+    bool same = false;
+    if (meta && theirs) {
+        for (int i = 0; i < nm; i++) {
+            if (!strcmp(st->meta->items[i].key, CRC_KEY)) continue;
+            meta[2 * k] = st->meta->items[i].key;
+            meta[2 * k + 1] = json_string_value(st->meta->items[i].json);
+            k++;
+        }
+        memcpy(theirs, header, header_len);
+        memcpy(theirs + at, CRC_ZERO, 8);
+        if (build_header(path, st->tensors, st->n, st->begin, meta, k, &mine, &len) == ERR_OK)
+            same = len == header_len && memcmp(mine, theirs, len) == 0;
+    }
+    free(mine);
+    free(theirs);
+    free(meta);
+    return same;
 }
 
 /* Check everything about the file in st->file (size bytes). */
@@ -708,6 +801,13 @@ static int load_checked(const char *path, SafeTensors *st, size_t size)
                            "digits, got %s",
                            path, json_describe(v, got, sizeof got));
     }
+    if (mismatch && !truncated && rc == ERR_OK && !laid_out_here(path, st, header, header_len, at))
+        return err_set(ERR_FORMAT,
+                       "%s: re-saved by another tool: the header is not laid out as this "
+                       "workbook writes it, so the checksum \"" CRC_KEY "\" (%08" PRIx32
+                       ") no longer matches (%08" PRIx32 "); drop " CRC_KEY " from "
+                       "__metadata__ to load it without the check",
+                       path, stored, computed);
     if (mismatch && !truncated)
         return err_set(ERR_FORMAT,
                        "%s: checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
@@ -716,21 +816,71 @@ static int load_checked(const char *path, SafeTensors *st, size_t size)
     return rc;
 }
 
+/* The bytes of a file in st: buf (size bytes, from malloc, owned by st from now on) if
+ * its data section starts 8-aligned there, else a copy in which it does. */
+static int place(const char *path, SafeTensors *st, char *buf, size_t size)
+{
+    /* The data section starts at 8 + the header length (malloc aligns to 16). */
+    size_t shift = size >= 8 ? (8 - get_le64((const unsigned char *)buf) % 8) % 8 : 0;
+    if (shift == 0) {
+        st->file = st->alloc = buf;
+        return ERR_OK;
+    }
+    st->alloc = malloc(size + shift + 1);
+    if (!st->alloc) {
+        free(buf);
+        return err_set(ERR_NOMEM, "%s: out of memory for %zu bytes", path, size);
+    }
+    st->file = st->alloc + shift;
+    memcpy(st->file, buf, size);
+    st->file[size] = '\0';
+    free(buf);
+    return ERR_OK;
+}
+
+/* Place and check size bytes of buf (taken over); *out on success. */
+static int load_bytes(const char *path, char *buf, size_t size, SafeTensors **out)
+{
+    SafeTensors *st = calloc(1, sizeof *st);
+    if (!st) {
+        free(buf);
+        return err_set(ERR_NOMEM, "%s: out of memory", path);
+    }
+    int rc = ERR_OK;
+    TRY_OR_DONE(place(path, st, buf, size));
+    TRY_OR_DONE(load_checked(path, st, size));
+    *out = st;
+    st = NULL;
+done:
+    safetensors_free(st); /* NULL once handed out */
+    return rc;
+}
+
 int safetensors_load(const char *path, SafeTensors **out)
 {
     *out = NULL;
     if (!path) return err_set(ERR_ARG, "safetensors_load: the path is NULL");
-    SafeTensors *st = calloc(1, sizeof *st);
-    if (!st) return err_set(ERR_NOMEM, "%s: out of memory", path);
-    size_t size;
-    int rc = fileio_read(path, &st->file, &size);
-    if (rc == ERR_OK) rc = load_checked(path, st, size);
-    if (rc != ERR_OK) {
-        safetensors_free(st);
-        return rc;
-    }
-    *out = st;
-    return ERR_OK;
+    /* A file is read whole, whatever its size; a pipe or a device (which could go on for
+     * ever, as /dev/zero does) only up to ST_MAX_STREAM bytes. */
+    struct stat sb;
+    bool regular = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    char *buf = NULL;
+    size_t size = 0;
+    TRY(fileio_read_max(path, regular ? SIZE_MAX : ST_MAX_STREAM,
+                        "safetensors file read from a pipe or a device", &buf, &size));
+    return load_bytes(path, buf, size, out);
+}
+
+int safetensors_parse(const void *bytes, size_t size, const char *name, SafeTensors **out)
+{
+    *out = NULL;
+    if (!name) name = "(memory)";
+    if (!bytes && size) return err_set(ERR_ARG, "%s: safetensors_parse: no bytes", name);
+    char *buf = malloc(size + 1);
+    if (!buf) return err_set(ERR_NOMEM, "%s: out of memory for %zu bytes", name, size);
+    if (size) memcpy(buf, bytes, size);
+    buf[size] = '\0';
+    return load_bytes(name, buf, size, out);
 }
 
 int safetensors_count(const SafeTensors *st)
@@ -756,11 +906,23 @@ const char *safetensors_meta(const SafeTensors *st, const char *key)
     return v ? json_string_value(v->json) : NULL;
 }
 
+int safetensors_meta_count(const SafeTensors *st)
+{
+    return st->meta ? st->meta->count : 0;
+}
+
+const char *safetensors_meta_key(const SafeTensors *st, int i)
+{
+    return i >= 0 && i < safetensors_meta_count(st) ? st->meta->items[i].key : NULL;
+}
+
 void safetensors_free(SafeTensors *st)
 {
     if (!st) return;
-    free(st->file);
+    free(st->alloc);
     json_free(st->header);
     free(st->tensors);
+    free(st->begin);
+    free(st->aligned);
     free(st);
 }

@@ -36,6 +36,8 @@
 #define ST_MAX_DIMS 8
 /** Largest header accepted, in bytes (the limit of the reference implementation). */
 #define ST_MAX_HEADER 100000000
+/** Largest file read from a pipe or a device (a regular file may have any size). */
+#define ST_MAX_STREAM ((size_t)64 << 20)
 
 /** One named tensor: what to save, or what a loaded file holds. */
 typedef struct StTensor {
@@ -64,7 +66,9 @@ typedef struct SafeTensors SafeTensors;
  * metadata, ::ERR_SHAPE for a byte count that does not match the dtype and
  * shape, ::ERR_IO for the file system): `runs/a.safetensors: cannot save:
  * cannot create the temporary file runs/a.safetensors.tmp-4711 in runs: No
- * such file or directory (does the folder exist?)`.
+ * such file or directory (does the folder exist?)`. After a successful save,
+ * the `PATH.tmp-PID` files that earlier saves of @p path left behind when they
+ * were killed are removed, those whose process PID is no longer running.
  */
 WB_MUST_CHECK int safetensors_save(const char *path, const StTensor *tensors, int n, const char *const *meta,
                      int n_meta);
@@ -83,11 +87,26 @@ WB_MUST_CHECK int safetensors_save(const char *path, const StTensor *tensors, in
  * file is truncated: the header describes 4212 bytes of tensor data, the file
  * holds 1024; an interrupted copy?`, `ckpt.safetensors: checksum mismatch
  * (stored 1a2b3c4d, computed 5e6f7a8b): the file is corrupted; use another
- * checkpoint`. Errors are ::ERR_IO, ::ERR_FORMAT, ::ERR_UNSUPPORTED (a valid
- * dtype this library does not handle, such as F64) or ::ERR_NOMEM; @p *out is
- * then NULL.
+ * checkpoint`. A file that another tool wrote again from a checkpoint (Python's
+ * `save_file(load_file(p), p2, metadata=old)`) keeps the old checksum with
+ * a new layout; that is said as it is: `re-saved by another tool: ... drop
+ * wb.crc32 from __metadata__ to load it without the check`. Errors are
+ * ::ERR_IO, ::ERR_FORMAT, ::ERR_UNSUPPORTED (a valid dtype this library does
+ * not handle, such as F64) or ::ERR_NOMEM; @p *out is then NULL.
+ *
+ * Every tensor's data is aligned for its dtype, also in files whose header
+ * length is not a multiple of 8 or whose offsets are not multiples of the
+ * element size (valid safetensors, which Python reads): such data is moved or
+ * copied. A regular file is read whole; a pipe or a device only up to
+ * ::ST_MAX_STREAM bytes.
  */
 WB_MUST_CHECK int safetensors_load(const char *path, SafeTensors **out);
+
+/**
+ * @brief safetensors_load() on @p size bytes in memory (copied), named @p name in messages.
+ */
+WB_MUST_CHECK int safetensors_parse(const void *bytes, size_t size, const char *name,
+                                    SafeTensors **out);
 
 /** @brief Number of tensors in a loaded file. */
 int safetensors_count(const SafeTensors *st);
@@ -104,6 +123,12 @@ const StTensor *safetensors_find(const SafeTensors *st, const char *name);
 
 /** @brief The metadata value of @p key (`wb.crc32` included), or NULL when absent. */
 const char *safetensors_meta(const SafeTensors *st, const char *key);
+
+/** @brief Number of metadata entries (`wb.crc32` included). */
+int safetensors_meta_count(const SafeTensors *st);
+
+/** @brief The key of metadata entry @p i (0 .. count - 1, in file order), or NULL. */
+const char *safetensors_meta_key(const SafeTensors *st, int i);
 
 /** @brief Release a loaded file; NULL is allowed. */
 void safetensors_free(SafeTensors *st);

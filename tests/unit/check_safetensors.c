@@ -757,13 +757,27 @@ START_TEST(test_sigkill_during_save_keeps_the_old_file)
     ck_assert_int_lt(sb.st_size, BIG + 200);
 
     /* The leftover does not get in the way of the next save, nor does one
-     * with this process's own temporary name (a reused process id). */
-    char mine[300];
+     * with this process's own temporary name (a reused process id); the next
+     * save removes it, since its process is gone. The temporary file of a
+     * process that is still running (a save going on elsewhere) stays. */
+    char mine[300], alive[300];
     snprintf(mine, sizeof mine, "%s.tmp-%ld", path, (long)getpid());
     write_bytes(mine, "junk", 4);
+    pid_t sleeper = fork();
+    ck_assert_int_ge(sleeper, 0);
+    if (sleeper == 0) {
+        for (;;)
+            pause();
+    }
+    snprintf(alive, sizeof alive, "%s.tmp-%ld", path, (long)sleeper);
+    write_bytes(alive, "busy", 4);
     ck_assert_int_eq(safetensors_save(path, &t, 1, meta, 1), ERR_OK);
     ck_assert_int_ne(access(mine, F_OK), 0);
-    ck_assert_int_eq(access(tmp, F_OK), 0);
+    ck_assert_msg(access(tmp, F_OK) != 0, "the killed save's %s is still there", tmp);
+    ck_assert_msg(access(alive, F_OK) == 0, "a running process's %s was removed", alive);
+    kill(sleeper, SIGKILL);
+    waitpid(sleeper, &status, 0);
+    unlink(alive);
     ck_assert_int_eq(safetensors_load(path, &st), ERR_OK);
     ck_assert_mem_eq(safetensors_get(st, 0)->data, big, BIG);
     safetensors_free(st);
