@@ -93,15 +93,15 @@ Optimizer *optim_sgd_momentum_new(Module *model, float lr, float momentum, float
     return opt;
 }
 
-Optimizer *optim_adam_new(Module *model, float lr, float beta1, float beta2, float eps,
+Optimizer *optim_adam_new(Module *model, float lr, double beta1, double beta2, float eps,
                           float weight_decay)
 {
     if (check_lr("Adam", lr, "0.001")) return NULL;
-    const float betas[2] = {beta1, beta2};
+    const double betas[2] = {beta1, beta2};
     for (int i = 0; i < 2; i++) {
-        if (!(betas[i] >= 0.0f && betas[i] < 1.0f)) {
+        if (!(betas[i] >= 0.0 && betas[i] < 1.0)) {
             err_set(ERR_ARG, "Adam: beta%d %g must be in [0, 1) (usual: 0.9 and 0.999)", i + 1,
-                    (double)betas[i]);
+                    betas[i]);
             return NULL;
         }
     }
@@ -135,16 +135,17 @@ int optim_zero_grad(Optimizer *opt)
     return ERR_OK;
 }
 
-/* Adam's scalars at step t, as _single_tensor_adam computes them in Python floats. */
+/* Adam's scalars at step t, as _single_tensor_adam computes them in Python floats (the
+ * betas are doubles; each scalar is rounded to float where it meets a tensor). */
 static AdamStep adam_scalars(const Optimizer *opt, int64_t t)
 {
-    double bias_correction1 = 1.0 - pow((double)opt->beta1, (double)t);
-    double bias_correction2 = 1.0 - pow((double)opt->beta2, (double)t);
+    double bias_correction1 = 1.0 - pow(opt->beta1, (double)t);
+    double bias_correction2 = 1.0 - pow(opt->beta2, (double)t);
     AdamStep a = {
-        .beta1 = opt->beta1,
-        .beta2 = opt->beta2,
-        .one_minus_beta1 = (float)(1.0 - (double)opt->beta1),
-        .one_minus_beta2 = (float)(1.0 - (double)opt->beta2),
+        .beta1 = (float)opt->beta1,
+        .beta2 = (float)opt->beta2,
+        .one_minus_beta1 = (float)(1.0 - opt->beta1),
+        .one_minus_beta2 = (float)(1.0 - opt->beta2),
         .neg_step_size = (float)(-((double)opt->lr / bias_correction1)),
         .bias_correction2_sqrt = (float)sqrt(bias_correction2),
         .eps = opt->eps,

@@ -60,8 +60,8 @@ typedef struct Optimizer {
     OptimKind kind;      /**< the update rule */
     float momentum;      /**< SGD: momentum factor (0: none) */
     bool nesterov;       /**< SGD: Nesterov momentum */
-    float beta1;         /**< Adam: decay of the first moment (betas[0]) */
-    float beta2;         /**< Adam: decay of the second moment (betas[1]) */
+    double beta1;        /**< Adam: decay of the first moment (betas[0]), a Python float */
+    double beta2;        /**< Adam: decay of the second moment (betas[1]), a Python float */
     float eps;           /**< Adam: added to the denominator */
     float weight_decay;  /**< L2 penalty: the gradient used is grad + weight_decay * param */
     int64_t step;        /**< steps taken; Adam's t. 0: no state yet (PyTorch's empty state) */
@@ -106,11 +106,14 @@ Optimizer *optim_sgd_momentum_new(Module *model, float lr, float momentum, float
  * m = beta1 m + (1 - beta1) g; v = beta2 v + (1 - beta2) g^2;
  * p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps), in
  * PyTorch's order of operations (the scalars in double, the tensors in
- * float). Weight decay is added to the gradient (L2, not AdamW's decoupled
- * decay). @p lr must be positive, the betas in [0, 1), eps and weight decay
- * zero or positive, all finite. Returns NULL with the error set on failure.
+ * float). The betas are kept in double, as Python keeps `betas=(0.9, 0.999)`:
+ * 1 - beta2 is then 0.001 rounded to float, not 1 - 0.999f = 0.00099998713
+ * (pass 0.999, not 0.999f). Weight decay is added to the gradient (L2, not
+ * AdamW's decoupled decay). @p lr must be positive, the betas in [0, 1), eps
+ * and weight decay zero or positive, all finite. Returns NULL with the error
+ * set on failure.
  */
-Optimizer *optim_adam_new(Module *model, float lr, float beta1, float beta2, float eps,
+Optimizer *optim_adam_new(Module *model, float lr, double beta1, double beta2, float eps,
                           float weight_decay);
 
 /** @brief Release an optimizer and its state (not the parameters); NULL is allowed. */

@@ -355,6 +355,28 @@ START_TEST(test_optimizers_reject_bad_hyperparameters)
 }
 END_TEST
 
+/* Adam keeps its betas as Python does, in double: after one step from a gradient of 1,
+ * exp_avg is (1 - beta1) = 0.1 and exp_avg_sq (1 - beta2) = 0.001, each rounded to float
+ * once, not 1 - 0.999f = 0.00099998713 (a 1.3e-5 relative error in the bias correction). */
+START_TEST(test_adam_keeps_its_betas_in_double)
+{
+    Module *m = fixture_model();
+    Optimizer *opt = optim_adam_new(m, 1e-3f, 0.9, 0.999, 1e-8f, 0.0f);
+    ck_assert_ptr_nonnull(opt);
+    ck_assert(opt->beta1 == 0.9 && opt->beta2 == 0.999);
+    for (int i = 0; i < 2; i++) ck_assert_int_eq(tensor_fill(m->params[i].grad, 1.0f), ERR_OK);
+    ck_assert_int_eq(optim_step(opt), ERR_OK);
+    OptimStateRef refs[4];
+    ck_assert_int_eq(optim_state(opt, refs, 4), 4);
+    const float *m1 = tensor_f32(refs[0].tensor), *v1 = tensor_f32(refs[1].tensor);
+    ck_assert_msg(m1[0] == (float)(1.0 - 0.9), "exp_avg %.9g", (double)m1[0]);
+    ck_assert_msg(v1[0] == (float)0.001 && v1[0] != 1.0f - 0.999f, "exp_avg_sq %.9g",
+                  (double)v1[0]);
+    optim_free(opt);
+    module_free(m);
+}
+END_TEST
+
 /* ---- clipping ------------------------------------------------------------------ */
 
 static const char *const CLIP_SETS[] = {"under", "over", "inf", "nan"};
@@ -444,6 +466,7 @@ Suite *optim_suite(void)
     tcase_add_test(tc, test_state_is_listed_by_name);
     tcase_add_loop_test(tc, test_state_restore_resumes_exactly, 0, N_CASES);
     tcase_add_test(tc, test_optimizers_reject_bad_hyperparameters);
+    tcase_add_test(tc, test_adam_keeps_its_betas_in_double);
     suite_add_tcase(s, tc);
     tc = tcase_create("clip");
     tcase_add_loop_test(tc, test_clip_grad_norm_matches_pytorch, 0, 4);
