@@ -1,8 +1,19 @@
-/* checkpoint.c: the whole training state in a safetensors file, and back. */
+/* checkpoint.c: the whole training state in a safetensors file, and back.
+ *
+ * Loading is two steps. checkpoint_stage() reads the file and checks all of it
+ * against the trainer, and makes scratch copies of everything it will change:
+ * the tensors already converted to lib's layout and on the trainer's device,
+ * the scalars parsed and in range, the history. Nothing of the trainer is
+ * touched. checkpoint_commit() then swaps the scratch tensors' memory with the
+ * live ones' and assigns the scalars: pointer and value assignments only, which
+ * cannot fail half-way. Saving checks what it writes with the same rules, so that
+ * what the workbook writes it also reads back. */
 #include "lib/train/checkpoint.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +25,136 @@
 #define MAX_PARAMS 64
 #define MAX_TENSORS (3 * MAX_PARAMS + 8)
 #define MAX_META 32
+
+/* ---- what a checkpoint holds besides tensors, and its rules ------------------------- */
+
+/* The scalars of a checkpoint: read from a trainer to save, or parsed from a file. */
+typedef struct Scalars {
+    long long epoch, best_epoch, optim_kind, optim_step, sched_last, growth, skipped;
+    bool scaler_on;
+    uint64_t seed;
+    double best, lr, sched_base, sched_lr, scale;
+} Scalars;
+
+static const char *const g_series[] = {"train_loss", "val_loss", "val_acc",  "lr",
+                                       "loss_scale", "seconds",  "skipped"};
+#define N_SERIES 7
+
+static float *series(const History *h, int i)
+{
+    float *cols[N_SERIES] = {h->train_loss, h->val_loss, h->val_acc, h->lr,
+                             h->loss_scale, h->seconds,  h->skipped};
+    return cols[i];
+}
+
+/* A real in [lo, hi], or the message: "PATH: metadata "KEY" is V, expected WHAT". */
+static int check_real(const char *path, const char *key, double v, double lo, double hi,
+                      const char *what)
+{
+    if (v >= lo && v <= hi) return ERR_OK;
+    return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %.9g, expected %s", path, key, v, what);
+}
+
+/* The rules every checkpoint's scalars follow, for trainer t (the same on saving). */
+static int check_scalars(const char *path, const Scalars *v, const Trainer *t)
+{
+    long most = t->opts.epochs < t->hist.cap ? t->opts.epochs : t->hist.cap;
+    if (v->epoch < 0 || v->epoch > most)
+        return err_set(ERR_FORMAT, "%s: metadata \"epoch\" is %lld, beyond this trainer's %ld "
+                                   "epochs: configure at least %lld epochs to resume it",
+                       path, v->epoch, most, v->epoch);
+    if (v->best_epoch < 0 || v->best_epoch > v->epoch)
+        return err_set(ERR_FORMAT, "%s: metadata \"best_epoch\" is %lld, expected 0 to the "
+                                   "epoch, %lld",
+                       path, v->best_epoch, v->epoch);
+    /* A validation loss is a cross-entropy, 0 or more; inf before any epoch improved. */
+    if (!(v->best >= 0.0) || (isfinite(v->best) && v->best > FLT_MAX))
+        return err_set(ERR_FORMAT, "%s: metadata \"best_val_loss\" is %.9g, expected a loss "
+                                   "from 0 to 3.4e38, or inf before any epoch improved",
+                       path, v->best);
+    TRY(check_real(path, "optim.lr", v->lr, 0, FLT_MAX, "a learning rate from 0 to 3.4e38"));
+    if (v->optim_step < 0)
+        return err_set(ERR_FORMAT, "%s: metadata \"optim.step\" is %lld, expected 0 or more",
+                       path, v->optim_step);
+    if (t->sched) {
+        if (v->sched_last < 0)
+            return err_set(ERR_FORMAT, "%s: metadata \"sched.last_epoch\" is %lld, expected 0 "
+                                       "or more",
+                           path, v->sched_last);
+        TRY(check_real(path, "sched.base_lr", v->sched_base, DBL_MIN, FLT_MAX,
+                       "a learning rate above 0, up to 3.4e38"));
+        TRY(check_real(path, "sched.lr", v->sched_lr, 0, FLT_MAX,
+                       "a learning rate from 0 to 3.4e38"));
+    }
+    TRY(check_real(path, "scaler.scale", v->scale, 0, FLT_MAX,
+                   "a loss scale from 0 to 3.4e38 (a float)"));
+    if (v->growth < 0 || v->growth >= t->scaler.growth_interval)
+        return err_set(ERR_FORMAT, "%s: metadata \"scaler.growth_tracker\" is %lld, expected 0 "
+                                   "to %d (the growth interval less one)",
+                       path, v->growth, t->scaler.growth_interval - 1);
+    if (v->skipped < 0 || v->skipped > LONG_MAX)
+        return err_set(ERR_FORMAT, "%s: metadata \"scaler.skipped\" is %lld, expected 0 or more",
+                       path, v->skipped);
+    return ERR_OK;
+}
+
+/* "[3, 2]": the row-major index of element k of a tensor of shape (ndim, shape). */
+static const char *index_str(int64_t k, int ndim, const int64_t *shape, char *buf, size_t size)
+{
+    int64_t idx[ST_MAX_DIMS];
+    for (int d = ndim - 1; d >= 0; d--) {
+        idx[d] = shape[d] ? k % shape[d] : 0;
+        k = shape[d] ? k / shape[d] : 0;
+    }
+    return safetensors_shape_str(ndim, idx, buf, size);
+}
+
+/* Every value of a model or optimizer tensor (row-major) finite; >= 0 when @p nonneg
+ * (Adam's second moments). */
+static int check_tensor_values(const char *path, const char *name, const float *v, int ndim,
+                               const int64_t *shape, int64_t n, bool nonneg, const char *why)
+{
+    for (int64_t k = 0; k < n; k++) {
+        if (isfinite(v[k]) && (!nonneg || v[k] >= 0.0f)) continue;
+        char at[96];
+        return err_set(ERR_FORMAT, "%s: tensor \"%s\" holds %g at %s, expected %s%s", path, name,
+                       (double)v[k], index_str(k, ndim, shape, at, sizeof at),
+                       nonneg ? "a finite number from 0 up" : "finite numbers", why);
+    }
+    return ERR_OK;
+}
+
+/* What each history column may hold, epoch by epoch. */
+static int check_series(const char *path, int i, const float *v, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++) {
+        float x = v[k];
+        bool ok;
+        const char *want;
+        switch (i) {
+        case 0: /* train_loss */
+        case 1: /* val_loss: NaN when nothing was measured, inf when it overflowed */
+            ok = isnan(x) || x >= 0.0f, want = "a loss from 0 up, inf or NaN";
+            break;
+        case 2: /* val_acc */
+            ok = isnan(x) || (x >= 0.0f && x <= 1.0f), want = "an accuracy from 0 to 1, or NaN";
+            break;
+        case 6: /* skipped steps */
+            ok = isfinite(x) && x >= 0.0f && x == truncf(x), want = "a whole number from 0 up";
+            break;
+        default: /* lr, loss_scale, seconds */
+            ok = isfinite(x) && x >= 0.0f, want = "a finite number from 0 up";
+            break;
+        }
+        if (!ok)
+            return err_set(ERR_FORMAT, "%s: tensor \"history.%s\" holds %g at [%lld] (epoch "
+                                       "%lld), expected %s",
+                           path, g_series[i], (double)x, (long long)k, (long long)k + 1, want);
+    }
+    return ERR_OK;
+}
+
+/* ---- saving ---------------------------------------------------------------------- */
 
 /* What is being written: tensors with their row-major data, and metadata. */
 typedef struct Writer {
@@ -46,8 +187,10 @@ static void meta_put(Writer *w, const char *key, const char *fmt, ...)
     w->meta[2 * i + 1] = w->vals[i];
 }
 
-/* Add @p src (any device, column-major) as @p name, converted to PyTorch's row-major. */
-static int put_tensor(Writer *w, const char *prefix, const char *name, const Tensor *src)
+/* Add @p src (any device, column-major) as @p name, converted to PyTorch's row-major;
+ * @p out (may be NULL) gets the row-major values. */
+static int put_tensor(Writer *w, const char *prefix, const char *name, const Tensor *src,
+                      const float **out)
 {
     if (w->n == MAX_TENSORS) return err_set(ERR_ARG, "checkpoint: more than %d tensors",
                                             MAX_TENSORS);
@@ -70,39 +213,44 @@ static int put_tensor(Writer *w, const char *prefix, const char *name, const Ten
     for (int i = 0; i < src->ndim; i++) t->shape[i] = src->shape[i];
     t->data = rows;
     t->bytes = sizeof(float) * (size_t)src->numel;
+    if (out) *out = rows;
     return ERR_OK;
 }
 
-/* A history column, epochs long. */
-static int put_series(Writer *w, const char *name, const float *v, long n)
+/* A parameter or a buffer of the optimizer: its values must be finite to be saved (a
+ * checkpoint of diverged weights could not be loaded back). */
+static int put_checked(Writer *w, const char *path, const char *prefix, const char *name,
+                       const Tensor *src, bool nonneg)
 {
+    const float *rows = NULL;
+    TRY(put_tensor(w, prefix, name, src, &rows));
+    const StTensor *t = &w->t[w->n - 1];
+    return check_tensor_values(path, t->name, rows, t->ndim, t->shape, src->numel, nonneg,
+                               ": the training has diverged (lower the learning rate, or clip "
+                               "the gradients)");
+}
+
+/* A history column, epochs long. */
+static int put_series(Writer *w, const char *path, int i, const float *v, long n)
+{
+    TRY(check_series(path, i, v, n));
     int64_t shape[1] = {n};
     Tensor *t = tensor_new(DTYPE_F32, device_cpu(), 1, shape);
     if (!t) return err_code();
-    memcpy(tensor_f32(t), v, sizeof(float) * (size_t)n);
-    int rc = put_tensor(w, "history.", name, t);
+    if (n) memcpy(tensor_f32(t), v, sizeof(float) * (size_t)n);
+    int rc = put_tensor(w, "history.", g_series[i], t, NULL);
     tensor_free(t);
     return rc;
 }
 
-static int put_model(Writer *w, Module *model, ParamRef *p, int *np)
+static int put_model(Writer *w, const char *path, Module *model)
 {
+    ParamRef p[MAX_PARAMS];
     int n = module_parameters(model, p, MAX_PARAMS);
     if (n > MAX_PARAMS) return err_set(ERR_ARG, "checkpoint: more than %d parameters", MAX_PARAMS);
-    *np = n;
-    for (int i = 0; i < n; i++) TRY(put_tensor(w, "model.", p[i].name, p[i].param->value));
+    for (int i = 0; i < n; i++)
+        TRY(put_checked(w, path, "model.", p[i].name, p[i].param->value, false));
     return ERR_OK;
-}
-
-static const char *const g_series[] = {"train_loss", "val_loss", "val_acc",  "lr",
-                                       "loss_scale", "seconds",  "skipped"};
-#define N_SERIES 7
-
-static float *series(const History *h, int i)
-{
-    float *cols[N_SERIES] = {h->train_loss, h->val_loss, h->val_acc, h->lr,
-                             h->loss_scale, h->seconds,  h->skipped};
-    return cols[i];
 }
 
 static int save_written(Writer *w, const char *path)
@@ -112,48 +260,83 @@ static int save_written(Writer *w, const char *path)
     return rc;
 }
 
+/* The scalars of trainer t after epoch epoch. */
+static Scalars scalars_of(const Trainer *t, long epoch)
+{
+    Scalars v = {0};
+    v.epoch = epoch;
+    v.best_epoch = t->best_epoch;
+    v.best = t->best_val_loss;
+    v.optim_kind = (long long)t->opt->kind;
+    v.optim_step = t->opt->step;
+    v.lr = t->opt->lr;
+    if (t->sched) {
+        SchedState ss;
+        sched_state(t->sched, &ss);
+        v.sched_last = ss.last_epoch, v.sched_base = ss.base_lr, v.sched_lr = ss.lr;
+    }
+    v.scaler_on = t->scaler.enabled;
+    v.scale = t->scaler.scale;
+    v.growth = t->scaler.growth_tracker;
+    v.skipped = t->scaler.skipped;
+    v.seed = loader_seed(t->train);
+    return v;
+}
+
+/* After a failed step of a save: the message names the file, and says the save failed. */
+static int save_failed(const char *where)
+{
+    return strncmp(err_message(), where, strlen(where)) == 0 ? (int)err_code()
+                                                             : err_context("%s", where);
+}
+
 int checkpoint_save(const Trainer *t, long epoch, const char *path)
 {
+    char where[1100];
+    snprintf(where, sizeof where, "%s: cannot save", path);
+    if (epoch != t->hist.n)
+        return err_set(ERR_ARG, "%s: epoch %ld, but the trainer's history holds %ld epochs",
+                       where, epoch, t->hist.n);
+    Scalars v = scalars_of(t, epoch);
+    TRY(check_scalars(where, &v, t));
     Writer *w = calloc(1, sizeof *w);
-    if (!w) return err_set(ERR_NOMEM, "checkpoint: out of memory");
-    ParamRef p[MAX_PARAMS];
-    int np = 0, rc = put_model(w, t->model, p, &np);
+    if (!w) return err_set(ERR_NOMEM, "%s: out of memory", where);
+    int rc = put_model(w, where, t->model);
     OptimStateRef s[3 * MAX_PARAMS];
     int ns = optim_state(t->opt, s, 3 * MAX_PARAMS);
     if (t->opt->step > 0) /* buffers hold state only after the first step */
         for (int i = 0; i < ns && !rc; i++) {
             char name[160];
             snprintf(name, sizeof name, "%s.%s", t->opt->params[s[i].param].name, s[i].name);
-            rc = put_tensor(w, "optim.", name, s[i].tensor);
+            rc = put_checked(w, where, "optim.", name, s[i].tensor,
+                             strcmp(s[i].name, "exp_avg_sq") == 0);
         }
     for (int i = 0; i < N_SERIES && !rc; i++)
-        rc = put_series(w, g_series[i], series(&t->hist, i), t->hist.n);
+        rc = put_series(w, where, i, series(&t->hist, i), t->hist.n);
     if (rc) {
         writer_free(w);
         free(w);
-        return err_context("%s: cannot save", path);
+        return save_failed(where);
     }
     meta_put(w, "wb.format", "%s", CHECKPOINT_FORMAT);
     meta_put(w, "wb.version", "%d", CHECKPOINT_VERSION);
-    meta_put(w, "epoch", "%ld", epoch);
-    meta_put(w, "best_val_loss", "%a", (double)t->best_val_loss);
-    meta_put(w, "best_epoch", "%ld", t->best_epoch);
-    meta_put(w, "optim.kind", "%d", (int)t->opt->kind);
-    meta_put(w, "optim.step", "%" PRId64, t->opt->step);
-    meta_put(w, "optim.lr", "%a", (double)t->opt->lr);
+    meta_put(w, "epoch", "%lld", v.epoch);
+    meta_put(w, "best_val_loss", "%a", v.best);
+    meta_put(w, "best_epoch", "%lld", v.best_epoch);
+    meta_put(w, "optim.kind", "%lld", v.optim_kind);
+    meta_put(w, "optim.step", "%lld", v.optim_step);
+    meta_put(w, "optim.lr", "%a", v.lr);
     meta_put(w, "sched.kind", "%s", t->sched ? sched_name(t->sched) : "none");
     if (t->sched) {
-        SchedState ss;
-        sched_state(t->sched, &ss);
-        meta_put(w, "sched.last_epoch", "%" PRId64, ss.last_epoch);
-        meta_put(w, "sched.base_lr", "%a", ss.base_lr);
-        meta_put(w, "sched.lr", "%a", ss.lr);
+        meta_put(w, "sched.last_epoch", "%lld", v.sched_last);
+        meta_put(w, "sched.base_lr", "%a", v.sched_base);
+        meta_put(w, "sched.lr", "%a", v.sched_lr);
     }
-    meta_put(w, "scaler.enabled", "%d", t->scaler.enabled ? 1 : 0);
-    meta_put(w, "scaler.scale", "%a", (double)t->scaler.scale);
-    meta_put(w, "scaler.growth_tracker", "%d", t->scaler.growth_tracker);
-    meta_put(w, "scaler.skipped", "%ld", t->scaler.skipped);
-    meta_put(w, "loader.seed", "%" PRIu64, loader_seed(t->train));
+    meta_put(w, "scaler.enabled", "%d", v.scaler_on ? 1 : 0);
+    meta_put(w, "scaler.scale", "%a", v.scale);
+    meta_put(w, "scaler.growth_tracker", "%lld", v.growth);
+    meta_put(w, "scaler.skipped", "%lld", v.skipped);
+    meta_put(w, "loader.seed", "%" PRIu64, v.seed);
     char dev[16];
     meta_put(w, "device", "%s", device_str(t->device, dev, sizeof dev));
     int n_meta = w->n_meta;
@@ -169,14 +352,15 @@ int checkpoint_save(const Trainer *t, long epoch, const char *path)
 
 int checkpoint_save_weights(Module *model, const char *path)
 {
+    char where[1100];
+    snprintf(where, sizeof where, "%s: cannot save", path);
     Writer *w = calloc(1, sizeof *w);
-    if (!w) return err_set(ERR_NOMEM, "checkpoint: out of memory");
-    ParamRef p[MAX_PARAMS];
-    int np, rc = put_model(w, model, p, &np);
+    if (!w) return err_set(ERR_NOMEM, "%s: out of memory", where);
+    int rc = put_model(w, where, model);
     if (rc) {
         writer_free(w);
         free(w);
-        return err_context("%s: cannot save", path);
+        return save_failed(where);
     }
     meta_put(w, "wb.format", "%s", CHECKPOINT_WEIGHTS_FORMAT);
     meta_put(w, "wb.version", "%d", CHECKPOINT_VERSION);
@@ -185,7 +369,163 @@ int checkpoint_save_weights(Module *model, const char *path)
     return rc;
 }
 
-/* ---- reading ----------------------------------------------------------------------- */
+/* ---- reading the metadata: strictly ------------------------------------------------- */
+
+static int meta_text(const SafeTensors *st, const char *path, const char *key, const char **out)
+{
+    *out = safetensors_meta(st, key);
+    if (!*out) return err_set(ERR_FORMAT, "%s: missing metadata \"%s\"", path, key);
+    return ERR_OK;
+}
+
+/* A whole number in [lo, hi], written as this file writes it: decimal digits, a minus
+ * sign where lo < 0, nothing else (no blanks, no '+', no "1abc"). */
+static int meta_whole(const SafeTensors *st, const char *path, const char *key, long long lo,
+                      long long hi, long long *out)
+{
+    const char *v;
+    TRY(meta_text(st, path, key, &v));
+    const char *digits = v + (v[0] == '-' && lo < 0);
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (!digits[0] || strspn(digits, "0123456789") != strlen(digits) || errno || *end || x < lo ||
+        x > hi)
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a whole number "
+                                   "from %lld to %lld",
+                       path, key, v, lo, hi);
+    *out = x;
+    return ERR_OK;
+}
+
+/* A 64-bit unsigned whole number (a seed). */
+static int meta_u64(const SafeTensors *st, const char *path, const char *key, uint64_t *out)
+{
+    const char *v;
+    TRY(meta_text(st, path, key, &v));
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!v[0] || strspn(v, "0123456789") != strlen(v) || errno || *end)
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a whole number "
+                                   "from 0 to %" PRIu64,
+                       path, key, v, UINT64_MAX);
+    *out = x;
+    return ERR_OK;
+}
+
+/* A number as %a writes it (decimal is read too, and "inf"); its range is checked by
+ * check_scalars(). */
+static int meta_real(const SafeTensors *st, const char *path, const char *key, double *out)
+{
+    const char *v;
+    TRY(meta_text(st, path, key, &v));
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || strchr(" \t\n\r\f\v", v[0]))
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a number", path,
+                       key, v);
+    *out = x;
+    return ERR_OK;
+}
+
+/* ---- files that are not this workbook's ---------------------------------------------- */
+
+/* Whether the file holds every parameter of the model under one prefix other than
+ * "model." (a PyTorch state_dict saved as it is: "fc1.weight"; DataParallel's
+ * "module.fc1.weight"); the prefix goes to @p prefix. */
+static bool other_prefix(const SafeTensors *st, const ParamRef *p, int n, char *prefix,
+                         size_t size)
+{
+    if (n < 1) return false;
+    size_t lp = strlen(p[0].name);
+    for (int k = 0; k < safetensors_count(st); k++) {
+        const char *name = safetensors_get(st, k)->name;
+        size_t ln = strlen(name);
+        if (ln < lp || strcmp(name + ln - lp, p[0].name) != 0) continue;
+        if (ln > lp && name[ln - lp - 1] != '.') continue;
+        size_t pl = ln - lp;
+        if (pl == 6 && strncmp(name, "model.", 6) == 0) continue; /* this workbook's */
+        if (pl >= size) continue;
+        bool all = true;
+        for (int i = 0; i < n && all; i++) {
+            char full[ST_NAME_MAX];
+            size_t li = strlen(p[i].name);
+            all = pl + li < sizeof full;
+            if (!all) break;
+            memcpy(full, name, pl);
+            memcpy(full + pl, p[i].name, li + 1);
+            all = safetensors_find(st, full) != NULL;
+        }
+        if (!all) continue;
+        snprintf(prefix, size, "%.*s", (int)pl, name);
+        return true;
+    }
+    return false;
+}
+
+/* Before the checks of exercise 05.5: say what a file that is not this workbook's is. */
+static int check_foreign(const SafeTensors *st, Module *model, const char *path)
+{
+    ParamRef p[MAX_PARAMS];
+    int n = module_parameters(model, p, MAX_PARAMS);
+    if (n > MAX_PARAMS) n = MAX_PARAMS;
+    const char *format = safetensors_meta(st, "wb.format");
+    char prefix[128], mine[ST_NAME_MAX + 8] = "";
+    if (n > 0) snprintf(mine, sizeof mine, "model.%s", p[0].name);
+    bool other = other_prefix(st, p, n, prefix, sizeof prefix);
+    bool ours = n > 0 && safetensors_find(st, mine) != NULL;
+    char theirs[160], named[320];
+    snprintf(theirs, sizeof theirs, "%.60s%.90s", other ? prefix : "", n > 0 ? p[0].name : "");
+    if (other && prefix[0])
+        snprintf(named, sizeof named, "with the prefix \"%s\" (\"%s\")", prefix, theirs);
+    else
+        snprintf(named, sizeof named, "without a prefix (\"%s\")", theirs);
+    if (other && !ours)
+        return err_set(ERR_FORMAT, "%s: %sthe tensors are named %s, this workbook's with "
+                                   "\"model.\" (\"%s\"): a prefix mismatch, as in a PyTorch "
+                                   "state_dict saved as it is; rename them to \"model.NAME\"%s",
+                       path, format ? "" : "not a checkpoint of this workbook (no wb.format): ",
+                       named, mine,
+                       format ? "" : " and add the metadata wb.format \"" CHECKPOINT_WEIGHTS_FORMAT
+                                     "\", wb.version \"1\" to load its weights");
+    if (format) return ERR_OK;
+    if (ours)
+        return err_set(ERR_FORMAT, "%s: not a checkpoint of this workbook (no wb.format): a plain "
+                                   "safetensors file with this workbook's tensor names but not "
+                                   "its metadata; add wb.format \"" CHECKPOINT_WEIGHTS_FORMAT
+                                   "\" and wb.version \"1\" to its __metadata__ to load its "
+                                   "weights",
+                       path);
+    const StTensor *first = safetensors_get(st, 0);
+    return err_set(ERR_FORMAT, "%s: not a checkpoint of this workbook (no wb.format): a plain "
+                               "safetensors file (as Python's safetensors.torch.save_file writes) "
+                               "whose tensors (%s%s%s) are not this model's parameters (\"%s\", "
+                               "...)",
+                   path, first ? "\"" : "", first ? first->name : "no tensors at all",
+                   first ? "\", ..." : "", mine);
+}
+
+/* ---- loading: check everything into scratch state --------------------------------- */
+
+struct CheckpointStaged {
+    Tensor *model[MAX_PARAMS];      /* the parameters' new values, on their devices */
+    int n_params;
+    Tensor *optim[3 * MAX_PARAMS];  /* the optimizer's new buffers (zero before a step) */
+    int n_state;
+    bool full;                      /* a whole training state, not only the weights */
+    Scalars v;
+    float *series[N_SERIES];        /* the history, epoch values each */
+};
+
+void checkpoint_staged_free(CheckpointStaged *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->n_params; i++) tensor_free(s->model[i]);
+    for (int i = 0; i < s->n_state; i++) tensor_free(s->optim[i]);
+    for (int i = 0; i < N_SERIES; i++) free(s->series[i]);
+    free(s);
+}
 
 /* A tensor of the file that must have @p like's shape, in F32. */
 static int expect_like(const SafeTensors *st, const char *path, const char *name,
@@ -206,188 +546,330 @@ static int expect_like(const SafeTensors *st, const char *path, const char *name
     return ERR_OK;
 }
 
-/* A metadata field that must be there and parse as a whole number in [lo, hi]. */
-static int meta_long(const SafeTensors *st, const char *path, const char *key, long long lo,
-                     long long hi, long long *out)
+/* The row-major values of f (checked: F32, like's shape) checked and put into a new
+ * tensor in lib's layout on like's device. */
+static int stage_tensor(const char *path, const StTensor *f, const Tensor *like, bool nonneg,
+                        Tensor **out)
 {
-    const char *v = safetensors_meta(st, key);
-    if (!v) return err_set(ERR_FORMAT, "%s: missing metadata \"%s\"", path, key);
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi)
-        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%s\", expected a whole number from "
-                                   "%lld to %lld",
-                       path, key, v, lo, hi);
-    *out = x;
-    return ERR_OK;
-}
-
-/* A float written with %a (or in decimal), finite unless @p any. */
-static int meta_double(const SafeTensors *st, const char *path, const char *key, bool any,
-                       double *out)
-{
-    const char *v = safetensors_meta(st, key);
-    if (!v) return err_set(ERR_FORMAT, "%s: missing metadata \"%s\"", path, key);
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || *end || (!any && !isfinite(x)))
-        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%s\", expected a %snumber", path,
-                       key, v, any ? "" : "finite ");
-    *out = x;
-    return ERR_OK;
-}
-
-/* Copy the row-major @p f into @p dst (any device). */
-static int restore(Tensor *dst, const StTensor *f)
-{
-    Tensor *cpu = tensor_new(DTYPE_F32, device_cpu(), dst->ndim, dst->shape);
-    if (!cpu) return err_code();
+    *out = NULL;
+    TRY(check_tensor_values(path, f->name, f->data, f->ndim, f->shape, like->numel, nonneg, ""));
+    Tensor *cpu = tensor_new(DTYPE_F32, device_cpu(), like->ndim, like->shape);
+    if (!cpu) return err_context("%s: tensor \"%s\"", path, f->name);
     int rc = ERR_OK;
     TRY_OR_DONE(tensor_set_rows(cpu, f->data));
-    TRY_OR_DONE(tensor_copy(dst, cpu));
+    if (device_is_host(like->device)) {
+        *out = cpu; /* already where it goes */
+        return ERR_OK;
+    }
+    TRY_OR_DONE(tensor_to(cpu, like->device, out));
 done:
     tensor_free(cpu);
-    return rc;
+    return rc ? err_context("%s: tensor \"%s\"", path, f->name) : ERR_OK;
 }
 
-/* Everything checkpoint_load() reads, checked before anything is changed. */
-typedef struct Loaded {
-    const StTensor *model[MAX_PARAMS];
-    const StTensor *optim[3 * MAX_PARAMS];
-    const StTensor *series[N_SERIES];
-    long long epoch, best_epoch, optim_step, sched_last, growth, skipped, scaler_on;
-    double best, lr, sched_base, sched_lr, scale;
-    int n_params, n_state;
-} Loaded;
-
-static int check_all(const SafeTensors *st, Trainer *t, const char *path, Loaded *L)
+/* The model's parameters from the file into s (after exercise 05.5 has checked them). */
+static int stage_model(const SafeTensors *st, Module *model, const char *path,
+                       CheckpointStaged *s)
 {
-    TRY(exercise_result(checkpoint_validate(st, t->model, path), "05.5", "checkpoint_validate"));
+    ParamRef p[MAX_PARAMS];
+    int n = module_parameters(model, p, MAX_PARAMS);
+    if (n > MAX_PARAMS) return err_set(ERR_ARG, "checkpoint: more than %d parameters", MAX_PARAMS);
+    for (int i = 0; i < n; i++) {
+        char name[ST_NAME_MAX];
+        if (snprintf(name, sizeof name, "model.%s", p[i].name) >= (int)sizeof name)
+            return err_set(ERR_ARG, "checkpoint: the name %s is too long", p[i].name);
+        const StTensor *f;
+        TRY(expect_like(st, path, name, p[i].param->value, "a parameter of the model", &f));
+        TRY(stage_tensor(path, f, p[i].param->value, false, &s->model[s->n_params]));
+        s->n_params++;
+    }
+    return ERR_OK;
+}
+
+/* Everything of a full checkpoint besides the model: checked, and staged in s. */
+static int stage_state(const SafeTensors *st, Trainer *t, const char *path, CheckpointStaged *s)
+{
     if (strcmp(safetensors_meta(st, "wb.format"), CHECKPOINT_FORMAT) != 0)
         return err_set(ERR_FORMAT, "%s: holds only a model's weights (%s), not a training "
                                    "state: load it with checkpoint_load_weights",
                        path, CHECKPOINT_WEIGHTS_FORMAT);
-    ParamRef p[MAX_PARAMS];
-    L->n_params = module_parameters(t->model, p, MAX_PARAMS);
-    for (int i = 0; i < L->n_params; i++) {
-        char name[ST_NAME_MAX];
-        if (snprintf(name, sizeof name, "model.%s", p[i].name) >= (int)sizeof name)
-            return err_set(ERR_ARG, "checkpoint: the name %s is too long", p[i].name);
-        L->model[i] = safetensors_find(st, name);
-    }
-    TRY(meta_long(st, path, "epoch", 0, t->opts.epochs, &L->epoch));
-    TRY(meta_long(st, path, "best_epoch", 0, L->epoch, &L->best_epoch));
-    TRY(meta_double(st, path, "best_val_loss", true, &L->best));
-    long long kind;
-    TRY(meta_long(st, path, "optim.kind", 0, 16, &kind));
-    if (kind != (long long)t->opt->kind)
-        return err_set(ERR_FORMAT, "%s: the checkpoint's optimizer is of another kind (%lld) "
-                                   "than this trainer's %s (%d): make the trainer as the "
-                                   "saved run was",
-                       path, kind, optim_name(t->opt), (int)t->opt->kind);
-    TRY(meta_long(st, path, "optim.step", 0, INT64_MAX / 2, &L->optim_step));
-    TRY(meta_double(st, path, "optim.lr", false, &L->lr));
-    OptimStateRef s[3 * MAX_PARAMS];
-    L->n_state = L->optim_step > 0 ? optim_state(t->opt, s, 3 * MAX_PARAMS) : 0;
-    for (int i = 0; i < L->n_state; i++) {
-        char name[200];
-        snprintf(name, sizeof name, "optim.%s.%s", t->opt->params[s[i].param].name, s[i].name);
-        TRY(expect_like(st, path, name, s[i].tensor, "the optimizer's state", &L->optim[i]));
-    }
+    Scalars *v = &s->v;
+    TRY(meta_whole(st, path, "epoch", 0, INT32_MAX, &v->epoch));
+    TRY(meta_whole(st, path, "best_epoch", 0, INT32_MAX, &v->best_epoch));
+    TRY(meta_real(st, path, "best_val_loss", &v->best));
+    TRY(meta_whole(st, path, "optim.kind", 0, 16, &v->optim_kind));
+    if (v->optim_kind != (long long)t->opt->kind)
+        return err_set(ERR_FORMAT, "%s: metadata \"optim.kind\": the checkpoint's optimizer is of "
+                                   "another kind (%lld) than this trainer's %s (%d): make the "
+                                   "trainer as the saved run was",
+                       path, v->optim_kind, optim_name(t->opt), (int)t->opt->kind);
+    TRY(meta_whole(st, path, "optim.step", 0, INT64_MAX / 2, &v->optim_step));
+    TRY(meta_real(st, path, "optim.lr", &v->lr));
     const char *sk = safetensors_meta(st, "sched.kind");
     const char *mine = t->sched ? sched_name(t->sched) : "none";
     if (!sk || strcmp(sk, mine) != 0)
-        return err_set(ERR_FORMAT, "%s: the checkpoint's scheduler is %s, this trainer's is %s",
+        return err_set(ERR_FORMAT, "%s: metadata \"sched.kind\": the checkpoint's scheduler is "
+                                   "%.40s, this trainer's is %s",
                        path, sk ? sk : "(missing)", mine);
     if (t->sched) {
-        TRY(meta_long(st, path, "sched.last_epoch", 0, INT64_MAX / 2, &L->sched_last));
-        TRY(meta_double(st, path, "sched.base_lr", false, &L->sched_base));
-        TRY(meta_double(st, path, "sched.lr", false, &L->sched_lr));
+        TRY(meta_whole(st, path, "sched.last_epoch", 0, INT64_MAX / 2, &v->sched_last));
+        TRY(meta_real(st, path, "sched.base_lr", &v->sched_base));
+        TRY(meta_real(st, path, "sched.lr", &v->sched_lr));
     }
-    TRY(meta_long(st, path, "scaler.enabled", 0, 1, &L->scaler_on));
-    if ((L->scaler_on != 0) != t->scaler.enabled)
-        return err_set(ERR_FORMAT, "%s: the checkpoint was made %s a GradScaler, this trainer "
-                                   "runs %s one",
-                       path, L->scaler_on ? "with" : "without",
+    long long on;
+    TRY(meta_whole(st, path, "scaler.enabled", 0, 1, &on));
+    v->scaler_on = on != 0;
+    if (v->scaler_on != t->scaler.enabled)
+        return err_set(ERR_FORMAT, "%s: metadata \"scaler.enabled\": the checkpoint was made %s a "
+                                   "GradScaler, this trainer runs %s one",
+                       path, v->scaler_on ? "with" : "without",
                        t->scaler.enabled ? "with" : "without");
-    TRY(meta_double(st, path, "scaler.scale", false, &L->scale));
-    TRY(meta_long(st, path, "scaler.growth_tracker", 0, INT32_MAX, &L->growth));
-    TRY(meta_long(st, path, "scaler.skipped", 0, INT64_MAX / 2, &L->skipped));
-    long long seed;
-    TRY(meta_long(st, path, "loader.seed", 0, INT64_MAX, &seed));
-    if ((uint64_t)seed != loader_seed(t->train))
-        return err_set(ERR_FORMAT, "%s: the checkpoint's loader seed is %lld, this trainer's "
-                                   "is %llu: the resumed run would see other batches",
-                       path, seed, (unsigned long long)loader_seed(t->train));
-    int64_t shape[1] = {L->epoch};
+    TRY(meta_real(st, path, "scaler.scale", &v->scale));
+    TRY(meta_whole(st, path, "scaler.growth_tracker", 0, INT32_MAX, &v->growth));
+    TRY(meta_whole(st, path, "scaler.skipped", 0, INT64_MAX / 2, &v->skipped));
+    TRY(meta_u64(st, path, "loader.seed", &v->seed));
+    if (v->seed != loader_seed(t->train))
+        return err_set(ERR_FORMAT, "%s: metadata \"loader.seed\": the checkpoint's loader seed is "
+                                   "%" PRIu64 ", this trainer's is %" PRIu64 ": the resumed run "
+                                   "would see other batches",
+                       path, v->seed, loader_seed(t->train));
+    TRY(check_scalars(path, v, t));
+
+    /* The optimizer's buffers: from the file once it has stepped, zero before. */
+    OptimStateRef r[3 * MAX_PARAMS];
+    int ns = optim_state(t->opt, r, 3 * MAX_PARAMS);
+    if (ns > 3 * MAX_PARAMS) return err_set(ERR_ARG, "checkpoint: more than %d buffers",
+                                            3 * MAX_PARAMS);
+    for (int i = 0; i < ns; i++) {
+        const Tensor *like = r[i].tensor;
+        if (v->optim_step > 0) {
+            char name[200];
+            snprintf(name, sizeof name, "optim.%s.%s", t->opt->params[r[i].param].name, r[i].name);
+            const StTensor *f;
+            TRY(expect_like(st, path, name, like, "the optimizer's state", &f));
+            TRY(stage_tensor(path, f, like, strcmp(r[i].name, "exp_avg_sq") == 0,
+                             &s->optim[s->n_state]));
+        } else if (!(s->optim[s->n_state] =
+                         tensor_new(DTYPE_F32, like->device, like->ndim, like->shape))) {
+            return err_context("%s: the optimizer's state", path);
+        }
+        s->n_state++;
+    }
+
+    /* The history: one value per epoch in each column. */
+    int64_t shape[1] = {v->epoch};
     Tensor *like = tensor_new(DTYPE_F32, device_cpu(), 1, shape);
     if (!like) return err_code();
     int rc = ERR_OK;
-    for (int i = 0; i < N_SERIES && !rc; i++) {
+    for (int i = 0; i < N_SERIES; i++) {
         char name[64];
         snprintf(name, sizeof name, "history.%s", g_series[i]);
-        rc = expect_like(st, path, name, like, "the history, one value per epoch", &L->series[i]);
+        const StTensor *f = NULL;
+        TRY_OR_DONE(expect_like(st, path, name, like, "the history, one value per epoch", &f));
+        TRY_OR_DONE(check_series(path, i, f->data, v->epoch));
+        if (!(s->series[i] = malloc(sizeof(float) * (size_t)(v->epoch ? v->epoch : 1)))) {
+            rc = err_set(ERR_NOMEM, "%s: out of memory for the history", path);
+            goto done;
+        }
+        if (v->epoch) memcpy(s->series[i], f->data, sizeof(float) * (size_t)v->epoch);
     }
+done:
     tensor_free(like);
     return rc;
 }
 
-int checkpoint_load(Trainer *t, const char *path)
+/* The checks every load makes first: the file is this workbook's, fits the model
+ * (exercise 05.5), and every parameter's values are staged. */
+static int stage_weights(const SafeTensors *st, Module *model, const char *path,
+                         CheckpointStaged *s)
 {
+    TRY(check_foreign(st, model, path));
+    TRY(exercise_result(checkpoint_validate(st, model, path), "05.5", "checkpoint_validate"));
+    return stage_model(st, model, path, s);
+}
+
+int checkpoint_stage(Trainer *t, const char *path, CheckpointStaged **out)
+{
+    *out = NULL;
     SafeTensors *st = NULL;
     TRY(safetensors_load(path, &st));
-    Loaded L;
-    memset(&L, 0, sizeof L);
     int rc = ERR_OK;
-    TRY_OR_DONE(check_all(st, t, path, &L));
-    /* Everything is checked: from here on only copies, which do not fail on valid data. */
-    ParamRef p[MAX_PARAMS];
-    module_parameters(t->model, p, MAX_PARAMS);
-    for (int i = 0; i < L.n_params; i++) TRY_OR_DONE(restore(p[i].param->value, L.model[i]));
-    OptimStateRef s[3 * MAX_PARAMS];
-    optim_state(t->opt, s, 3 * MAX_PARAMS);
-    for (int i = 0; i < L.n_state; i++) TRY_OR_DONE(restore(s[i].tensor, L.optim[i]));
-    TRY_OR_DONE(optim_restore(t->opt, L.optim_step));
-    TRY_OR_DONE(optim_set_lr(t->opt, (float)L.lr));
-    if (t->sched) {
-        SchedState ss = {L.sched_last, L.sched_base, L.sched_lr};
-        TRY_OR_DONE(sched_restore(t->sched, &ss));
+    CheckpointStaged *s = calloc(1, sizeof *s);
+    if (!s) {
+        rc = err_set(ERR_NOMEM, "%s: out of memory", path);
+        goto done;
     }
-    {
-        t->scaler.scale = (float)L.scale;
-        t->scaler.growth_tracker = (int)L.growth;
-        t->scaler.skipped = (long)L.skipped;
-        t->scaler.found_inf = t->scaler.unscaled = false;
-        t->epoch = (long)L.epoch;
-        t->best_epoch = (long)L.best_epoch;
-        t->best_val_loss = (float)L.best;
-        t->stop = false;
-        t->hist.n = (long)L.epoch;
-        for (int i = 0; i < N_SERIES; i++)
-            memcpy(series(&t->hist, i), L.series[i]->data, sizeof(float) * (size_t)L.epoch);
-    }
+    TRY_OR_DONE(stage_weights(st, t->model, path, s));
+    TRY_OR_DONE(stage_state(st, t, path, s));
+    s->full = true;
+    *out = s;
+    s = NULL;
 done:
     safetensors_free(st);
+    checkpoint_staged_free(s); /* NULL once handed out */
     return rc;
+}
+
+void checkpoint_preview(const CheckpointStaged *s, const Trainer *t, Trainer *out)
+{
+    *out = *t;
+    out->epoch = (long)s->v.epoch;
+    out->best_epoch = (long)s->v.best_epoch;
+    out->best_val_loss = (float)s->v.best;
+    out->stop = false;
+    out->stop_reason[0] = '\0';
+    out->hist.n = (long)s->v.epoch;
+    float **cols[N_SERIES] = {&out->hist.train_loss, &out->hist.val_loss, &out->hist.val_acc,
+                              &out->hist.lr,         &out->hist.loss_scale, &out->hist.seconds,
+                              &out->hist.skipped};
+    for (int i = 0; i < N_SERIES; i++) *cols[i] = s->series[i];
+}
+
+/* ---- applying: nothing here can fail ------------------------------------------------ */
+
+/* Exchange the memory of two tensors of one dtype, shape and device. */
+static void swap_data(Tensor *a, Tensor *b)
+{
+    void *data = a->data;
+    size_t capacity = a->capacity;
+    a->data = b->data, a->capacity = b->capacity;
+    b->data = data, b->capacity = capacity;
+}
+
+static void commit_model(Module *model, CheckpointStaged *s)
+{
+    ParamRef p[MAX_PARAMS];
+    module_parameters(model, p, MAX_PARAMS);
+    for (int i = 0; i < s->n_params; i++) swap_data(p[i].param->value, s->model[i]);
+}
+
+void checkpoint_commit(Trainer *t, CheckpointStaged *s)
+{
+    commit_model(t->model, s);
+    OptimStateRef r[3 * MAX_PARAMS];
+    optim_state(t->opt, r, 3 * MAX_PARAMS);
+    for (int i = 0; i < s->n_state; i++) swap_data(r[i].tensor, s->optim[i]);
+    const Scalars *v = &s->v;
+    t->opt->step = v->optim_step;
+    t->opt->lr = (float)v->lr;
+    if (t->sched) {
+        t->sched->state.last_epoch = v->sched_last;
+        t->sched->state.base_lr = v->sched_base;
+        t->sched->state.lr = v->sched_lr;
+    }
+    t->scaler.scale = (float)v->scale;
+    t->scaler.growth_tracker = (int)v->growth;
+    t->scaler.skipped = (long)v->skipped;
+    t->scaler.found_inf = t->scaler.unscaled = false;
+    t->epoch = (long)v->epoch;
+    t->best_epoch = (long)v->best_epoch;
+    t->best_val_loss = (float)v->best;
+    t->stop = false;
+    t->stop_reason[0] = '\0';
+    t->hist.n = (long)v->epoch;
+    for (int i = 0; i < N_SERIES; i++) {
+        float *col = series(&t->hist, i);
+        if (v->epoch) memcpy(col, s->series[i], sizeof(float) * (size_t)v->epoch);
+        memset(col + v->epoch, 0, sizeof(float) * (size_t)(t->hist.cap - v->epoch));
+    }
+    checkpoint_staged_free(s); /* it holds the old tensors' memory now */
+}
+
+int checkpoint_load(Trainer *t, const char *path)
+{
+    CheckpointStaged *s = NULL;
+    TRY(checkpoint_stage(t, path, &s));
+    checkpoint_commit(t, s);
+    return ERR_OK;
 }
 
 int checkpoint_load_weights(Module *model, const char *path)
 {
     SafeTensors *st = NULL;
     TRY(safetensors_load(path, &st));
-    int rc = exercise_result(checkpoint_validate(st, model, path), "05.5", "checkpoint_validate");
-    ParamRef p[MAX_PARAMS];
-    int n = module_parameters(model, p, MAX_PARAMS);
-    for (int i = 0; i < n && !rc; i++) {
-        char name[ST_NAME_MAX];
-        if (snprintf(name, sizeof name, "model.%s", p[i].name) >= (int)sizeof name)
-            rc = err_set(ERR_ARG, "checkpoint: the name %s is too long", p[i].name);
-        else
-            rc = restore(p[i].param->value, safetensors_find(st, name));
+    int rc = ERR_OK;
+    CheckpointStaged *s = calloc(1, sizeof *s);
+    if (!s) {
+        rc = err_set(ERR_NOMEM, "%s: out of memory", path);
+        goto done;
     }
+    TRY_OR_DONE(stage_weights(st, model, path, s));
+    commit_model(model, s); /* cannot fail */
+done:
     safetensors_free(st);
+    checkpoint_staged_free(s); /* the old values, after the commit */
     return rc;
+}
+
+/* ---- the state as bytes ------------------------------------------------------------- */
+
+typedef struct Bytes {
+    unsigned char *p;
+    size_t n, cap;
+    bool failed;
+} Bytes;
+
+static void add(Bytes *b, const void *v, size_t n)
+{
+    if (b->failed || n == 0) return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->n + n) cap *= 2;
+        unsigned char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->p = p, b->cap = cap;
+    }
+    memcpy(b->p + b->n, v, n);
+    b->n += n;
+}
+
+#define ADD(b, x) add(b, &(x), sizeof(x))
+
+static int add_tensor(Bytes *b, const Tensor *t)
+{
+    Tensor *cpu = NULL;
+    if (!device_is_host(t->device)) TRY(tensor_to(t, device_cpu(), &cpu));
+    const Tensor *h = cpu ? cpu : t;
+    add(b, h->data, (size_t)h->numel * dtype_size(h->dtype));
+    tensor_free(cpu);
+    return ERR_OK;
+}
+
+int checkpoint_state_bytes(const Trainer *t, unsigned char **bytes, size_t *len)
+{
+    *bytes = NULL;
+    *len = 0;
+    Bytes b = {0};
+    ParamRef p[MAX_PARAMS];
+    int n = module_parameters(t->model, p, MAX_PARAMS), rc = ERR_OK;
+    for (int i = 0; i < n && i < MAX_PARAMS; i++) TRY_OR_DONE(add_tensor(&b, p[i].param->value));
+    OptimStateRef r[3 * MAX_PARAMS];
+    int ns = optim_state(t->opt, r, 3 * MAX_PARAMS);
+    for (int i = 0; i < ns && i < 3 * MAX_PARAMS; i++) TRY_OR_DONE(add_tensor(&b, r[i].tensor));
+    ADD(&b, t->opt->step), ADD(&b, t->opt->lr);
+    if (t->sched) ADD(&b, t->sched->state.last_epoch), ADD(&b, t->sched->state.base_lr),
+        ADD(&b, t->sched->state.lr);
+    const GradScaler *g = &t->scaler;
+    ADD(&b, g->enabled), ADD(&b, g->scale), ADD(&b, g->growth_factor), ADD(&b, g->backoff_factor);
+    ADD(&b, g->growth_interval), ADD(&b, g->growth_tracker), ADD(&b, g->found_inf);
+    ADD(&b, g->unscaled), ADD(&b, g->skipped);
+    ADD(&b, t->epoch), ADD(&b, t->best_val_loss), ADD(&b, t->best_epoch), ADD(&b, t->stop);
+    add(&b, t->stop_reason, strlen(t->stop_reason) + 1);
+    ADD(&b, t->hist.n), ADD(&b, t->hist.cap);
+    for (int i = 0; i < N_SERIES; i++)
+        add(&b, series(&t->hist, i), sizeof(float) * (size_t)t->hist.cap);
+    if (b.failed) rc = err_set(ERR_NOMEM, "checkpoint_state_bytes: out of memory");
+done:
+    if (rc) {
+        free(b.p);
+        return rc;
+    }
+    *bytes = b.p;
+    *len = b.n;
+    return ERR_OK;
 }
 
 /* ---- callbacks that save --------------------------------------------------- */

@@ -15,12 +15,23 @@
  * written in hexadecimal ("%a") so they read back bit for bit.
  *
  * Saving is atomic (a crash or a kill leaves the previous checkpoint
- * intact). Loading reads and checks the whole file first (structure,
- * checksum, format and version, every tensor's presence, dtype and shape
- * against this trainer's model and optimizer, every metadata field) and only
- * then touches the trainer: a bad file changes nothing. Tensors are copied
- * to wherever the trainer's model is, so a checkpoint saved on a GPU loads
- * on the CPU and the other way round (PyTorch's map_location).
+ * intact, and the next save removes the temporary file it left). Loading
+ * reads and checks the whole file first (structure, checksum, format and
+ * version, every tensor's presence, dtype and shape against this trainer's
+ * model and optimizer, every value: weights and buffers finite, learning
+ * rates, loss scale and losses in range, every metadata field parsed
+ * strictly) into scratch copies, and only then touches the trainer, in one
+ * step that cannot fail half-way: a bad file changes nothing, and its one
+ * message names the file and the field. Saving checks what it writes with
+ * the same rules (a diverged run's NaN weights are not saved), so what the
+ * workbook writes it reads back. Tensors are copied to wherever the
+ * trainer's model is, so a checkpoint saved on a GPU loads on the CPU and
+ * the other way round (PyTorch's map_location).
+ *
+ * The checksum guards against damage, not against intent: a file without
+ * `wb.crc32` (or one whose checksum was recomputed) is checked only as far
+ * as values can be checked, and a flipped bit that leaves a weight finite
+ * goes unseen there.
  */
 #ifndef WB_CHECKPOINT_H
 #define WB_CHECKPOINT_H
@@ -48,21 +59,71 @@ WB_MUST_CHECK int checkpoint_save(const Trainer *t, long epoch, const char *path
  * The trainer must be made like the one that saved it (same model, same
  * kind of optimizer and scheduler, same loader seed, epochs at least the
  * checkpoint's). On any problem returns one message naming the file, the
- * tensor or field, what was expected and what came, and @p t is unchanged.
+ * tensor or field, what was expected and what came, and @p t is unchanged:
+ * its weights, optimizer (buffers, step, rate), scheduler, loss scaler,
+ * epoch, best loss and history, bit for bit. checkpoint_stage() then
+ * checkpoint_commit().
  */
 WB_MUST_CHECK int checkpoint_load(Trainer *t, const char *path);
+
+/** A checkpoint read and checked against a trainer, not yet applied to it. */
+typedef struct CheckpointStaged CheckpointStaged;
+
+/**
+ * @brief The first half of checkpoint_load(): read and check the file at @p path against
+ *        @p t and prepare everything it will change, touching nothing of @p t.
+ *
+ * The tensors are made on the trainer's devices in lib's layout; what can
+ * fail (memory, a copy to a GPU) fails here. Free @p *out with
+ * checkpoint_staged_free() or hand it to checkpoint_commit().
+ */
+WB_MUST_CHECK int checkpoint_stage(Trainer *t, const char *path, CheckpointStaged **out);
+
+/**
+ * @brief The second half: put the staged state into @p t (the trainer it was staged for),
+ *        and free @p s. It cannot fail: memory is exchanged, values assigned.
+ */
+void checkpoint_commit(Trainer *t, CheckpointStaged *s);
+
+/**
+ * @brief @p t as it will be after checkpoint_commit(), for looking only: @p out is a copy of
+ *        @p t with the staged epoch, best loss and history (which @p s owns).
+ */
+void checkpoint_preview(const CheckpointStaged *s, const Trainer *t, Trainer *out);
+
+/** @brief Release a staged checkpoint that is not committed; NULL is allowed. */
+void checkpoint_staged_free(CheckpointStaged *s);
+
+/**
+ * @brief The whole state a checkpoint holds, as bytes, for comparing trainers: the
+ *        parameters, the optimizer's buffers, step and rate, the scheduler's state, the loss
+ *        scaler, the epoch, the best loss and epoch, the stop flag and the history (all of
+ *        its rows, recorded or not).
+ *
+ * Two trainers in the same state give the same bytes; one trainer gives the
+ * same bytes before and after a refused load. @p *bytes is malloc'd (free()
+ * it).
+ */
+WB_MUST_CHECK int checkpoint_state_bytes(const Trainer *t, unsigned char **bytes, size_t *len);
 
 /** @brief Save only the model's parameters (the best model), atomically. */
 WB_MUST_CHECK int checkpoint_save_weights(Module *model, const char *path);
 
-/** @brief Load a weights file from checkpoint_save_weights() (or the model of a checkpoint). */
+/**
+ * @brief Load a weights file from checkpoint_save_weights() (or the model of a checkpoint);
+ *        on any problem the model is unchanged.
+ *
+ * A plain safetensors file, as Python's `save_file(model.state_dict(), p)`
+ * writes, is refused with a message that says so, and a prefix mismatch
+ * ("fc1.weight" where this workbook writes "model.fc1.weight") is named as one.
+ */
 WB_MUST_CHECK int checkpoint_load_weights(Module *model, const char *path);
 
 /**
  * @brief A callable that saves a full checkpoint (checkpoint.h) to @p path every
  *        @p every epochs, atomically.
  */
-WB_MUST_CHECK WB_MUST_CHECK int checkpoint_saver_new(const char *path, long every, Callable *out);
+WB_MUST_CHECK int checkpoint_saver_new(const char *path, long every, Callable *out);
 
 /**
  * @brief A callable that saves the model's weights (checkpoint_save_weights()) to
