@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,17 @@ static int parse_header(const char *path, char *line, const DatasetSpec *spec, C
     lay->label_col = lay->split_col = -1;
     lay->n_features = 0;
     for (int i = 0; i < n; i++) {
+        if (!f[i][0])
+            return err_set(ERR_FORMAT, "%s:1: column %d has no name (the header line names "
+                                       "every column)",
+                           path, i + 1);
+        for (int j = 0; j < i; j++)
+            if (strcmp(f[i], f[j]) == 0)
+                return err_set(ERR_FORMAT, "%s:1: the column name \"%.40s\" appears twice "
+                                           "(columns %d and %d): one of them would be lost",
+                               path, f[i], j + 1, i + 1);
+    }
+    for (int i = 0; i < n; i++) {
         if (strcmp(f[i], spec->label_column) == 0)
             lay->label_col = i;
         else if (spec->split_column && strcmp(f[i], spec->split_column) == 0)
@@ -140,23 +152,20 @@ static int parse_label(const char *path, int line_no, const char *field, const D
     char *end;
     errno = 0;
     long v = strtol(field, &end, 10);
-    if (end == field || *end || errno || v < 0 || v >= DATA_MAX_COLUMNS)
-        return err_set(ERR_FORMAT, "%s:%d: label \"%s\" in column \"%s\" is not a class index "
-                                   "0..%d",
+    /* decimal digits only: not "+3", "3.0" or "0x3" */
+    if (!field[0] || strspn(field, "0123456789") != strlen(field) || end == field || *end ||
+        errno || v < 0 || v >= DATA_MAX_COLUMNS)
+        return err_set(ERR_FORMAT, "%s:%d: label \"%.40s\" in column \"%s\" is not a class "
+                                   "index 0..%d",
                        path, line_no, field, spec->label_column, DATA_MAX_COLUMNS - 1);
     *label = (int32_t)v;
     return ERR_OK;
 }
 
-int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, Dataset *test)
+/* Parse text (len bytes, zero-terminated, cut up in place and freed here) as a CSV file. */
+static int parse_csv(char *text, size_t len, const char *path, const DatasetSpec *spec,
+                     Dataset *train, Dataset *test)
 {
-    memset(train, 0, sizeof *train);
-    if (test) memset(test, 0, sizeof *test);
-    if (!spec || !spec->label_column)
-        return err_set(ERR_ARG, "dataset_load_csv: the spec names no label column");
-    char *text = NULL;
-    size_t len = 0;
-    TRY(fileio_read(path, &text, &len));
 
     /* Cut the text into lines (in place) and find the header. */
     size_t n_lines = 1;
@@ -258,6 +267,23 @@ int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, 
         meta.n_classes = max_label + 1;
         for (int c = 0; c < meta.n_classes; c++)
             snprintf(meta.class_names[c], DATA_NAME_MAX, "%d", c);
+        /* Learnt from the labels: no class may be missing. */
+        bool seen[DATA_MAX_COLUMNS] = {false};
+        for (size_t r = 0; r < n_rows; r++) seen[ys[r]] = true;
+        for (int c = 0; c < meta.n_classes; c++)
+            if (!seen[c]) {
+                rc = err_set(ERR_FORMAT, "%s: no row has label %d in column \"%s\", whose "
+                                         "labels go up to %d: a typo in a label?",
+                             path, c, spec->label_column, max_label);
+                goto done;
+            }
+    }
+    if (lay.split_col >= 0 && test && (n_test == 0 || n_test == n_rows)) {
+        rc = err_set(ERR_FORMAT, "%s: column \"%s\" marks no row \"%s\": the %s part would be "
+                                 "empty",
+                     path, spec->split_column, n_test ? "train" : "test",
+                     n_test ? "training" : "test");
+        goto done;
     }
     if (n_test > 0 && !test) {
         rc = err_set(ERR_ARG, "%s: %zu rows are marked test but no test dataset was given", path,
@@ -296,6 +322,41 @@ done:
     free(part);
     free(text);
     return rc;
+}
+
+static int check_spec(const char *fn, const DatasetSpec *spec)
+{
+    if (!spec || !spec->label_column)
+        return err_set(ERR_ARG, "%s: the spec names no label column", fn);
+    return ERR_OK;
+}
+
+int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, Dataset *test)
+{
+    memset(train, 0, sizeof *train);
+    if (test) memset(test, 0, sizeof *test);
+    TRY(check_spec("dataset_load_csv", spec));
+    char *text = NULL;
+    size_t len = 0;
+    TRY(fileio_read_max(path, DATA_CSV_MAX, "CSV file", &text, &len));
+    return parse_csv(text, len, path, spec, train, test);
+}
+
+int dataset_parse_csv(const char *text, size_t len, const char *source, const DatasetSpec *spec,
+                      Dataset *train, Dataset *test)
+{
+    memset(train, 0, sizeof *train);
+    if (test) memset(test, 0, sizeof *test);
+    TRY(check_spec("dataset_parse_csv", spec));
+    if (!source) source = "(memory)";
+    if (len > DATA_CSV_MAX)
+        return err_set(ERR_FORMAT, "%s: %zu bytes, more than the %zu a CSV file may have", source,
+                       len, DATA_CSV_MAX);
+    char *copy = malloc(len + 1);
+    if (!copy) return err_set(ERR_NOMEM, "%s: out of memory", source);
+    if (len) memcpy(copy, text, len);
+    copy[len] = '\0';
+    return parse_csv(copy, len, source, spec, train, test);
 }
 
 static int take_rows(const Dataset *all, const int32_t *idx, int64_t n, Dataset *out)

@@ -31,8 +31,11 @@ typedef struct DatasetSpec {
     const char *label_column;
     /**
      * The class names in label order, NULL-terminated ({"setosa", ...,
-     * NULL}); a label field must be one of them. NULL means the labels are
-     * the integers 0, 1, ... written out.
+     * NULL}); a label field must be one of them (digits: {"0", ..., "9",
+     * NULL}, so that a "10" is an error, not an eleventh class). NULL means the
+     * labels are the integers 0, 1, ... written out, as many classes as the
+     * largest label says, and every class from 0 to it must have a row (a gap
+     * is most likely a typo in a label).
      */
     const char *const *class_names;
     /**
@@ -52,18 +55,28 @@ typedef struct Dataset {
     char feature_names[DATA_MAX_COLUMNS][DATA_NAME_MAX]; /**< name of each feature */
 } Dataset;
 
+/** Largest CSV file read, in bytes. */
+#define DATA_CSV_MAX ((size_t)256 << 20)
+
 /**
  * @brief Read a CSV file with a header line into a training and a test part.
  *
  * Every column other than the label and split columns is a numeric feature.
  * Rows whose split field is `test` go to @p test, the others to @p train
  * (all of them when the spec has no split column; @p test may then be NULL).
- * On any problem (missing file, empty file, wrong number of fields, a field
- * that is not a finite number, an unknown label or split value) returns
- * ::ERR_IO or ::ERR_FORMAT with a message of the form
- * `"iris.csv:17: expected 6 fields, found 5"` and leaves both datasets empty.
+ * On any problem (missing file, a file over ::DATA_CSV_MAX bytes, empty file,
+ * a column name that is empty or appears twice, wrong number of fields, a
+ * field that is not a finite number, an unknown label or split value, a class
+ * without rows, a split column that leaves the training or the test part
+ * empty) returns ::ERR_IO or ::ERR_FORMAT with a message of the
+ * form `"iris.csv:17: expected 6 fields, found 5"` and leaves both datasets
+ * empty.
  */
 WB_MUST_CHECK int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, Dataset *test);
+
+/** @brief dataset_load_csv() on @p len bytes of CSV text in memory, named @p source in messages. */
+WB_MUST_CHECK int dataset_parse_csv(const char *text, size_t len, const char *source,
+                                    const DatasetSpec *spec, Dataset *train, Dataset *test);
 
 /**
  * @brief Split @p all at random into @p train and @p test (a seeded shuffle).

@@ -28,19 +28,19 @@ void experiment_config_default(ExperimentConfig *c)
     c->synthetic_n = 100000, c->synthetic_features = 256, c->synthetic_classes = 10;
     c->hidden[0] = 64, c->n_hidden = 1;
     snprintf(c->optimizer, sizeof c->optimizer, "sgd");
-    c->lr = 0.05f, c->momentum = 0.9f, c->weight_decay = 0.0f;
+    c->lr = 0.05, c->momentum = 0.9, c->weight_decay = 0.0;
     snprintf(c->scheduler, sizeof c->scheduler, "cosine");
-    c->step_size = 10, c->gamma = 0.5f, c->eta_min = 0.0f;
+    c->step_size = 10, c->gamma = 0.5, c->eta_min = 0.0;
     c->epochs = 20, c->batch_size = 64;
-    c->clip_norm = 0.0f;
+    c->clip_norm = 0.0;
     snprintf(c->precision, sizeof c->precision, "float32");
     c->grad_scaler = false;
     snprintf(c->device, sizeof c->device, "cpu");
     c->seed = 42;
-    c->patience = 0, c->min_delta = 0.0f;
+    c->patience = 0, c->min_delta = 0.0;
     c->num_workers = 0, c->pin_memory = false;
     c->checkpoint_every = 1;
-    c->loss_weight = 1.0f;
+    c->loss_weight = 1.0;
 }
 
 /* ---- reading -------------------------------------------------------------------- */
@@ -62,14 +62,11 @@ static int get_int(const JsonValue *root, const char *key, int64_t lo, int64_t h
     return v ? json_as_int(v, lo, hi, dst) : ERR_OK;
 }
 
-static int get_float(const JsonValue *root, const char *key, double lo, double hi, float *dst)
+/* A number kept as the file writes it: in double, so that it is written back the same. */
+static int get_real(const JsonValue *root, const char *key, double lo, double hi, double *dst)
 {
     const JsonValue *v = json_get(root, key);
-    double d;
-    if (!v) return ERR_OK;
-    TRY(json_as_number(v, lo, hi, &d));
-    *dst = (float)d;
-    return ERR_OK;
+    return v ? json_as_number(v, lo, hi, dst) : ERR_OK;
 }
 
 static int get_bool(const JsonValue *root, const char *key, bool *dst)
@@ -93,10 +90,16 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
     const char *s;
     if ((v = json_get(root, "name"))) {
         TRY(json_as_string(v, &s));
-        if (!*s || strlen(s) >= sizeof c->name || strpbrk(s, "/\\'\"") || s[0] == '.')
+        bool control = false;
+        for (const char *q = s; *q; q++) control |= (unsigned char)*q < 0x20 || *q == 0x7f;
+        if (!*s || strlen(s) >= sizeof c->name || strpbrk(s, "/\\'\"") || s[0] == '.' ||
+            control) {
+            char got[200];
             return json_error(v, "must be a folder name of 1 to %zu characters without "
-                                 "slashes or quotes, got \"%s\"",
-                              sizeof c->name - 1, s);
+                                 "slashes, quotes or control characters, not starting with a "
+                                 "dot, got %s",
+                              sizeof c->name - 1, json_describe(v, got, sizeof got));
+        }
         snprintf(c->name, sizeof c->name, "%s", s);
     }
     TRY(get_choice(root, "data", g_data, c->data, sizeof c->data));
@@ -114,20 +117,20 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
         c->n_hidden = v->count;
     }
     TRY(get_choice(root, "optimizer", g_optim, c->optimizer, sizeof c->optimizer));
-    TRY(get_float(root, "lr", 1e-9, 100.0, &c->lr));
-    TRY(get_float(root, "momentum", 0.0, 0.999999, &c->momentum));
-    TRY(get_float(root, "weight_decay", 0.0, 1.0, &c->weight_decay));
+    TRY(get_real(root, "lr", 1e-9, 100.0, &c->lr));
+    TRY(get_real(root, "momentum", 0.0, 0.999999, &c->momentum));
+    TRY(get_real(root, "weight_decay", 0.0, 1.0, &c->weight_decay));
     TRY(get_choice(root, "scheduler", g_sched, c->scheduler, sizeof c->scheduler));
     int64_t i64 = c->step_size;
     TRY(get_int(root, "step_size", 1, 1000000, &i64));
     c->step_size = (int)i64;
-    TRY(get_float(root, "gamma", 1e-6, 1.0, &c->gamma));
-    TRY(get_float(root, "eta_min", 0.0, 100.0, &c->eta_min));
+    TRY(get_real(root, "gamma", 1e-6, 1.0, &c->gamma));
+    TRY(get_real(root, "eta_min", 0.0, 100.0, &c->eta_min));
     i64 = c->epochs;
     TRY(get_int(root, "epochs", 1, 1000000, &i64));
     c->epochs = (long)i64;
     TRY(get_int(root, "batch_size", 1, 1 << 24, &c->batch_size));
-    TRY(get_float(root, "clip_norm", 0.0, 1e9, &c->clip_norm));
+    TRY(get_real(root, "clip_norm", 0.0, 1e9, &c->clip_norm));
     TRY(get_choice(root, "precision", g_precision, c->precision, sizeof c->precision));
     TRY(get_bool(root, "grad_scaler", &c->grad_scaler));
     if ((v = json_get(root, "device"))) {
@@ -143,7 +146,7 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
     i64 = c->patience;
     TRY(get_int(root, "patience", 0, 1000000, &i64));
     c->patience = (int)i64;
-    TRY(get_float(root, "min_delta", 0.0, 1e9, &c->min_delta));
+    TRY(get_real(root, "min_delta", 0.0, 1e9, &c->min_delta));
     i64 = c->num_workers;
     TRY(get_int(root, "num_workers", 0, 1, &i64));
     c->num_workers = (int)i64;
@@ -151,7 +154,7 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
     i64 = c->checkpoint_every;
     TRY(get_int(root, "checkpoint_every", 1, 1000000, &i64));
     c->checkpoint_every = (long)i64;
-    TRY(get_float(root, "loss_weight", 1e-30, 1e6, &c->loss_weight));
+    TRY(get_real(root, "loss_weight", 1e-30, 1e6, &c->loss_weight));
     /* Combinations: each message names the keys to change. */
     if (c->grad_scaler && strcmp(c->precision, "float16") != 0)
         return err_set(ERR_FORMAT, "%s: \"grad_scaler\": true needs \"precision\": \"float16\" "
@@ -181,7 +184,7 @@ int experiment_config_load(const char *path, ExperimentConfig *c)
 {
     char *text = NULL;
     size_t len = 0;
-    TRY(fileio_read(path, &text, &len));
+    TRY(fileio_read_max(path, EXPERIMENT_CONFIG_MAX, "experiment config", &text, &len));
     int rc = experiment_config_parse(text, len, path, c);
     free(text);
     return rc;
@@ -194,48 +197,92 @@ static void put(json_t *obj, const char *key, json_t *v, const char **bad)
     if (json_object_set_new(obj, key, v) != 0 && !*bad) *bad = key;
 }
 
-int experiment_config_json(const ExperimentConfig *c, bool pretty, char **text)
+/* The first field in which a and b differ (as a config file would show it), or NULL.
+ * Numbers are compared bit for bit. */
+static const char *config_diff(const ExperimentConfig *a, const ExperimentConfig *b)
+{
+#define STR(f) if (strcmp(a->f, b->f) != 0) return #f
+#define NUM(f) if (memcmp(&a->f, &b->f, sizeof a->f) != 0) return #f
+    STR(name); STR(data); NUM(synthetic_n); NUM(synthetic_features); NUM(synthetic_classes);
+    NUM(n_hidden);
+    for (int i = 0; i < a->n_hidden && i < MLP_MAX_HIDDEN; i++)
+        if (a->hidden[i] != b->hidden[i]) return "hidden";
+    STR(optimizer); NUM(lr); NUM(momentum); NUM(weight_decay); STR(scheduler); NUM(step_size);
+    NUM(gamma); NUM(eta_min); NUM(epochs); NUM(batch_size); NUM(clip_norm); STR(precision);
+    NUM(grad_scaler); STR(device); NUM(seed); NUM(patience); NUM(min_delta); NUM(num_workers);
+    NUM(pin_memory); NUM(checkpoint_every); NUM(loss_weight);
+#undef STR
+#undef NUM
+    return NULL;
+}
+
+/* The JSON text of c, unchecked. */
+static int config_text(const ExperimentConfig *c, bool pretty, char **text)
 {
     *text = NULL;
     json_t *o = json_object(), *hidden = json_array();
     const char *bad = o && hidden ? NULL : "the document";
-    for (int i = 0; i < c->n_hidden; i++)
+    for (int i = 0; i < c->n_hidden && i < MLP_MAX_HIDDEN; i++)
         if (json_array_append_new(hidden, json_integer(c->hidden[i])) != 0 && !bad) bad = "hidden";
     put(o, "name", json_string(c->name), &bad);
     put(o, "data", json_string(c->data), &bad);
-    if (strcmp(c->data, "synthetic") == 0) {
-        put(o, "synthetic_n", json_integer(c->synthetic_n), &bad);
-        put(o, "synthetic_features", json_integer(c->synthetic_features), &bad);
-        put(o, "synthetic_classes", json_integer(c->synthetic_classes), &bad);
-    }
+    put(o, "synthetic_n", json_integer(c->synthetic_n), &bad);
+    put(o, "synthetic_features", json_integer(c->synthetic_features), &bad);
+    put(o, "synthetic_classes", json_integer(c->synthetic_classes), &bad);
     put(o, "hidden", hidden, &bad);
     put(o, "optimizer", json_string(c->optimizer), &bad);
-    put(o, "lr", json_f32(c->lr), &bad);
-    put(o, "momentum", json_f32(c->momentum), &bad);
-    put(o, "weight_decay", json_f32(c->weight_decay), &bad);
+    put(o, "lr", json_real(c->lr), &bad);
+    put(o, "momentum", json_real(c->momentum), &bad);
+    put(o, "weight_decay", json_real(c->weight_decay), &bad);
     put(o, "scheduler", json_string(c->scheduler), &bad);
     put(o, "step_size", json_integer(c->step_size), &bad);
-    put(o, "gamma", json_f32(c->gamma), &bad);
-    put(o, "eta_min", json_f32(c->eta_min), &bad);
+    put(o, "gamma", json_real(c->gamma), &bad);
+    put(o, "eta_min", json_real(c->eta_min), &bad);
     put(o, "epochs", json_integer(c->epochs), &bad);
     put(o, "batch_size", json_integer(c->batch_size), &bad);
-    put(o, "clip_norm", json_f32(c->clip_norm), &bad);
+    put(o, "clip_norm", json_real(c->clip_norm), &bad);
     put(o, "precision", json_string(c->precision), &bad);
     put(o, "grad_scaler", json_boolean(c->grad_scaler), &bad);
     put(o, "device", json_string(c->device), &bad);
     put(o, "seed", json_integer((json_int_t)c->seed), &bad);
     put(o, "patience", json_integer(c->patience), &bad);
-    put(o, "min_delta", json_f32(c->min_delta), &bad);
+    put(o, "min_delta", json_real(c->min_delta), &bad);
     put(o, "num_workers", json_integer(c->num_workers), &bad);
     put(o, "pin_memory", json_boolean(c->pin_memory), &bad);
     put(o, "checkpoint_every", json_integer(c->checkpoint_every), &bad);
-    put(o, "loss_weight", json_f32(c->loss_weight), &bad);
+    put(o, "loss_weight", json_real(c->loss_weight), &bad);
     int rc = bad ? err_set(ERR_ARG,
                            "experiment config: \"%s\" cannot be written as JSON (a NaN or an "
                            "infinity, text that is not UTF-8, or no memory)",
                            bad)
-                 : json_text(o, JSON_TEXT_F32 | (pretty ? JSON_TEXT_PRETTY : 0), text, NULL);
+                 : json_text(o, JSON_TEXT_SHORTEST | (pretty ? JSON_TEXT_PRETTY : 0), text, NULL);
     json_decref(o);
+    return rc;
+}
+
+int experiment_config_json(const ExperimentConfig *c, bool pretty, char **text)
+{
+    TRY(config_text(c, pretty, text));
+    /* What is written must read back to the same config: read it. */
+    ExperimentConfig back;
+    experiment_config_default(&back);
+    const char *differs = NULL;
+    int rc = ERR_OK;
+    TRY_OR_DONE(experiment_config_parse(*text, strlen(*text), "the config as written", &back));
+    if ((differs = config_diff(c, &back)))
+        rc = err_set(ERR_ARG, "experiment config: \"%s\" would not read back as it is (a value "
+                              "a config file cannot hold)",
+                     differs);
+done:
+    if (rc == ERR_FORMAT) { /* the parser's message names the key */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", err_message());
+        rc = err_set(ERR_ARG, "experiment config: it would not read back: %s", why);
+    }
+    if (rc) {
+        free(*text);
+        *text = NULL;
+    }
     return rc;
 }
 
@@ -288,7 +335,9 @@ static int load_data(Experiment *e)
         return e->x_train && e->x_val ? ERR_OK : err_code();
     }
     bool iris = !strcmp(c->data, "iris");
-    DatasetSpec spec = iris ? *iris_spec() : (DatasetSpec){"digit", NULL, "split"};
+    /* The digits by name, "0" to "9": a label of 10 is an error, not an eleventh class. */
+    static const char *const digits[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", NULL};
+    DatasetSpec spec = iris ? *iris_spec() : (DatasetSpec){"digit", digits, "split"};
     char path[512];
     snprintf(path, sizeof path, "%s/lessons/data/%s.csv", WB_ROOT, c->data);
     TRY(dataset_load_csv(path, &spec, &e->train, &e->val));
@@ -325,21 +374,22 @@ static int build(Experiment *e, const char *root)
     TRY(module_to(e->model, e->device));
     if (!(e->loss = loss_cross_entropy_new())) return err_code();
     e->opt = !strcmp(c->optimizer, "adam")
-                 ? optim_adam_new(e->model, c->lr, 0.9f, 0.999f, 1e-8f, c->weight_decay)
-                 : optim_sgd_momentum_new(e->model, c->lr, c->momentum, c->weight_decay, false);
+                 ? optim_adam_new(e->model, (float)c->lr, 0.9, 0.999, 1e-8f, (float)c->weight_decay)
+                 : optim_sgd_momentum_new(e->model, (float)c->lr, (float)c->momentum,
+                                          (float)c->weight_decay, false);
     if (!e->opt) return err_code();
     if (!strcmp(c->scheduler, "step"))
-        e->sched = sched_step_new(e->opt, c->step_size, c->gamma);
+        e->sched = sched_step_new(e->opt, c->step_size, (float)c->gamma);
     else if (!strcmp(c->scheduler, "cosine"))
-        e->sched = sched_cosine_new(e->opt, (int)c->epochs, c->eta_min);
+        e->sched = sched_cosine_new(e->opt, (int)c->epochs, (float)c->eta_min);
     if (strcmp(c->scheduler, "none") != 0 && !e->sched) return err_code();
     LoaderOptions lo = {c->batch_size, true, false, c->seed + 1, c->num_workers, c->pin_memory};
     TRY(loader_new(e->x_train, e->train.y, e->device, &lo, &e->train_loader));
     LoaderOptions vo = {c->batch_size > 512 ? c->batch_size : 512, false, false, 0, 0,
                         c->pin_memory};
     TRY(loader_new(e->x_val, e->val.y, e->device, &vo, &e->val_loader));
-    TrainerOptions to = {c->epochs, c->clip_norm, precision_dtype(c->precision), c->grad_scaler,
-                         true, c->loss_weight};
+    TrainerOptions to = {c->epochs, (float)c->clip_norm, precision_dtype(c->precision),
+                         c->grad_scaler, true, (float)c->loss_weight};
     TRY(trainer_new(e->model, e->train_loader, e->val_loader, e->loss, e->opt, e->sched,
                     e->device, &to, &e->trainer));
     e->trainer->config_json = e->config_json;
@@ -350,7 +400,7 @@ static int build(Experiment *e, const char *root)
     TRY(checkpoint_saver_new(e->checkpoint, c->checkpoint_every, &e->callbacks[e->n_callbacks]));
     TRY(trainer_add_callback(e->trainer, e->callbacks[e->n_callbacks++]));
     if (c->patience > 0) {
-        TRY(early_stopping_new(c->patience, c->min_delta, &e->callbacks[e->n_callbacks]));
+        TRY(early_stopping_new(c->patience, (float)c->min_delta, &e->callbacks[e->n_callbacks]));
         TRY(trainer_add_callback(e->trainer, e->callbacks[e->n_callbacks++]));
     }
     return ERR_OK;
@@ -372,23 +422,42 @@ int experiment_open(const ExperimentConfig *c, const char *root, Experiment **ou
     return ERR_OK;
 }
 
+/* Early stopping (the last callback) sees the staged history epoch by epoch, from a fresh
+ * start, as the saved run's did; on failure it is left as it was. */
+static int replay_early_stopping(Experiment *e, const CheckpointStaged *s)
+{
+    Callable es = e->callbacks[e->n_callbacks - 1]; /* added last */
+    EarlyStopping *state = callable_state(es);
+    if (!state || strcmp(callable_name(es), "EarlyStopping") != 0)
+        return err_set(ERR_ARG, "experiment_resume: the last callback is not the early stopping "
+                                "the experiment made");
+    EarlyStopping before = *state;
+    state->best = INFINITY, state->wait = 0, state->stopped_epoch = 0;
+    Trainer view; /* the trainer as it will be: its history is the staged one */
+    checkpoint_preview(s, e->trainer, &view);
+    long epochs = view.hist.n;
+    int rc = ERR_OK;
+    for (long k = 1; k <= epochs; k++) {
+        Value arg = value_ptr(&view), r;
+        view.hist.n = k;
+        TRY_OR_DONE(callable_call(es, &arg, 1, &r));
+    }
+done:
+    if (rc) *state = before;
+    return rc;
+}
+
 int experiment_resume(Experiment *e, const char *path)
 {
-    TRY(checkpoint_load(e->trainer, path));
-    if (e->cfg.patience <= 0) return ERR_OK;
-    Trainer *t = e->trainer;
-    Callable es = e->callbacks[e->n_callbacks - 1]; /* added last */
-    long done = t->hist.n;
-    int rc = ERR_OK;
-    for (long k = 1; k <= done && !rc; k++) { /* what it saw, epoch by epoch */
-        Value arg = value_ptr(t), r;
-        t->hist.n = k;
-        rc = callable_call(es, &arg, 1, &r);
+    CheckpointStaged *s = NULL;
+    TRY(checkpoint_stage(e->trainer, path, &s));
+    int rc = e->cfg.patience > 0 ? replay_early_stopping(e, s) : ERR_OK;
+    if (rc) {
+        checkpoint_staged_free(s);
+        return err_context("%s: replaying its history through early stopping", path);
     }
-    t->hist.n = done;
-    t->stop = false; /* the saved run went on, so this one does too */
-    t->stop_reason[0] = '\0';
-    return rc;
+    checkpoint_commit(e->trainer, s); /* the saved run went on, so this one does too */
+    return ERR_OK;
 }
 
 void experiment_free(Experiment *e)

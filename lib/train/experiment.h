@@ -13,9 +13,11 @@
  *
  * A config is checked strictly: an unknown key (a typo) or a value of the
  * wrong type is an error that names the file, the line and the key, so a
- * run never trains for an hour with a default it did not mean. One seed
- * makes a CPU run repeat exactly: the weights, the batch order and
- * everything else are drawn from it.
+ * run never trains for an hour with a default it did not mean. What a
+ * config holds is what its file says: numbers are kept as the doubles the
+ * file writes, so a config written by experiment_config_json() reads back to
+ * the same values, bit for bit. One seed makes a CPU run repeat exactly: the
+ * weights, the batch order and everything else are drawn from it.
  */
 #ifndef WB_EXPERIMENT_H
 #define WB_EXPERIMENT_H
@@ -38,26 +40,26 @@ typedef struct ExperimentConfig {
     int64_t hidden[MLP_MAX_HIDDEN]; /**< hidden widths of the MLP */
     int n_hidden;           /**< how many */
     char optimizer[8];      /**< "sgd" or "adam" */
-    float lr;               /**< learning rate */
-    float momentum;         /**< SGD's momentum (0: plain SGD) */
-    float weight_decay;     /**< L2 penalty, as PyTorch's weight_decay */
+    double lr;              /**< learning rate (the optimizer rounds it to float) */
+    double momentum;        /**< SGD's momentum (0: plain SGD) */
+    double weight_decay;    /**< L2 penalty, as PyTorch's weight_decay */
     char scheduler[8];      /**< "none", "step" or "cosine" */
     int step_size;          /**< step: epochs between decays */
-    float gamma;            /**< step: the decay factor */
-    float eta_min;          /**< cosine: the lowest learning rate */
+    double gamma;           /**< step: the decay factor */
+    double eta_min;         /**< cosine: the lowest learning rate */
     long epochs;            /**< epochs in all */
     int64_t batch_size;     /**< rows per batch */
-    float clip_norm;        /**< clip gradients to this global norm (0: off) */
+    double clip_norm;       /**< clip gradients to this global norm (0: off) */
     char precision[10];     /**< "float32", "float16" or "bfloat16" */
     bool grad_scaler;       /**< loss scaling (with float16) */
     char device[16];        /**< "cpu", "cuda", "cuda:N" */
     uint64_t seed;          /**< everything random comes from it */
     int patience;           /**< early stopping after this many epochs without improvement (0: off) */
-    float min_delta;        /**< early stopping: the least improvement that counts */
+    double min_delta;       /**< early stopping: the least improvement that counts */
     int num_workers;        /**< loader: 0 or 1 background worker */
     bool pin_memory;        /**< loader: pinned staging memory (GPU only) */
     long checkpoint_every;  /**< save the full checkpoint every N epochs */
-    float loss_weight;      /**< minimise loss_weight x the loss (trainer.h) */
+    double loss_weight;     /**< minimise loss_weight x the loss (trainer.h) */
 } ExperimentConfig;
 
 /** @brief The defaults: digits, one hidden layer of 64, SGD with momentum 0.9, 20 epochs, ... */
@@ -70,14 +72,26 @@ void experiment_config_default(ExperimentConfig *c);
  * wrong types, values out of range and combinations that make no sense
  * (float16 without a GPU-free emulation is fine; a GradScaler with float32 is
  * not) are errors naming the source, line and key; @p c is unchanged then.
+ * Numbers are stored as the file writes them (in double), so a config reads
+ * back from experiment_config_json() to the same bits.
  */
 WB_MUST_CHECK int experiment_config_parse(const char *text, size_t len, const char *source,
                             ExperimentConfig *c);
 
-/** @brief experiment_config_parse() on the file at @p path. */
+/** Largest config file read, in bytes. */
+#define EXPERIMENT_CONFIG_MAX ((size_t)1 << 20)
+
+/** @brief experiment_config_parse() on the file at @p path (at most ::EXPERIMENT_CONFIG_MAX bytes). */
 WB_MUST_CHECK int experiment_config_load(const char *path, ExperimentConfig *c);
 
-/** @brief The config as JSON (indented when @p pretty); the caller frees @p *text. */
+/**
+ * @brief The config as JSON (indented when @p pretty); the caller frees @p *text.
+ *
+ * Every field is written, numbers with as few digits as read back as the same
+ * doubles, and the text is read back before it is handed out: a config that
+ * would not read back to the same values (a learning rate of 0 set in code, a
+ * seed above 2^63 - 1, a name with a slash) is ::ERR_ARG naming the field.
+ */
 WB_MUST_CHECK int experiment_config_json(const ExperimentConfig *c, bool pretty, char **text);
 
 /** A running experiment: what it was made from and everything it made. */
@@ -116,7 +130,12 @@ WB_MUST_CHECK int experiment_open(const ExperimentConfig *c, const char *root, E
 /**
  * @brief Load the checkpoint at @p path into the experiment's trainer (checkpoint_load()), and
  *        replay the loaded history through early stopping, so that its patience counts on
- *        as if the run had never stopped. A bad file changes nothing.
+ *        as if the run had never stopped.
+ *
+ * All or nothing: the file is checked and staged (checkpoint_stage()), the
+ * history replayed through a fresh early stopping, and only then is the
+ * trainer changed. A bad file (or an early stopping that fails) changes
+ * nothing, and the message names the file and the field.
  */
 WB_MUST_CHECK int experiment_resume(Experiment *e, const char *path);
 
