@@ -13,7 +13,8 @@ MAKEFLAGS += --no-builtin-rules
 IMPL  ?= solutions          # which exercises to link: solutions or lessons
 PART  ?=                    # lesson37: run one part (1-5)
 ARGS  ?=                    # lesson37: extra options (after --part when PART is set)
-SAN   ?=                    # SAN=1: build with AddressSanitizer and UBSan
+SAN   ?=                    # SAN=1: build with AddressSanitizer and UBSan (SAN=fuzz: make fuzz's)
+FUZZ_TIME ?= 60             # make fuzz: seconds per fuzz target
 SIM   ?=                    # SIM=1: lessons run their GPU parts on the CUDA simulator
 LESSON ?=                   # make grade: grade one lesson (01)
 EX    ?=                    # make hint: the exercise (01.3)
@@ -54,6 +55,11 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || \
 ifeq ($(SAN),1)
 BUILD   := $(BUILD_ROOT)/san$(if $(filter 1,$(SIM)),-sim)
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=all
+else ifeq ($(SAN),fuzz)
+# make fuzz: clang's libFuzzer, with ASan and UBSan, in a tree of its own.
+BUILD   := $(BUILD_ROOT)/fuzz
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
            -fno-sanitize-recover=all
 else
 BUILD   := $(BUILD_ROOT)/rel$(if $(filter 1,$(SIM)),-sim)
@@ -207,6 +213,10 @@ GRADE_DRIVER := $(BUILD)/grade/driver
 LESSON37    = $(BUILD)/$(1)/lesson37
 DEMOS      := sync launch copy batch fused
 UNIT_BIN   := $(BUILD)/tests/unit_tests
+# The hostile-input corpus (tests/hostile) and the fuzz targets (tests/fuzz).
+HOSTILE_BIN := $(BUILD)/tests/hostile_inputs
+FUZZ_TARGETS := safetensors config csv
+FUZZ_BINS  := $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
 BENCH_BIN  := $(BUILD)/solutions/bench_iris
 BENCH_GEMM := $(BUILD)/solutions/bench_sgemm
 BENCH_TRAINER := $(BUILD)/solutions/bench_trainer
@@ -228,7 +238,7 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test bench docs fixtures clean \
+.PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench docs fixtures clean \
         gpu-status grade grader hint grade-all grader-package demos $(DEMOS:%=demo-%)
 
 help:
@@ -240,6 +250,7 @@ help:
 	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
 	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
+	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
 	@echo "  make hint EX=01.3        a longer hint for one exercise"
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
@@ -321,9 +332,11 @@ $(DEMOS:%=demo-%): demo-%: deps gpu-status $(call LESSON37,$(IMPL))
 test: deps gpu-status
 	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
-	@$(MAKE) --no-print-directory $(UNIT_BIN) $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
+	@$(MAKE) --no-print-directory $(UNIT_BIN) $(HOSTILE_BIN) $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
 	@echo "== unit tests of lib (CPU)"
 	@$(UNIT_BIN)
+	@echo "== hostile inputs: the corpus of tests/hostile, every truncation, bit flips"
+	@$(HOSTILE_BIN)
 	@echo "== kernels and the simulator, on the CUDA simulator (CPU)"
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
@@ -364,6 +377,33 @@ hint:
 	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file" | grep . >/dev/null || \
 	  { echo "make hint: no exercise $(EX) in $$file"; exit 2; }; \
 	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file"
+
+# libFuzzer on the checkpoint (safetensors), config and CSV readers, FUZZ_TIME seconds each,
+# from the seeds of tests/fuzz, tests/hostile and a real checkpoint; what it finds stays in
+# BUILD_ROOT/fuzz/corpus for the next run, a crash in BUILD_ROOT/fuzz/crash-*.
+FUZZ_DIR := $(BUILD_ROOT)/fuzz
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz needs clang and libFuzzer:" \
+	  "sudo apt-get install -y clang libclang-rt-14-dev"; exit 1; }
+	@$(MAKE) --no-print-directory SAN=fuzz CC=clang $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) \
+	  $(FUZZ_DIR)/tests/hostile_inputs
+	@rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/safetensors
+	@$(FUZZ_DIR)/tests/hostile_inputs --write-seeds $(FUZZ_DIR)/seeds/safetensors
+	@for t in $(FUZZ_TARGETS); do \
+	  case $$t in safetensors) seeds="$(FUZZ_DIR)/seeds/safetensors" ;; \
+	    config) seeds="tests/fuzz/seeds/config tests/hostile/configs" ;; \
+	    csv) seeds="tests/fuzz/seeds/csv tests/hostile/csv" ;; esac; \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+	  log=$(FUZZ_DIR)/fuzz_$$t.log; \
+	  if $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(strip $(FUZZ_TIME)) -timeout=10 \
+	      -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/ \
+	      $(FUZZ_DIR)/corpus/$$t $$seeds > $$log 2>&1; then \
+	    echo "== fuzz_$$t: $(strip $(FUZZ_TIME)) s, clean: $$(grep -o 'number_of_executed_units: [0-9]*' $$log \
+	      | grep -o '[0-9]*') inputs, corpus $$(ls $(FUZZ_DIR)/corpus/$$t | wc -l) files, $$(grep -o 'cov: [0-9]*' \
+	      $$log | tail -1) (full log: $$log)"; \
+	  else tail -60 $$log; echo "make fuzz: fuzz_$$t failed (the input: $(FUZZ_DIR)/crash-*, log: $$log)"; \
+	    exit 1; fi; \
+	done
 
 # valgrind does not decode AVX-512: build for x86-64-v3 (AVX2) in a tree of its own.
 valgrind: deps
@@ -467,6 +507,16 @@ $(UNIT_BIN): $(UNIT_OBJ) $(call flavor_objs,solutions,cpu)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(call flavor_libs,cpu)
+
+$(HOSTILE_BIN): $(BUILD)/obj/tests/hostile/run_hostile.o $(call flavor_objs,solutions,cpu)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(call flavor_libs,cpu)
+
+# A fuzz target: libFuzzer's main, lib built with SAN=fuzz.
+$(FUZZ_BINS): $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call flavor_objs,solutions,cpu)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) -fsanitize=fuzzer $^ -o $@ $(call flavor_libs,cpu)
 
 $(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o
 	@mkdir -p $(@D)
@@ -638,7 +688,8 @@ $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER): $(BUILD)/solutions/bench_%: \
 	@echo "  LINK  $@"
 	$(Q)$(call flavor_link,$(APP_FLAVOR)) $(OPT) $^ -o $@ $(call flavor_libs,$(APP_FLAVOR))
 
-ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(call EX_OBJ,solutions) $(call EX_OBJ,lessons) \
+ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(BUILD)/obj/tests/hostile/run_hostile.o \
+           $(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o) $(call EX_OBJ,solutions) $(call EX_OBJ,lessons) \
            $(BACKEND_cpu) $(BACKEND_sim) $(BACKEND_cuda) $(GPU_TEST_OBJ) $(SIM_TEST_OBJ) \
            $(call EXCU_OBJ,solutions,sim) $(call EXCU_OBJ,lessons,sim) \
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \

@@ -24,6 +24,7 @@ int main(void)
     srunner_add_suite(sr, sched_suite());
     srunner_add_suite(sr, loader_suite());
     srunner_add_suite(sr, trainer_suite());
+    srunner_add_suite(sr, hostile_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -22,5 +22,6 @@ Suite *half_suite(void);
 Suite *sched_suite(void);
 Suite *loader_suite(void);
 Suite *trainer_suite(void);
+Suite *hostile_suite(void);
 
 #endif
