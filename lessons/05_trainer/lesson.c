@@ -6,15 +6,22 @@
  * checkpoints; a second trainer resumed from the epoch-3 checkpoint that
  * ends exactly where the uninterrupted one did; mixed precision with and
  * without a GradScaler, and the underflow it prevents; bad checkpoints and
- * configs refused with one message each; reproducibility on the CPU and, on
- * a GPU, the atomics that break it and the deterministic mode that fixes it.
+ * configs refused with one message each, and a save killed half-way;
+ * reproducibility on the CPU and, on a GPU, the atomics that break it and the
+ * deterministic mode that fixes it. With --resume FILE, only a run resumed
+ * from that checkpoint, to the configured epochs.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lessons/lesson.h"
 #include "lib/device/backend.h"
@@ -33,6 +40,7 @@
 typedef struct Options {
     const char *config; /* a JSON file, or NULL for the lesson's own */
     const char *device;
+    const char *resume; /* a checkpoint to go on from, or NULL */
     long epochs;        /* 0: the config's */
     bool quick;
 } Options;
@@ -45,6 +53,9 @@ static bool parse_options(int argc, char **argv, Options *o, int *status)
                  "an experiment config (JSON); default: the lesson's digits run"),
         OPT_TEXT("device", &o->device, "D", "cpu, cuda or cuda:N (default: the config's, cpu)"),
         OPT_LONG("epochs", &o->epochs, "N", 4, 100000, "epochs of the main run (default 12)"),
+        OPT_TEXT("resume", &o->resume, "FILE",
+                 "load this checkpoint into the configured trainer and train on to the "
+                 "configured epochs (only that)"),
         OPT_SET("quick", &o->quick, "fewer epochs everywhere, for class"),
         OPT_END,
     };
@@ -266,9 +277,9 @@ static int section_amp(const ExperimentConfig *cfg, const char *root, bool quick
      * nothing in float32, and shows what small gradients do in float16. */
     snprintf(c.name, sizeof c.name, "%.50s-w", cfg->name);
     snprintf(c.optimizer, sizeof c.optimizer, "adam");
-    c.lr = 0.003f;
-    c.loss_weight = 1e-6f;
-    c.clip_norm = 0.0f;
+    c.lr = 0.003;
+    c.loss_weight = 1e-6;
+    c.clip_norm = 0.0;
     printf("  the same with Adam and the loss weighted by %g, as a small term of a bigger loss "
            "or a\n  model whose gradients are tiny (Adam's steps do not depend on the weight, "
            "so float32 trains as before):\n",
@@ -307,7 +318,7 @@ static int section_amp(const ExperimentConfig *cfg, const char *root, bool quick
 
 static void show_refusal(const char *what, int rc)
 {
-    printf("  %-32s %s\n", what, rc ? err_message() : "ACCEPTED (it should not be)");
+    printf("  %-34s %s\n", what, rc ? err_message() : "ACCEPTED (it should not be)");
 }
 
 static int write_bytes(const char *path, const char *data, size_t len)
@@ -319,25 +330,171 @@ static int write_bytes(const char *path, const char *data, size_t len)
     return ERR_OK;
 }
 
+/* The checkpoint at @p from saved again to @p to with one change: metadata @p key set to
+ * @p value (when key is not NULL), or the first value of tensor @p tensor set to @p x. The
+ * checksum is computed afresh, as any tool that writes the file again does: what is left
+ * to catch the change is the check of the values. */
+static int resave_with(const char *from, const char *to, const char *key, const char *value,
+                       const char *tensor, float x)
+{
+    SafeTensors *st = NULL;
+    TRY(safetensors_load(from, &st));
+    int n = safetensors_count(st), nm = safetensors_meta_count(st), k = 0, rc = ERR_OK;
+    StTensor *t = calloc((size_t)n + 1, sizeof *t);
+    const char **meta = calloc(2 * (size_t)nm + 2, sizeof *meta);
+    float *copy = NULL;
+    if (!t || !meta) rc = err_set(ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n && !rc; i++) {
+        t[i] = *safetensors_get(st, i);
+        if (tensor && !strcmp(t[i].name, tensor) && t[i].bytes >= sizeof(float)) {
+            if (!(copy = malloc(t[i].bytes))) rc = err_set(ERR_NOMEM, "out of memory");
+            else {
+                memcpy(copy, t[i].data, t[i].bytes);
+                copy[0] = x;
+                t[i].data = copy;
+            }
+        }
+    }
+    for (int i = 0; i < nm && !rc; i++) {
+        const char *kk = safetensors_meta_key(st, i);
+        if (!strcmp(kk, "wb.crc32")) continue; /* the writer's own */
+        meta[2 * k] = kk;
+        meta[2 * k + 1] = key && !strcmp(kk, key) ? value : safetensors_meta(st, kk);
+        k++;
+    }
+    if (!rc) rc = safetensors_save(to, t, n, meta, k);
+    free(copy);
+    free(meta);
+    free(t);
+    safetensors_free(st);
+    return rc;
+}
+
+/* A copy of @p from without its checksum: the metadata entry "wb.crc32" taken out of the
+ * header and the header padded again to a multiple of 8 bytes, what a user does when
+ * told to "drop wb.crc32". */
+static int drop_checksum(const char *from, const char *to)
+{
+    char *b;
+    size_t len;
+    TRY(fileio_read(from, &b, &len));
+    uint64_t hl = 0;
+    for (int i = 7; len >= 8 && i >= 0; i--) hl = hl << 8 | (unsigned char)b[i];
+    char *at = len >= 8 && hl <= len - 8 ? strstr(b + 8, ",\"wb.crc32\":\"") : NULL;
+    if (!at || at + 22 > b + 8 + hl) {
+        free(b);
+        return err_set(ERR_FORMAT, "%s: no checksum to drop", from);
+    }
+    size_t cut = 22, pad = (8 - (hl - cut) % 8) % 8; /* ,"wb.crc32":"12345678" */
+    memmove(at, at + cut, (size_t)((b + 8 + hl) - (at + cut)));
+    char *out = malloc(len - cut + pad);
+    int rc = out ? ERR_OK : err_set(ERR_NOMEM, "out of memory");
+    if (!rc) {
+        uint64_t nh = hl - cut + pad;
+        for (int i = 0; i < 8; i++) out[i] = (char)(nh >> (8 * i));
+        memcpy(out + 8, b + 8, hl - cut);
+        memset(out + 8 + hl - cut, ' ', pad);
+        memcpy(out + 8 + nh, b + 8 + hl, len - 8 - hl);
+        rc = write_bytes(to, out, len - cut + pad);
+    }
+    free(out);
+    free(b);
+    return rc;
+}
+
+/* The PATH.tmp-* files in @p dir that belong to @p name (what killed saves leave). */
+static int count_leftovers(const char *dir, const char *name, char *one, size_t size)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    size_t len = strlen(name);
+    for (struct dirent *ent; d && (ent = readdir(d));)
+        if (!strncmp(ent->d_name, name, len) && !strncmp(ent->d_name + len, ".tmp-", 5)) {
+            if (n++ == 0) snprintf(one, size, "%s", ent->d_name);
+        }
+    if (d) closedir(d);
+    return n;
+}
+
+static void kill_midway(size_t written)
+{
+    if (written > 2048) raise(SIGKILL); /* kill -9, in the middle of writing */
+}
+
+/* A save killed half-way (SIGKILL): the checkpoint stays as it was and loads; the
+ * temporary file the save left is removed by the next save. */
+static int show_killed_save(Experiment *e)
+{
+    const char *name = strrchr(e->checkpoint, '/') + 1;
+    char one[300] = "";
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return err_set(ERR_IO, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        safetensors_set_write_hook(kill_midway);
+        int rc = checkpoint_save(e->trainer, e->trainer->hist.n, e->checkpoint);
+        _exit(rc ? 3 : 0); /* not reached: the hook kills it */
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    int left = count_leftovers(e->dir, name, one, sizeof one);
+    SafeTensors *st = NULL;
+    int intact = safetensors_load(e->checkpoint, &st);
+    safetensors_free(st);
+    printf("  a save killed half-way (%s): left %d temporary file%s (%s); %s is %s\n",
+           killed ? "SIGKILL" : "NOT killed", left, left == 1 ? "" : "s", left ? one : "-",
+           name, intact ? "DAMAGED" : "intact");
+    TRY(checkpoint_save(e->trainer, e->trainer->hist.n, e->checkpoint));
+    left = count_leftovers(e->dir, name, one, sizeof one);
+    printf("  the next save (process %ld) removed what the killed one (process %ld) left: "
+           "%d temporary file%s now\n",
+           (long)getpid(), (long)pid, left, left == 1 ? "" : "s");
+    return ERR_OK;
+}
+
+/* Single-bit flips at random places of @p good (len bytes), written to @p bad and loaded
+ * into @p t: how many were accepted. */
+static int count_flips(const char *good, size_t len, const char *bad, Trainer *t, int n,
+                       int *accepted)
+{
+    char *copy = malloc(len);
+    if (!copy) return err_set(ERR_NOMEM, "out of memory");
+    Rng rng;
+    rng_seed(&rng, 37, 5);
+    *accepted = 0;
+    int rc = ERR_OK;
+    for (int i = 0; i < n && !rc; i++) {
+        memcpy(copy, good, len);
+        size_t at = (size_t)(rng_u32(&rng) % len);
+        copy[at] ^= (char)(1u << (rng_u32(&rng) % 8));
+        rc = write_bytes(bad, copy, len);
+        if (!rc) *accepted += checkpoint_load(t, bad) == ERR_OK;
+    }
+    free(copy);
+    return rc;
+}
+
 static int section_bad_input(const ExperimentConfig *cfg, const char *root, Experiment *e,
                              const char *at3)
 {
     printf("\n4. Bad input: refused with one message each, and nothing changed\n");
-    char *good;
-    size_t len;
+    char *good = NULL, *plain = NULL;
+    size_t len = 0, plain_len = 0;
     TRY(fileio_read(at3, &good, &len));
-    char bad[700];
+    char bad[700], unchecked[700];
     snprintf(bad, sizeof bad, "%s/bad.safetensors", e->dir);
-    Module *probe = e->model;
-    ExperimentConfig wide = *cfg;
+    snprintf(unchecked, sizeof unchecked, "%s/unchecked.safetensors", e->dir);
+    ExperimentConfig wide = *cfg, scratch = *cfg;
     snprintf(wide.name, sizeof wide.name, "%.50s-wide", cfg->name);
+    snprintf(scratch.name, sizeof scratch.name, "%.50s-scratch", cfg->name);
     wide.hidden[0] *= 2;
-    Experiment *other = NULL;
+    Experiment *other = NULL, *probe = NULL;
+    unsigned char *before = NULL, *after = NULL;
+    size_t n_before = 0, n_after = 0;
     int rc = experiment_open(&wide, root, &other);
-    Tensor *before = NULL;
-    ParamRef p[4];
-    module_parameters(probe, p, 4);
-    if (!rc) rc = tensor_to(p[0].param->value, device_cpu(), &before);
+    if (!rc) rc = experiment_open(&scratch, root, &probe);
+    if (!rc) rc = checkpoint_state_bytes(e->trainer, &before, &n_before);
     if (!rc) {
         good[len - 5] ^= 0x04; /* one bit of the last tensor's data */
         rc = write_bytes(bad, good, len);
@@ -349,6 +506,36 @@ static int section_bad_input(const ExperimentConfig *cfg, const char *root, Expe
         if (!rc) show_refusal("a checkpoint cut in half:", checkpoint_load(e->trainer, bad));
     }
     if (!rc) show_refusal("the checkpoint of another model:", checkpoint_load(other->trainer, at3));
+    /* Files written again by a tool, with a checksum that matches what they hold. */
+    if (!rc) rc = resave_with(at3, bad, "optim.lr", "-0x1p-4", NULL, 0);
+    if (!rc) show_refusal("a negative learning rate:", checkpoint_load(e->trainer, bad));
+    if (!rc) rc = resave_with(at3, bad, "scaler.scale", "inf", NULL, 0);
+    if (!rc) show_refusal("a loss scale of inf:", checkpoint_load(e->trainer, bad));
+    if (!rc) rc = resave_with(at3, bad, NULL, NULL, "model.fc1.weight", NAN);
+    if (!rc) show_refusal("a NaN weight:", checkpoint_load(e->trainer, bad));
+    /* A plain safetensors file, as Python's save_file(model.state_dict(), path) writes it. */
+    if (!rc) {
+        ParamRef p[8];
+        int n = module_parameters(e->model, p, 8);
+        StTensor t[8];
+        float *rows[8] = {0};
+        for (int i = 0; i < n && !rc; i++) {
+            const Tensor *v = p[i].param->value;
+            Tensor *cpu = NULL;
+            rc = tensor_to(v, device_cpu(), &cpu);
+            if (!rc && !(rows[i] = malloc(sizeof(float) * (size_t)v->numel)))
+                rc = err_set(ERR_NOMEM, "out of memory");
+            if (!rc) rc = tensor_get_rows(cpu, rows[i]);
+            tensor_free(cpu);
+            snprintf(t[i].name, sizeof t[i].name, "%.200s", p[i].name); /* "fc1.weight" */
+            t[i].dtype = DTYPE_F32, t[i].ndim = v->ndim;
+            for (int d = 0; d < v->ndim; d++) t[i].shape[d] = v->shape[d];
+            t[i].data = rows[i], t[i].bytes = sizeof(float) * (size_t)v->numel;
+        }
+        if (!rc) rc = safetensors_save(bad, t, n, NULL, 0);
+        for (int i = 0; i < n; i++) free(rows[i]);
+        if (!rc) show_refusal("PyTorch's state_dict, as it is:", checkpoint_load_weights(e->model, bad));
+    }
     const char *typo = "{\n  \"epochs\": 10,\n  \"momentun\": 0.9\n}\n";
     const char *type = "{\n  \"epochs\": \"10\"\n}\n";
     ExperimentConfig c = *cfg;
@@ -359,19 +546,49 @@ static int section_bad_input(const ExperimentConfig *cfg, const char *root, Expe
                                                                              "config.json", &c));
     }
     if (!rc) {
-        Tensor *after = NULL;
-        rc = tensor_to(p[0].param->value, device_cpu(), &after);
-        if (!rc)
-            printf("  the trainer after all that: epoch %ld, weights %s\n", e->trainer->epoch,
-                   memcmp(before->data, after->data, sizeof(float) * (size_t)before->numel) == 0
-                       ? "unchanged"
-                       : "CHANGED");
-        tensor_free(after);
+        /* What a config holds is what its file says: written and read back, the same. */
+        const char *tiny = "{\"lr\": 1e-9}";
+        ExperimentConfig back = *cfg;
+        char *text = NULL;
+        rc = experiment_config_parse(tiny, strlen(tiny), "config.json", &c);
+        if (!rc) rc = experiment_config_json(&c, false, &text);
+        if (!rc) rc = experiment_config_parse(text, strlen(text), "written", &back);
+        if (!rc) {
+            const char *num = strstr(text, "\"lr\":") + 5;
+            printf("  a config with %s: written back as \"lr\": %.*s, read again: %s\n", tiny,
+                   (int)strcspn(num, ",}"), num,
+                   memcmp(&back.lr, &c.lr, sizeof c.lr) == 0 ? "the same value" : "ANOTHER VALUE");
+        }
+        free(text);
+    }
+    if (!rc) rc = show_killed_save(e);
+    /* What the checksum is for: single-bit flips, in the file as saved and in a copy
+     * without its checksum, where only the checks of the values are left. */
+    if (!rc) rc = drop_checksum(at3, unchecked);
+    if (!rc) rc = fileio_read(unchecked, &plain, &plain_len);
+    int flips = 200, kept = 0, kept_unchecked = 0;
+    if (!rc) rc = count_flips(good, len, bad, probe->trainer, flips, &kept);
+    if (!rc) rc = count_flips(plain, plain_len, bad, probe->trainer, flips, &kept_unchecked);
+    if (!rc)
+        printf("  %d single-bit flips: with the checksum %d accepted; without it %d accepted "
+               "(an unchecked file is\n  checked only as far as its values can be: a flipped "
+               "bit that leaves a weight finite is not seen)\n",
+               flips, kept, kept_unchecked);
+    if (!rc) rc = checkpoint_state_bytes(e->trainer, &after, &n_after);
+    if (!rc) {
+        bool same = n_before == n_after && memcmp(before, after, n_before) == 0;
+        printf("  the trainer after all that: epoch %ld, weights %s; its optimizer, scheduler, "
+               "loss scaler and\n  history %s (compared bit for bit)\n",
+               e->trainer->epoch, same ? "unchanged" : "CHANGED", same ? "too" : "CHANGED");
     }
     remove(bad);
-    tensor_free(before);
+    remove(unchecked);
+    free(before);
+    free(after);
     free(good);
+    free(plain);
     experiment_free(other);
+    experiment_free(probe);
     return rc;
 }
 
@@ -442,6 +659,45 @@ static int section_reproducible(const ExperimentConfig *cfg, const char *root, E
     return ERR_OK;
 }
 
+/* ---- --resume FILE ------------------------------------------------------------------------ */
+
+/* The configured trainer, loaded from @p path and trained on to the configured epochs: a
+ * refused file ends the part before any training, with its one message. */
+static int run_resumed(const LessonContext *ctx, const ExperimentConfig *cfg, const char *root,
+                       const char *path)
+{
+    printf("Resuming from %s\n", path);
+    Experiment *e = NULL;
+    TRY(experiment_open(cfg, root, &e));
+    e->trainer->opts.progress = !ctx->quiet;
+    int rc = experiment_resume(e, path);
+    if (rc) {
+        experiment_free(e);
+        return rc;
+    }
+    const Trainer *t = e->trainer;
+    printf("  %s: epoch %ld of %ld, lr %.5f, optimizer step %lld, loss scale %g, best epoch %ld\n",
+           e->dir, t->epoch, t->opts.epochs, (double)t->opt->lr, (long long)t->opt->step,
+           (double)grad_scaler_factor(&t->scaler), t->best_epoch);
+    long from = t->epoch;
+    if (from >= t->opts.epochs)
+        printf("  nothing to train: the checkpoint is at the configured %ld epochs (--epochs N "
+               "for more)\n",
+               t->opts.epochs);
+    else {
+        epochs_header();
+        rc = trainer_call(e->trainer, 0);
+        print_epochs(e->trainer, from, e->trainer->hist.n);
+    }
+    if (!rc) {
+        if (t->stop) printf("  stopped early after epoch %ld: %s\n", t->epoch, t->stop_reason);
+        printf("  best: epoch %ld, validation loss %.4f; the whole state: %s\n", t->best_epoch,
+               (double)t->best_val_loss, e->checkpoint);
+    }
+    experiment_free(e);
+    return rc;
+}
+
 /* ---- the part -------------------------------------------------------------------------- */
 
 static void lesson_config(ExperimentConfig *c, bool quick)
@@ -449,17 +705,17 @@ static void lesson_config(ExperimentConfig *c, bool quick)
     experiment_config_default(c);
     snprintf(c->name, sizeof c->name, "lesson05");
     c->hidden[0] = 64;
-    c->lr = 0.1f;
+    c->lr = 0.1;
     c->epochs = quick ? 6 : 12;
-    c->clip_norm = 1.0f;
+    c->clip_norm = 1.0;
     c->patience = 4;
-    c->min_delta = 0.001f;
+    c->min_delta = 0.001;
     c->num_workers = 1;
 }
 
 int lesson05_run(const LessonContext *ctx, int argc, char **argv)
 {
-    Options o = {NULL, NULL, 0, false};
+    Options o = {NULL, NULL, NULL, 0, false};
     int rc;
     if (!parse_options(argc, argv, &o, &rc)) return rc;
     lesson_heading(PART, "The full trainer", README);
@@ -473,6 +729,13 @@ int lesson05_run(const LessonContext *ctx, int argc, char **argv)
     if (o.epochs) cfg.epochs = o.epochs;
     char root[600];
     snprintf(root, sizeof root, "%s/experiments", ctx->out_dir);
+    if (o.resume) {
+        rc = run_resumed(ctx, &cfg, root, o.resume);
+        if (rc) lesson_error(PART, err_message());
+        return rc ? err_code() == ERR_FORMAT || err_code() == ERR_IO ? LESSON_BAD_INPUT
+                                                                       : LESSON_FAILED
+                  : LESSON_OK;
+    }
     Experiment *e = NULL;
     char at3[700] = "";
     rc = section_trainer(ctx, &cfg, root, &e, at3, sizeof at3);
