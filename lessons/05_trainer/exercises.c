@@ -3,7 +3,7 @@
  *
  * Each function is a hole in the workbook's library, declared with its
  * contract in lib/nn/amp.h (05.1), lib/nn/optim.h (05.2), lib/train/trainer.h (05.3,
- * 05.4) and lib/train/checkpoint.h (05.5). Replace a body (including its `return
+ * 05.4), lib/train/checkpoint.h (05.5) and lib/train/train.h (05.6). Replace a body (including its `return
  * exercise_todo(...)` line) and return 0; report an error with
  * `return err_set(...)`.
  *
@@ -22,6 +22,7 @@
 #include "lib/core/err.h"
 #include "lib/nn/optim.h"
 #include "lib/io/safetensors.h"
+#include "lib/train/train.h"
 #include "lib/train/trainer.h"
 
 #define HERE "lessons/05_trainer/exercises.c"
@@ -86,4 +87,18 @@ int checkpoint_validate(const SafeTensors *st, Module *model, const char *path)
 {
     (void)st, (void)model, (void)path;
     return exercise_todo("05.5", "checkpoint_validate", HERE);
+}
+
+/* ex05.6 Gradient accumulation ------------------------------------------------------------
+ * TODO(ex05.6): one step from k micro-batches: zero the gradients once; for each
+ * micro-batch forward (module_call), loss_forward, loss_backward_scaled with its share
+ * n_i / N of the rows, module_backward; then one optim_step. *loss_value (unless NULL):
+ * the shares times the micro-batches' losses, added up.
+ * Hint: k < 1 or an empty micro-batch is an ERR_ARG, before anything changes. About 20 lines.
+ */
+int train_step_accumulated(Module *model, Loss *loss, Optimizer *opt, const Tensor *const *xs,
+                           const Tensor *const *ys, int k, float *loss_value)
+{
+    (void)model, (void)loss, (void)opt, (void)xs, (void)ys, (void)k, (void)loss_value;
+    return exercise_todo("05.6", "train_step_accumulated", HERE);
 }

@@ -1,6 +1,7 @@
 /* loss.c: mean cross-entropy around the exercise kernels, and accuracy. */
 #include "lib/nn/loss.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "lib/core/err.h"
@@ -104,6 +105,17 @@ int loss_backward(Loss *loss, const Tensor **dlogits)
                                            tensor_f32(loss->grad), p->shape[0], p->shape[1]));
     *dlogits = loss->grad;
     return ERR_OK;
+}
+
+int loss_backward_scaled(Loss *loss, float weight, const Tensor **dlogits)
+{
+    if (!isfinite(weight))
+        return err_set(ERR_ARG, "cross_entropy: the loss's weight is %g, must be finite",
+                       (double)weight);
+    TRY(loss_backward(loss, dlogits));
+    if (weight == 1.0f) return ERR_OK;
+    const Tensor *g = *dlogits;
+    return tensor_ops(g)->scale(g->device, tensor_f32(g), g->numel, weight);
 }
 
 int loss_accuracy(const Tensor *logits, const Tensor *targets, float *accuracy)

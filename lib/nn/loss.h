@@ -59,6 +59,15 @@ WB_MUST_CHECK int loss_item(Loss *loss, float *value);
 WB_MUST_CHECK int loss_backward(Loss *loss, const Tensor **dlogits);
 
 /**
+ * @brief loss_backward() of the loss times @p weight: the gradient of `weight * loss`.
+ *
+ * What `(loss * weight).backward()` starts from in PyTorch: a micro-batch's
+ * share of a bigger batch (gradient accumulation, exercise 05.6) or a weighted
+ * term of a bigger loss. A @p weight that is not finite is an ::ERR_ARG.
+ */
+WB_MUST_CHECK int loss_backward_scaled(Loss *loss, float weight, const Tensor **dlogits);
+
+/**
  * @brief Fraction of rows of @p logits (n, c) whose largest entry is at the label.
  *
  * Ties go to the lowest index, as `argmax` does. Stores the fraction in

@@ -90,4 +90,25 @@ WB_MUST_CHECK int train_logged(Module *model, Loss *loss, Optimizer *opt, const 
  */
 WB_MUST_CHECK int predict_chunked(Module *model, const Tensor *x, int64_t chunk, Tensor *out);
 
+/* ---- Exercises of Lesson 05 (lessons/05_trainer/exercises.c) ---- */
+
+/**
+ * @brief Exercise 05.6: one optimizer step from @p k micro-batches (gradient accumulation).
+ *
+ * What a batch too big for the device's memory becomes: @p xs[i] (n_i, d) and
+ * @p ys[i] (n_i) are the micro-batches, N = n_0 + ... + n_(k-1) rows in all.
+ * Zero the gradients once; for each micro-batch: module_call(), loss_forward(),
+ * loss_backward_scaled() with the weight n_i / N, module_backward() (which adds
+ * to the gradients); then one optim_step(). The gradients, the step and the
+ * weights are then those of one step on the whole batch of N rows (up to the
+ * rounding of the sums), since a mean over N rows is the n_i / N weighted sum
+ * of the micro-batches' means. With @p loss_value not NULL, the whole batch's
+ * mean loss goes there (the n_i / N weighted sum of the micro-batches' losses;
+ * on a GPU reading each is a sync). @p k < 1, or a micro-batch without rows,
+ * is an ::ERR_ARG and changes nothing.
+ */
+WB_MUST_CHECK int train_step_accumulated(Module *model, Loss *loss, Optimizer *opt,
+                                         const Tensor *const *xs, const Tensor *const *ys, int k,
+                                         float *loss_value);
+
 #endif /* WB_TRAIN_H */

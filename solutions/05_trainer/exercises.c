@@ -140,3 +140,33 @@ int checkpoint_validate(const SafeTensors *st, Module *model, const char *path)
     }
     return ERR_OK;
 }
+
+/* ex05.6 Gradient accumulation ----------------------------------------------------------- */
+#include "lib/train/train.h"
+
+int train_step_accumulated(Module *model, Loss *loss, Optimizer *opt, const Tensor *const *xs,
+                           const Tensor *const *ys, int k, float *loss_value)
+{
+    if (k < 1) return err_set(ERR_ARG, "train_step_accumulated: %d micro-batches, need at least 1", k);
+    int64_t total = 0;
+    for (int i = 0; i < k; i++) {
+        if (xs[i]->shape[0] < 1)
+            return err_set(ERR_ARG, "train_step_accumulated: micro-batch %d has no rows", i);
+        total += xs[i]->shape[0];
+    }
+    TRY(optim_zero_grad(opt)); /* once: the micro-batches add to the same gradients */
+    double sum = 0;
+    for (int i = 0; i < k; i++) {
+        const Tensor *logits, *dlogits;
+        float v = 0;
+        float share = (float)((double)xs[i]->shape[0] / (double)total); /* n_i / N */
+        TRY(module_call(model, xs[i], &logits));
+        TRY(loss_forward(loss, logits, ys[i], loss_value ? &v : NULL));
+        TRY(loss_backward_scaled(loss, share, &dlogits));
+        TRY(module_backward(model, dlogits, NULL));
+        sum += (double)share * (double)v;
+    }
+    TRY(optim_step(opt)); /* one step for the whole batch */
+    if (loss_value) *loss_value = (float)sum;
+    return ERR_OK;
+}

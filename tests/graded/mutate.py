@@ -4,6 +4,7 @@
     python3 tests/graded/mutate.py                 # every mutant (about 10 minutes)
     python3 tests/graded/mutate.py --sample 24     # a fixed sample (CI)
     python3 tests/graded/mutate.py --lesson 03     # one lesson's answers
+    python3 tests/graded/mutate.py --function train_step_accumulated   # one exercise's
     python3 tests/graded/mutate.py --list          # the mutants, without grading
 
 A mutant is a copy of one answer file (solutions/NN_name/exercises.c or .cu)
@@ -76,6 +77,22 @@ def bodies(lines):
         if inside:
             out.append(i)
     return out
+
+
+def function_of(lines, i):
+    """The name of the function whose body holds line i: the first identifier followed by
+    '(' on the signature's first line (the last line before the body's '{' that starts in
+    column 0)."""
+    j = i
+    while j > 0 and not lines[j].startswith("{"):
+        j -= 1
+    while j > 0:
+        j -= 1
+        if lines[j][:1].strip() and not lines[j].startswith(("}", "#", "/*", " *")):
+            m = re.search(r"(\w+)\s*\(", lines[j])
+            if m:
+                return m.group(1)
+    return ""
 
 
 def strip_comment(line):
@@ -157,9 +174,16 @@ def main():
     ap.add_argument("--sample", type=int, help="grade this many mutants, a fixed sample")
     ap.add_argument("--seed", type=int, default=37, help="the sample's seed (default 37)")
     ap.add_argument("--lesson", help="only this lesson's answers (01, 02, ...)")
+    ap.add_argument("--function", help="only the mutants inside this function's body")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     args = ap.parse_args()
     every = [m for m in mutants() if not args.lesson or m[1].startswith(args.lesson)]
+    if args.function:
+        texts = {}
+        for m in every:
+            texts.setdefault(m[3], open(os.path.join(ROOT, m[3]), encoding="utf-8").read()
+                             .split("\n"))
+        every = [m for m in every if function_of(texts[m[3]], m[4]) == args.function]
     chosen = every
     if args.sample and args.sample < len(every):
         chosen = sorted(random.Random(args.seed).sample(every, args.sample))

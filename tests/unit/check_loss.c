@@ -94,6 +94,29 @@ START_TEST(test_accuracy_with_ties)
 }
 END_TEST
 
+START_TEST(test_backward_scaled_is_weight_times_backward)
+{
+    /* The gradient of weight x loss: PyTorch's dlogits times the weight, exactly. */
+    Tensor *logits = fixture_tensor(FX, "ce.logits", DTYPE_F32);
+    Tensor *targets = fixture_tensor(FX, "ce.targets", DTYPE_I32);
+    Loss *loss = loss_cross_entropy_new();
+    const Tensor *d;
+    const float *want = fixture(FX, "ce.dlogits")->cm;
+    ck_assert_int_eq(loss_forward(loss, logits, targets, NULL), ERR_OK);
+    ck_assert_int_eq(loss_backward_scaled(loss, 0.375f, &d), ERR_OK);
+    float scaled[36];
+    for (int i = 0; i < 36; i++) scaled[i] = 0.375f * want[i];
+    assert_close("0.375 x dlogits", tensor_f32(d), scaled, 36, 1e-7, 1e-5);
+    ck_assert_int_eq(loss_backward_scaled(loss, 1.0f, &d), ERR_OK);
+    assert_close("dlogits", tensor_f32(d), want, 36, 1e-6, 1e-5);
+    ck_assert_int_eq(loss_backward_scaled(loss, INFINITY, &d), ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(err_message(), "weight is inf"));
+    loss_free(loss);
+    tensor_free(logits);
+    tensor_free(targets);
+}
+END_TEST
+
 Suite *loss_suite(void)
 {
     Suite *s = suite_create("loss");
@@ -102,6 +125,7 @@ Suite *loss_suite(void)
     tcase_add_test(tc, test_cross_entropy_bad_targets);
     tcase_add_test(tc, test_accuracy_with_ties);
     tcase_add_test(tc, test_nan_stays_detectable);
+    tcase_add_test(tc, test_backward_scaled_is_weight_times_backward);
     suite_add_tcase(s, tc);
     return s;
 }
