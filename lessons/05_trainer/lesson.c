@@ -31,6 +31,8 @@
 #include "lib/core/fileio.h"
 #include "lib/core/half.h"
 #include "lib/io/plot.h"
+#include "lib/nn/layers.h"
+#include "lib/train/train.h"
 #include "lib/core/rng.h"
 #include "lib/core/timer.h"
 
@@ -659,6 +661,177 @@ static int section_reproducible(const ExperimentConfig *cfg, const char *root, E
     return ERR_OK;
 }
 
+/* ---- 6. memory: what training holds, running out, accumulating gradients -------------- */
+
+/* A model, its loss and optimizer, made on @p d from the seed of @p cfg (the same weights
+ * every time), and SGD with momentum 0.9 (one buffer per weight). */
+typedef struct MemRun {
+    Module *model;
+    Loss *loss;
+    Optimizer *opt;
+} MemRun;
+
+static void mem_run_free(MemRun *r)
+{
+    optim_free(r->opt);
+    loss_free(r->loss);
+    module_free(r->model);
+    *r = (MemRun){0};
+}
+
+static int mem_model(const ExperimentConfig *cfg, const Experiment *e, MemRun *r)
+{
+    Rng rng;
+    rng_seed(&rng, cfg->seed, 0);
+    r->model = mlp_new("mlp", e->train.n_features, cfg->hidden, cfg->n_hidden,
+                       e->train.n_classes, &rng);
+    if (!r->model) return err_code();
+    return module_to(r->model, e->device);
+}
+
+static int mem_optimizer(const ExperimentConfig *cfg, MemRun *r)
+{
+    r->loss = loss_cross_entropy_new();
+    if (r->loss) r->opt = optim_sgd_momentum_new(r->model, (float)cfg->lr, 0.9f, 0.0f, false);
+    return r->loss && r->opt ? ERR_OK : (int)err_code();
+}
+
+/* Rows [start, start + n) of the training data on the lesson's device: features and labels. */
+static int mem_batch(const Experiment *e, int64_t start, int64_t n, Tensor **x, Tensor **y)
+{
+    Tensor *host = tensor_new_2d(n, e->train.n_features);
+    int rc = host ? tensor_copy_rows(e->x_train, start, n, host) : (int)err_code();
+    Tensor *labels = rc ? NULL : tensor_new(DTYPE_I32, device_cpu(), 1, (int64_t[]){n});
+    if (!rc && !labels) rc = err_code();
+    if (!rc) memcpy(tensor_i32(labels), tensor_i32(e->train.y) + start, sizeof(int32_t) * (size_t)n);
+    if (!rc) rc = tensor_to(host, e->device, x);
+    if (!rc) rc = tensor_to(labels, e->device, y);
+    tensor_free(host);
+    tensor_free(labels);
+    return rc;
+}
+
+static void mem_row(const char *phase, Device d, size_t base)
+{
+    DeviceMemory m = device_memory(d);
+    printf("    %-52s %9.1f KiB %9.1f KiB\n", phase, (double)(m.in_use - base) / 1024.0,
+           (double)(m.peak - base) / 1024.0);
+}
+
+/* The model's weights, copied to the CPU, one after the other. */
+static int mem_weights(Module *m, float **out, int64_t *n)
+{
+    ParamRef p[8];
+    int k = module_parameters(m, p, 8);
+    *n = 0;
+    for (int i = 0; i < k; i++) *n += p[i].param->value->numel;
+    if (!(*out = malloc(sizeof(float) * (size_t)*n))) return err_set(ERR_NOMEM, "out of memory");
+    for (int i = 0, at = 0; i < k; at += (int)p[i].param->value->numel, i++) {
+        Tensor *c = NULL;
+        TRY(tensor_to(p[i].param->value, device_cpu(), &c));
+        int rc = tensor_get_rows(c, *out + at);
+        tensor_free(c);
+        TRY(rc);
+    }
+    return ERR_OK;
+}
+
+static int section_memory(const ExperimentConfig *cfg, const Experiment *e)
+{
+    Device d = e->device;
+    char name[24];
+    device_str(d, name, sizeof name);
+    int64_t rows = e->x_train->shape[0] < 1024 ? e->x_train->shape[0] : 1024, half = rows / 2;
+    printf("\n6. Memory: what a training step holds, running out, and accumulating gradients\n");
+    printf("  tensor memory on %s (device_memory: what tensors asked for; PyTorch's "
+           "memory_allocated and\n  max_memory_allocated), beyond what the lesson held "
+           "before, for one step of SGD with momentum\n  on a batch of %lld rows:\n",
+           name, (long long)rows);
+    printf("    %-52s %13s %13s\n", "", "allocated", "peak");
+    size_t base = device_memory(d).in_use;
+    device_reset_peak_memory(d);
+    MemRun a = {0};
+    Tensor *x = NULL, *y = NULL, *xs[2] = {NULL, NULL}, *ys[2] = {NULL, NULL};
+    float *full_w = NULL, *acc_w = NULL;
+    int64_t nw = 0;
+    float full_loss = 0, acc_loss = 0;
+    const Tensor *logits, *dlogits;
+    int rc = mem_model(cfg, e, &a);
+    if (!rc) mem_row("the model (weights and their gradients)", d, base);
+    if (!rc) rc = mem_optimizer(cfg, &a);
+    if (!rc) mem_row("+ the optimizer (a momentum buffer per weight)", d, base);
+    size_t fixed = device_memory(d).in_use - base;
+    if (!rc) rc = mem_batch(e, 0, rows, &x, &y);
+    if (!rc) mem_row("+ the batch (inputs and labels)", d, base);
+    if (!rc) rc = optim_zero_grad(a.opt);
+    if (!rc) rc = module_call(a.model, x, &logits);
+    if (!rc) rc = loss_forward(a.loss, logits, y, &full_loss);
+    if (!rc) mem_row("after forward and loss (activations kept for backward)", d, base);
+    if (!rc) rc = loss_backward(a.loss, &dlogits);
+    if (!rc) rc = module_backward(a.model, dlogits, NULL);
+    if (!rc) mem_row("after backward (each layer's input gradient)", d, base);
+    if (!rc) rc = optim_step(a.opt);
+    if (!rc) mem_row("after the optimizer step", d, base);
+    size_t peak_full = device_memory(d).peak - base;
+    if (!rc) rc = mem_weights(a.model, &full_w, &nw);
+    tensor_free(x), tensor_free(y), x = y = NULL;
+    mem_run_free(&a);
+    if (!rc) mem_row("all of it freed", d, base);
+    if (!rc)
+        printf("  (freed memory goes back at once: lib keeps no cache, so there is nothing for "
+               "an empty_cache()\n  to give back)\n");
+
+    /* Out of memory on purpose: a limit between what the whole batch needs and what half
+     * of it does, as torch.cuda.set_per_process_memory_fraction sets one. */
+    size_t limit = fixed + (peak_full - fixed) * 3 / 4;
+    if (!rc) {
+        device_set_memory_limit(d, base + limit);
+        printf("  with a limit of %.1f KiB above that (device_set_memory_limit), the same step "
+               "on the whole batch:\n", (double)limit / 1024.0);
+        rc = mem_model(cfg, e, &a);
+        if (!rc) rc = mem_optimizer(cfg, &a);
+        if (!rc) rc = mem_batch(e, 0, rows, &x, &y);
+        if (!rc) rc = train_step(a.model, a.loss, a.opt, x, y, NULL);
+        if (rc == ERR_NOMEM) printf("    refused: %s\n", err_message());
+        else if (!rc) printf("    NOT refused: the limit is too high for this model\n");
+        if (rc == ERR_NOMEM) rc = ERR_OK;
+        tensor_free(x), tensor_free(y), x = y = NULL;
+        mem_run_free(&a);
+    }
+    /* The recovery: the same model from the start, half the rows at a time, one step. */
+    if (!rc) rc = mem_model(cfg, e, &a);
+    if (!rc) rc = mem_optimizer(cfg, &a);
+    if (!rc) device_reset_peak_memory(d);
+    if (!rc) rc = mem_batch(e, 0, half, &xs[0], &ys[0]);
+    if (!rc) rc = mem_batch(e, half, rows - half, &xs[1], &ys[1]);
+    if (!rc)
+        rc = train_step_accumulated(a.model, a.loss, a.opt, (const Tensor *const *)xs,
+                                    (const Tensor *const *)ys, 2, &acc_loss);
+    size_t peak_acc = device_memory(d).peak - base;
+    device_set_memory_limit(d, 0);
+    if (!rc) rc = mem_weights(a.model, &acc_w, &nw);
+    if (!rc) {
+        double diff = 0, largest = 0;
+        for (int64_t i = 0; i < nw; i++) {
+            diff = fmax(diff, fabs((double)acc_w[i] - (double)full_w[i]));
+            largest = fmax(largest, fabs((double)full_w[i]));
+        }
+        double tol = 1e-6 * largest;
+        printf("  two micro-batches of %lld and %lld rows, their gradients accumulated "
+               "(train_step_accumulated, exercise 05.6):\n    peak %.1f KiB, under the limit; "
+               "loss %.6f against the whole batch's %.6f;\n    the weights after the step "
+               "differ from the whole batch's by at most %.2g (%s the tolerance %.2g,\n    "
+               "a millionth of the largest weight: the sums are added in another order)\n",
+               (long long)half, (long long)(rows - half), (double)peak_acc / 1024.0,
+               (double)acc_loss, (double)full_loss, diff, diff <= tol ? "within" : "BEYOND", tol);
+    }
+    for (int i = 0; i < 2; i++) tensor_free(xs[i]), tensor_free(ys[i]);
+    mem_run_free(&a);
+    free(full_w);
+    free(acc_w);
+    return rc;
+}
+
 /* ---- --resume FILE ------------------------------------------------------------------------ */
 
 /* The configured trainer, loaded from @p path and trained on to the configured epochs: a
@@ -743,6 +916,7 @@ int lesson05_run(const LessonContext *ctx, int argc, char **argv)
     if (!rc) rc = section_amp(&cfg, root, o.quick);
     if (!rc) rc = section_bad_input(&cfg, root, e, at3);
     if (!rc) rc = section_reproducible(&cfg, root, e);
+    if (!rc) rc = section_memory(&cfg, e);
     experiment_free(e);
     if (rc) {
         lesson_error(PART, err_message());

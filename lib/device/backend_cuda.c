@@ -156,8 +156,8 @@ static int cuda_alloc(Device d, size_t bytes, void **ptr)
         Counters c = counters_get();
         return err_set(ERR_NOMEM, "out of memory on cuda:%d: asked for %.2f GiB with %.2f GiB "
                                   "free of %.2f GiB (this program holds %.2f GiB); try a smaller "
-                                  "batch, mixed precision (Lesson 05), or freeing tensors you "
-                                  "no longer need",
+                                  "batch, gradient accumulation or mixed precision (Lesson "
+                                  "05), or freeing tensors you no longer need",
                        d.index, gib(bytes), gib(free_b), gib(total_b), gib(c.mem_in_use));
     }
     if (e != cudaSuccess) return cuda_error("cudaMalloc", d, e);

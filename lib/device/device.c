@@ -1,6 +1,7 @@
 /* device.c: device values, their names, and what the CUDA backend can see. */
 #include "lib/device/device.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,18 +115,101 @@ int device_synchronize(Device d)
     return ops->synchronize(d);
 }
 
+/* ---- memory: what device_alloc holds on each device, and a limit ------------------- */
+
+#define MEMORY_SLOTS 16 /* the CPU, and CUDA devices 0..14 */
+static DeviceMemory g_memory[MEMORY_SLOTS];
+static pthread_mutex_t g_memory_lock = PTHREAD_MUTEX_INITIALIZER; /* the loader's worker allocates too */
+
+static DeviceMemory *memory_slot(Device d)
+{
+    int i = d.kind == DEVICE_CPU ? 0 : 1 + d.index;
+    return i >= 0 && i < MEMORY_SLOTS ? &g_memory[i] : NULL;
+}
+
+/* Bytes as a person reads them: 512 B, 3.5 KiB, 12.0 MiB, 1.50 GiB. */
+static const char *bytes_str(size_t b, char *buf, size_t size)
+{
+    if (b < 1024) snprintf(buf, size, "%zu B", b);
+    else if (b < ((size_t)1 << 20)) snprintf(buf, size, "%.1f KiB", (double)b / 1024.0);
+    else if (b < ((size_t)1 << 30)) snprintf(buf, size, "%.1f MiB", (double)b / 1048576.0);
+    else snprintf(buf, size, "%.2f GiB", (double)b / 1073741824.0);
+    return buf;
+}
+
+DeviceMemory device_memory(Device d)
+{
+    DeviceMemory m = {0, 0, 0};
+    pthread_mutex_lock(&g_memory_lock);
+    const DeviceMemory *s = memory_slot(d);
+    if (s) m = *s;
+    pthread_mutex_unlock(&g_memory_lock);
+    return m;
+}
+
+void device_reset_peak_memory(Device d)
+{
+    pthread_mutex_lock(&g_memory_lock);
+    DeviceMemory *s = memory_slot(d);
+    if (s) s->peak = s->in_use;
+    pthread_mutex_unlock(&g_memory_lock);
+}
+
+void device_set_memory_limit(Device d, size_t bytes)
+{
+    pthread_mutex_lock(&g_memory_lock);
+    DeviceMemory *s = memory_slot(d);
+    if (s) s->limit = bytes;
+    pthread_mutex_unlock(&g_memory_lock);
+}
+
 int device_alloc(Device d, size_t bytes, void **ptr)
 {
     const BackendOps *ops;
     *ptr = NULL;
     TRY(ops_of(d, &ops));
-    return ops->alloc(d, bytes, ptr);
+    pthread_mutex_lock(&g_memory_lock);
+    DeviceMemory *s = memory_slot(d);
+    DeviceMemory was = s ? *s : (DeviceMemory){0, 0, 0};
+    bool over = s && s->limit && (bytes > s->limit || s->in_use > s->limit - bytes);
+    if (s && !over) { /* counted before the backend is asked, given back if it refuses */
+        s->in_use += bytes;
+        if (s->in_use > s->peak) s->peak = s->in_use;
+    }
+    pthread_mutex_unlock(&g_memory_lock);
+    if (over) {
+        char name[24], ask[24], free_b[24], limit[24], held[24];
+        return err_set(ERR_NOMEM, "out of memory on %s: tried to allocate %s with %s free of the "
+                                  "%s this program may use (device_set_memory_limit, as "
+                                  "torch.cuda.set_per_process_memory_fraction; %s already "
+                                  "allocated); try a smaller batch, gradient accumulation "
+                                  "(exercise 05.6), mixed precision, or freeing tensors you no "
+                                  "longer need",
+                       device_str(d, name, sizeof name), bytes_str(bytes, ask, sizeof ask),
+                       bytes_str(was.limit - was.in_use, free_b, sizeof free_b),
+                       bytes_str(was.limit, limit, sizeof limit),
+                       bytes_str(was.in_use, held, sizeof held));
+    }
+    int rc = ops->alloc(d, bytes, ptr);
+    if (rc && s) {
+        pthread_mutex_lock(&g_memory_lock);
+        s->in_use -= bytes;
+        if (s->peak == was.in_use + bytes && was.peak < s->peak) /* nothing was allocated */
+            s->peak = was.peak > s->in_use ? was.peak : s->in_use;
+        pthread_mutex_unlock(&g_memory_lock);
+    }
+    return rc;
 }
 
 void device_free(Device d, void *ptr, size_t bytes)
 {
     const BackendOps *ops = backend_of(d);
-    if (ops && ptr) ops->free(d, ptr, bytes);
+    if (!ops || !ptr) return;
+    ops->free(d, ptr, bytes);
+    pthread_mutex_lock(&g_memory_lock);
+    DeviceMemory *s = memory_slot(d);
+    if (s) s->in_use = s->in_use >= bytes ? s->in_use - bytes : 0;
+    pthread_mutex_unlock(&g_memory_lock);
 }
 
 int device_copy(void *dst, Device to, const void *src, Device from, size_t bytes)

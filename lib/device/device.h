@@ -130,6 +130,32 @@ WB_MUST_CHECK int device_alloc(Device d, size_t bytes, void **ptr);
 /** @brief Release memory from device_alloc() (NULL is allowed). */
 void device_free(Device d, void *ptr, size_t bytes);
 
+/** What device_alloc() holds on one device (torch.cuda.memory_allocated and friends). */
+typedef struct DeviceMemory {
+    size_t in_use; /**< bytes allocated now (memory_allocated) */
+    size_t peak;   /**< the most in use since the last reset (max_memory_allocated) */
+    size_t limit;  /**< the limit set by device_set_memory_limit(); 0: none */
+} DeviceMemory;
+
+/**
+ * @brief The memory device_alloc() holds on @p d: every tensor's buffer, in bytes as
+ *        asked for (what the backend adds for alignment or its own use is not counted).
+ */
+DeviceMemory device_memory(Device d);
+
+/** @brief Start the peak of @p d again from what is in use now (reset_peak_memory_stats). */
+void device_reset_peak_memory(Device d);
+
+/**
+ * @brief Refuse allocations on @p d beyond @p bytes in use in all (0: no limit).
+ *
+ * What `torch.cuda.set_per_process_memory_fraction` does: an allocation that
+ * would go past the limit fails with ::ERR_NOMEM and an out-of-memory message,
+ * as if the device had only that much. It lets a lesson run out of memory on
+ * purpose, on the CPU as on a GPU.
+ */
+void device_set_memory_limit(Device d, size_t bytes);
+
 /**
  * @brief Copy @p bytes from @p src on @p from to @p dst on @p to: `tensor.to(device)`'s
  *        copy, by the device that is not the CPU; a copy to the CPU waits for the device.

@@ -162,6 +162,43 @@ START_TEST(test_dtype_table)
 }
 END_TEST
 
+START_TEST(test_device_memory_counts_and_limit)
+{
+    /* What tensors hold on the CPU, its peak, and a limit that refuses like a full GPU. */
+    Device cpu = device_cpu();
+    size_t base = device_memory(cpu).in_use;
+    device_reset_peak_memory(cpu);
+    Tensor *a = tensor_new(DTYPE_F32, cpu, 2, (int64_t[]){10, 10});
+    ck_assert_ptr_nonnull(a);
+    DeviceMemory m = device_memory(cpu);
+    ck_assert_uint_eq(m.in_use, base + 400);
+    ck_assert_uint_eq(m.peak, base + 400);
+    tensor_free(a);
+    m = device_memory(cpu);
+    ck_assert_uint_eq(m.in_use, base);
+    ck_assert_uint_eq(m.peak, base + 400); /* the peak stays until a reset */
+    device_set_memory_limit(cpu, base + 300);
+    ck_assert_ptr_null(tensor_new(DTYPE_F32, cpu, 1, (int64_t[]){100}));
+    ck_assert_int_eq(err_code(), ERR_NOMEM);
+    ck_assert_ptr_nonnull(strstr(err_message(), "out of memory on cpu: tried to allocate 400 B "
+                                                "with 300 B free"));
+    ck_assert_ptr_nonnull(strstr(err_message(), "gradient accumulation"));
+    m = device_memory(cpu);
+    ck_assert_uint_eq(m.in_use, base); /* a refusal holds nothing */
+    ck_assert_uint_eq(m.peak, base + 400);
+    Tensor *b = tensor_new(DTYPE_F32, cpu, 1, (int64_t[]){75}); /* 300 bytes: exactly the limit */
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_null(tensor_new(DTYPE_F32, cpu, 1, (int64_t[]){1}));
+    tensor_free(b);
+    device_set_memory_limit(cpu, 0);
+    a = tensor_new(DTYPE_F32, cpu, 1, (int64_t[]){100});
+    ck_assert_ptr_nonnull(a);
+    tensor_free(a);
+    device_reset_peak_memory(cpu);
+    ck_assert_uint_eq(device_memory(cpu).peak, base);
+}
+END_TEST
+
 Suite *tensor_suite(void)
 {
     Suite *s = suite_create("tensor");
@@ -175,6 +212,7 @@ Suite *tensor_suite(void)
     tcase_add_test(tc, test_dtype_table);
     tcase_add_test(tc, test_device_names_and_equality);
     tcase_add_test(tc, test_same_device_rule);
+    tcase_add_test(tc, test_device_memory_counts_and_limit);
     suite_add_tcase(s, tc);
     return s;
 }
