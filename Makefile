@@ -211,7 +211,7 @@ GRADE_REFS   := $(GRADED:%=$(BUILD)/grade/ref/%.records)
 GRADE_DRIVER := $(BUILD)/grade/driver
 
 LESSON37    = $(BUILD)/$(1)/lesson37
-DEMOS      := sync launch copy batch fused
+DEMOS      := sync launch copy batch fused timeline
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 # The hostile-input corpus (tests/hostile) and the fuzz targets (tests/fuzz).
 HOSTILE_BIN := $(BUILD)/tests/hostile_inputs
@@ -247,7 +247,7 @@ help:
 	@echo "  make lesson37            run the day's five parts (PART=N for one, ARGS=... for options)"
 	@echo "  make lesson37 IMPL=lessons   the same with your own exercises linked in"
 	@echo "  make demos               Lesson 03's five timing demos (ARGS=--quick: the class version)"
-	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused"
+	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused, demo-timeline"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
 	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
@@ -320,7 +320,7 @@ build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_B
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
 	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
 
-# Lesson 03's demos, for class: make demo-sync, ..., make demos for all five
+# Lesson 03's demos, for class: make demo-sync, ..., make demos for all six
 # (ARGS=--quick for the short version). Each prints its table and writes its
 # CSV and chart to out/.
 demos: deps gpu-status $(call LESSON37,$(IMPL))

@@ -32,6 +32,7 @@
 #include "lib/nn/layers.h"
 #include "lib/device/matmul.h"
 #include "lib/core/timer.h"
+#include "lib/io/plot.h"
 #include "lib/train/train.h"
 
 #define PART 2
@@ -524,6 +525,85 @@ static double cpu_matmul(const Options *o)
     return matmul_rate_gflops(&r);
 }
 
+/* Section 3, last: the product's time against its size, on the CPU (OpenBLAS) and on
+ * the GPU (cuBLAS, synchronized), into out/02_matmul.csv and out/02_matmul.png. */
+static double gpu_product_seconds(Device gpu, long n, int reps)
+{
+    size_t bytes = (size_t)n * (size_t)n * sizeof(float);
+    float *hA = random_matrix(n, 1);
+    float *A = NULL, *B = NULL, *C = NULL;
+    int rc = hA ? ERR_OK : err_set(ERR_NOMEM, "host memory");
+    if (!rc) rc = device_alloc(gpu, bytes, (void **)&A);
+    if (!rc) rc = device_alloc(gpu, bytes, (void **)&B);
+    if (!rc) rc = device_alloc(gpu, bytes, (void **)&C);
+    if (!rc) rc = device_copy(A, gpu, hA, device_cpu(), bytes);
+    if (!rc) rc = device_copy(B, gpu, hA, device_cpu(), bytes);
+    if (!rc) rc = matmul_device(gpu, MATMUL_CUBLAS, A, B, C, n, n, n); /* warm-up */
+    if (!rc) rc = device_synchronize(gpu);
+    double best = INFINITY;
+    for (int i = 0; !rc && i < reps; i++) {
+        double t0 = timer_now();
+        rc = matmul_device(gpu, MATMUL_CUBLAS, A, B, C, n, n, n);
+        if (!rc) rc = device_synchronize(gpu);
+        best = fmin(best, timer_now() - t0);
+    }
+    device_free(gpu, A, bytes);
+    device_free(gpu, B, bytes);
+    device_free(gpu, C, bytes);
+    free(hA);
+    return rc ? NAN : best;
+}
+
+static void matmul_sweep(const LessonContext *ctx, const Options *o, bool have_gpu, Device gpu,
+                         const char *gpu_name)
+{
+    static const long sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
+    long gpu_max = g_simulated ? 128 : o->n_gpu;
+    char path[1024], png[1024], title[256];
+    snprintf(path, sizeof path, "%s/02_matmul.csv", ctx->out_dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        printf("  Time against size: skipped (cannot write %s)\n", path);
+        return;
+    }
+    fprintf(f, "device,n,seconds,gflops\n");
+    printf("  Time against size (the fastest of 3, synchronized):\n");
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        long n = sizes[i];
+        char t[32], u[32] = "-";
+        double cpu_s = NAN, gpu_s = NAN;
+        if (n <= o->n_cpu) {
+            MatmulRate r;
+            if (matmul_cpu_measure(n, 3, &r) == ERR_OK) cpu_s = r.min_s;
+        }
+        if (have_gpu && n <= gpu_max) gpu_s = gpu_product_seconds(gpu, n, 3);
+        if (isnan(cpu_s) && isnan(gpu_s)) continue;
+        double flops = 2.0 * n * n * (double)n;
+        if (!isnan(cpu_s)) fprintf(f, "cpu,%ld,%.9g,%.6g\n", n, cpu_s, flops / cpu_s * 1e-9);
+        if (!isnan(gpu_s)) fprintf(f, "gpu,%ld,%.9g,%.6g\n", n, gpu_s, flops / gpu_s * 1e-9);
+        if (!isnan(gpu_s)) timer_format(gpu_s, u, sizeof u);
+        printf("    %5ld x %-5ld  CPU %10s   GPU %10s\n", n, n,
+               isnan(cpu_s) ? "-" : timer_format(cpu_s, t, sizeof t), u);
+    }
+    fclose(f);
+    printf("  Data: %s\n", path);
+    if (!ctx->plots) return;
+    if (!have_gpu)
+        snprintf(title, sizeof title, "N x N product: CPU (OpenBLAS) measured; GPU: no GPU on "
+                                      "this machine");
+    else if (g_simulated)
+        snprintf(title, sizeof title, "N x N product: CPU (OpenBLAS) and the CUDA simulator "
+                                      "(CPU time, not a GPU's)");
+    else
+        snprintf(title, sizeof title, "N x N product: CPU (OpenBLAS) and %.60s (cuBLAS)",
+                 gpu_name);
+    snprintf(png, sizeof png, "%s/02_matmul.png", ctx->out_dir);
+    if (plot_draw(WB_ROOT "/lessons/02_device_transfer/matmul.gp", path, png, title) != ERR_OK)
+        printf("  Plot: skipped (%s)\n", err_message());
+    else
+        printf("  Plot: %s\n", png);
+}
+
 /* Section 3 (GPU half): cuBLAS timed wrongly and rightly, then our kernels. */
 static void gpu_matmul(Device gpu, long n, double cpu_gflops)
 {
@@ -699,10 +779,15 @@ int lesson02_run(const LessonContext *ctx, int argc, char **argv)
     if (o.matmul) {
         printf("An N x N matrix product (2 N^3 floating-point operations):\n");
         double cpu_gflops = cpu_matmul(&o);
+        char gpu_name[256] = "";
+        DeviceInfo info;
+        if (have_gpu && device_info(gpu, &info) == ERR_OK)
+            snprintf(gpu_name, sizeof gpu_name, "%s", info.name);
         if (have_gpu)
             gpu_matmul(gpu, o.n_gpu, cpu_gflops);
         else
             printf("  GPU: skipped (no CUDA device)\n");
+        matmul_sweep(ctx, &o, have_gpu, gpu, gpu_name);
         printf("\n");
     }
     if (have_gpu) {

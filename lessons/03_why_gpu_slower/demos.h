@@ -106,5 +106,7 @@ int demo_launch(const LessonContext *ctx, const Sizes *s, const Gpu *g, const Ir
 int demo_copy(const LessonContext *ctx, const Sizes *s, const Gpu *g);
 int demo_batch(const LessonContext *ctx, const Sizes *s, const Gpu *g);
 int demo_fused(const LessonContext *ctx, const Sizes *s, const Gpu *g, const IrisData *iris);
+int demo_timeline(const LessonContext *ctx, const Sizes *s, const Gpu *g,
+                  const IrisData *iris);
 
 #endif /* WB_LESSON03_DEMOS_H */

@@ -1,8 +1,8 @@
 /*
  * Part 3: why the GPU looks slower, measured piece by piece, and how to make it win.
  *
- * Five demos, each runnable alone (make demo-sync, demo-launch, demo-copy,
- * demo-batch, demo-fused; make demos for all) and all together as part 3 of
+ * Six demos, each runnable alone (make demo-sync, demo-launch, demo-copy,
+ * demo-batch, demo-fused, demo-timeline; make demos for all) and all together as part 3 of
  * lesson37:
  *   sync    Iris trained with the loss read back every N epochs (loss.item())
  *   launch  what an empty kernel launch and a 4-byte copy cost
@@ -11,6 +11,8 @@
  *   batch   2000 inputs through an encoder one at a time, in chunks, at once
  *   fused   Iris per operation, as a CUDA Graph and as one fused kernel,
  *           against our CPU
+ *   timeline  a few epochs of Iris as two lanes, CPU and GPU, recorded with the
+ *           loss read every epoch and never (who waits for whom)
  * Each prints its table, writes out/03_<demo>.csv and draws out/03_<demo>.png.
  * Without a GPU each runs its CPU half and says in one line what it skipped.
  * Every time is measured here, with the student's time_on_device (exercise
@@ -38,8 +40,9 @@
 #define DIR WB_ROOT "/lessons/03_why_gpu_slower/"
 
 /* The demos in the order the part runs them, then "all" (--demo all runs them all). */
-static const char *const g_demos[] = {"sync", "launch", "copy", "batch", "fused", "all", NULL};
-#define N_DEMOS 5
+static const char *const g_demos[] = {"sync",  "launch",   "copy", "batch",
+                                      "fused", "timeline", "all",  NULL};
+#define N_DEMOS 6
 
 typedef struct Options {
     const char *demo; /* one of g_demos */
@@ -53,7 +56,7 @@ static bool parse_options(int argc, char **argv, Options *o, int *status)
 {
     const LessonOption table[] = {
         OPT_CHOICE("demo", &o->demo, "NAME", g_demos,
-                   "sync, launch, copy, batch, fused, or all (default all)"),
+                   "sync, launch, copy, batch, fused, timeline, or all (default all)"),
         OPT_SET("quick", &o->quick, "the short class version: fewer epochs, smaller sizes"),
         OPT_TEXT("device", &o->device, "D", "the GPU to use: cuda, cuda:N (default cuda)"),
         OPT_LONG("epochs", &o->epochs, "N", 1, 100000000,
@@ -234,7 +237,7 @@ int lesson03_run(const LessonContext *ctx, int argc, char **argv)
     IrisData iris = {0};
     bool all = strcmp(o.demo, "all") == 0;
     bool needs_iris = all || !strcmp(o.demo, "sync") || !strcmp(o.demo, "launch") ||
-                      !strcmp(o.demo, "fused");
+                      !strcmp(o.demo, "fused") || !strcmp(o.demo, "timeline");
     if (needs_iris && (rc = iris_data_load(iris_csv_path(), &iris))) {
         lesson_error(PART, err_message());
         return LESSON_FAILED;
@@ -247,7 +250,8 @@ int lesson03_run(const LessonContext *ctx, int argc, char **argv)
         case 1: rc = demo_launch(ctx, &s, &g, &iris); break;
         case 2: rc = demo_copy(ctx, &s, &g); break;
         case 3: rc = demo_batch(ctx, &s, &g); break;
-        default: rc = demo_fused(ctx, &s, &g, &iris); break;
+        case 4: rc = demo_fused(ctx, &s, &g, &iris); break;
+        default: rc = demo_timeline(ctx, &s, &g, &iris); break;
         }
         if (rc) {
             char msg[1200];

@@ -23,6 +23,8 @@
 #include "lib/train/iris.h"
 #include "lib/nn/layers.h"
 #include "lib/core/timer.h"
+#include "lib/io/plot.h"
+#include "lib/nn/module.h"
 
 #define PART 4
 #define README "lessons/04_callable_objects/README.md"
@@ -163,18 +165,72 @@ static int capture_call(void *state, const Value *args, int nargs, Value *out)
 }
 static const CallableClass capture_class = {"Capture", 3, capture_call, free};
 
-/* A hook that prints its name, to show the order. */
+/* The order a call took, as it ran: each hook and forward notes itself here, and
+ * out/04_call_order.csv (drawn as out/04_call_order.png) is made from it. */
+#define MAX_STEPS 16
+static struct {
+    const char *call; /* which call the step belongs to */
+    const char *who;  /* what ran */
+    const char *kind; /* pre-hook, forward or hook */
+} g_steps[MAX_STEPS];
+static int g_n_steps;
+static const char *g_call = "";
+
+static void step(const char *who, const char *kind)
+{
+    if (g_n_steps < MAX_STEPS) {
+        g_steps[g_n_steps].call = g_call;
+        g_steps[g_n_steps].who = who;
+        g_steps[g_n_steps].kind = kind;
+        g_n_steps++;
+    }
+}
+
+/* A hook that prints its name, to show the order (and notes it for the chart). */
 static int say_call(void *state, const Value *args, int nargs, Value *out)
 {
-    (void)args, (void)nargs;
+    (void)args;
     printf("    %s\n", (const char *)state);
+    step((const char *)state, nargs == 2 ? "pre-hook" : "hook");
     *out = value_none();
     return ERR_OK;
+}
+
+/* fc1's own forward, noting when it runs: Linear's forward, called through a copy of
+ * its class whose forward notes the step first. */
+static const ModuleOps *g_linear_ops;
+static int noted_forward(Module *self, const Tensor *x, const Tensor **y)
+{
+    step("Linear.forward (fc1)", "forward");
+    return g_linear_ops->forward(self, x, y);
+}
+
+static void draw_order(const LessonContext *ctx)
+{
+    char path[1024], png[1024];
+    snprintf(path, sizeof path, "%s/04_call_order.csv", ctx->out_dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "call,step,who,kind\n");
+    int k = 0;
+    for (int i = 0; i < g_n_steps; i++) {
+        k = i > 0 && strcmp(g_steps[i].call, g_steps[i - 1].call) == 0 ? k + 1 : 1;
+        fprintf(f, "%s,%d,%s,%s\n", g_steps[i].call, k, g_steps[i].who, g_steps[i].kind);
+    }
+    if (fclose(f) != 0) return;
+    printf("  The order each call took: %s\n", path);
+    if (!ctx->plots) return;
+    snprintf(png, sizeof png, "%s/04_call_order.png", ctx->out_dir);
+    if (plot_draw(WB_ROOT "/lessons/04_callable_objects/call_order.gp", path, png,
+                  "fc1 with two pre-hooks and a forward hook: the order each call ran") != ERR_OK)
+        printf("  Plot: skipped (%s)\n", err_message());
+    else
+        printf("  Plot: %s\n", png);
 }
 static const CallableClass pre_say_class = {"pre-hook", 2, say_call, NULL};
 static const CallableClass say_class = {"hook", 3, say_call, NULL};
 
-static int section_hooks(void)
+static int section_hooks(const LessonContext *ctx)
 {
     printf("2. model(x) and model.forward(x): the module call protocol\n");
     Dataset train = {0}, test = {0};
@@ -219,9 +275,19 @@ static int section_hooks(void)
     }
     if (!rc) {
         module_remove_hook(handle); /* handle.remove(): the capture hook is gone */
+        ModuleOps noted = *fc1->ops;
+        g_linear_ops = fc1->ops;
+        noted.forward = noted_forward;
+        fc1->ops = &noted;
+        g_call = "module_call"; /* model(x): the protocol */
         rc = module_call(fc1, train.x, &y);
         if (!rc) printf("    (then fc1's output, (%lld, %lld))\n", (long long)y->shape[0],
                         (long long)y->shape[1]);
+        /* And fc1.forward(x) called directly, with the same hooks registered. */
+        g_call = "module_forward"; /* fc1.forward(x) */
+        if (!rc) rc = module_forward(fc1, train.x, &y);
+        fc1->ops = g_linear_ops;
+        if (!rc) draw_order(ctx);
         if (module_remove_hook(handle) != ERR_OK)
             printf("  Removing the capture hook a second time: %s\n", err_message());
         module_remove_hook(hp1);
@@ -352,13 +418,12 @@ static int section_batching(const Options *o)
 
 int lesson04_run(const LessonContext *ctx, int argc, char **argv)
 {
-    (void)ctx;
     Options o = {2000, 512, 64};
     int rc;
     if (!parse_options(argc, argv, &o, &rc)) return rc;
     lesson_heading(PART, "Callable objects and the module call", README);
     rc = section_callables();
-    if (!rc) rc = section_hooks();
+    if (!rc) rc = section_hooks(ctx);
     if (!rc) rc = section_batching(&o);
     if (rc) {
         lesson_error(PART, err_message());

@@ -11,6 +11,7 @@
 
 #include "lib/core/counters.h"
 #include "lib/core/err.h"
+#include "lib/core/timeline.h"
 #include "kernels/kernels.h"
 #ifdef CUDASIM
 #include "lib/cudasim/cudasim.h"
@@ -60,8 +61,87 @@ static int cuda_error(const char *op, Device d, cudaError_t e)
 
 static double gib(size_t bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }
 
+/* ---- Lesson 03's timeline (lib/core/timeline.h) ------------------------------------
+ * While one is recorded: the host clock around each launch, copy and wait, and a pair
+ * of CUDA events around each kernel and copy, read when the recording ends. */
+#define TL_PAIRS 2048
+typedef struct TlPair {
+    cudaEvent_t a, b;
+    TimelineKind kind;
+    char name[32];
+} TlPair;
+static TlPair g_tl[TL_PAIRS];
+static int g_tl_n, g_tl_dev = -1;
+static cudaEvent_t g_tl_base;
+static double g_tl_base_host, g_tl_t0;
+static bool g_tl_armed, g_tl_hooked;
+
+static int tl_begin(void)
+{
+    g_tl_n = 0;
+    g_tl_armed = false;
+    g_tl_dev = g_current;
+    if (g_tl_dev < 0) return ERR_OK; /* no GPU used yet: the CPU's lane only */
+    Device d = device_cuda(g_tl_dev);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess && !g_tl_base) e = cudaEventCreate(&g_tl_base);
+    if (e == cudaSuccess) e = cudaEventRecord(g_tl_base, g_stream[g_tl_dev]);
+    if (e == cudaSuccess) e = cudaEventSynchronize(g_tl_base);
+    if (e != cudaSuccess) return cuda_error("starting a timeline", d, e);
+    /* The stream was idle: the event ran as it was recorded, now on the host's clock. */
+    g_tl_base_host = timeline_clock();
+    return ERR_OK;
+}
+
+static int tl_end(void)
+{
+    if (g_tl_dev < 0) return ERR_OK;
+    Device d = device_cuda(g_tl_dev);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) return cuda_error("ending a timeline", d, e);
+    for (int i = 0; i < g_tl_n; i++) {
+        float a = 0, b = 0;
+        e = cudaEventElapsedTime(&a, g_tl_base, g_tl[i].a);
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&b, g_tl_base, g_tl[i].b);
+        if (e != cudaSuccess) return cuda_error("reading a timeline's events", d, e);
+        timeline_add(g_tl[i].kind, true, g_tl[i].name, g_tl_base_host + 1e-3 * a,
+                     g_tl_base_host + 1e-3 * b);
+    }
+    g_tl_n = 0;
+    return ERR_OK;
+}
+
+/* Before a call that queues GPU work on stream s: the host time, and event a. */
+static void tl_open(Device d, cudaStream_t s)
+{
+    if (!timeline_on() || d.index != g_tl_dev || g_capturing[d.index] || g_tl_n >= TL_PAIRS)
+        return;
+    TlPair *p = &g_tl[g_tl_n];
+    if (!p->a && (cudaEventCreate(&p->a) != cudaSuccess || cudaEventCreate(&p->b) != cudaSuccess))
+        return;
+    g_tl_t0 = timeline_clock();
+    g_tl_armed = cudaEventRecord(p->a, s) == cudaSuccess;
+}
+
+/* After it: the CPU's box (the call) and event b, closing the GPU's box. */
+static void tl_close(cudaStream_t s, TimelineKind cpu, TimelineKind gpu, const char *name)
+{
+    if (!g_tl_armed) return;
+    g_tl_armed = false;
+    TlPair *p = &g_tl[g_tl_n];
+    if (cudaEventRecord(p->b, s) != cudaSuccess) return;
+    timeline_add(cpu, false, name, g_tl_t0, timeline_clock());
+    p->kind = gpu;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    g_tl_n++;
+}
+
 static int use(Device d)
 {
+    if (!g_tl_hooked) {
+        timeline_gpu_hooks(tl_begin, tl_end);
+        g_tl_hooked = true;
+    }
     if (d.kind != DEVICE_CUDA || d.index < 0 || d.index >= MAX_DEVICES)
         return err_set(ERR_DEVICE, "the CUDA backend was given a CPU or out-of-range device");
     if (d.index == g_current) return ERR_OK;
@@ -80,6 +160,7 @@ static int stream(Device d, cudaStream_t *s)
         if (e != cudaSuccess) return cuda_error("cudaStreamCreate", d, e);
     }
     *s = g_stream[d.index];
+    tl_open(d, *s);
     return ERR_OK;
 }
 
@@ -169,7 +250,9 @@ static void cuda_free(Device d, void *ptr, size_t bytes)
 {
     if (!ptr || use(d) != ERR_OK) return;
     /* cudaFree waits for the GPU to finish whatever may still use the memory. */
+    double t0 = timeline_clock();
     if (cudaFree(ptr) == cudaSuccess) {
+        if (timeline_on()) timeline_add(TIMELINE_SYNC, false, "cudaFree", t0, timeline_clock());
         counters_memory(-(long long)bytes);
         counters_sync();
     }
@@ -185,12 +268,16 @@ static int cuda_copy(void *dst, Device to, const void *src, Device from, size_t 
     case COPY_HOST_TO_HOST: e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToHost); break;
     case COPY_HOST_TO_DEVICE:
         TRY(use(to));
+        tl_open(to, NULL); /* cudaMemcpy runs on the legacy stream */
         e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+        tl_close(NULL, TIMELINE_COPY_H2D, TIMELINE_COPY_H2D, "cudaMemcpy H2D");
         counters_copy('u', bytes);
         break;
     case COPY_DEVICE_TO_HOST:
         TRY(use(from));
+        tl_open(from, NULL);
         e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+        tl_close(NULL, TIMELINE_COPY_D2H, TIMELINE_COPY_D2H, "cudaMemcpy D2H");
         counters_copy('d', bytes);
         break;
     case COPY_DEVICE_TO_DEVICE:
@@ -229,7 +316,9 @@ static int cuda_zero(Device d, void *p, size_t bytes)
 static int cuda_synchronize(Device d)
 {
     TRY(use(d));
+    double t0 = timeline_clock();
     cudaError_t e = cudaDeviceSynchronize();
+    if (timeline_on()) timeline_add(TIMELINE_SYNC, false, "cudaDeviceSynchronize", t0, timeline_clock());
     counters_sync();
     if (e != cudaSuccess) return cuda_error("cudaDeviceSynchronize", d, e);
     return ERR_OK;
@@ -238,6 +327,7 @@ static int cuda_synchronize(Device d)
 /* After a launch: count it and turn an error into lib's. */
 static int launched(const char *kernel, Device d, cudaError_t e)
 {
+    tl_close(g_stream[d.index], TIMELINE_LAUNCH, TIMELINE_KERNEL, kernel);
     count_launch(d);
     if (e != cudaSuccess) return cuda_error(kernel, d, e);
     return ERR_OK;
@@ -268,6 +358,7 @@ static int cuda_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k
     cublasStatus_t s = cublasSgemm(g_blas[d.index], ta ? CUBLAS_OP_T : CUBLAS_OP_N,
                                    tb ? CUBLAS_OP_T : CUBLAS_OP_N, (int)m, (int)n, (int)k, &alpha,
                                    A, (int)lda, B, (int)ldb, &beta, C, (int)ldc);
+    tl_close(st, TIMELINE_LAUNCH, TIMELINE_KERNEL, "cublasSgemm");
     count_launch(d);
     if (s != CUBLAS_STATUS_SUCCESS) {
         const char *detail = sim_detail();
