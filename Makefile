@@ -239,7 +239,7 @@ GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
 .PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench docs fixtures clean \
-        gpu-status grade grader hint grade-all grader-package demos $(DEMOS:%=demo-%)
+        gpu-status grade grader hint grade-all grader-package demos $(DEMOS:%=demo-%) docs-check
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -256,7 +256,8 @@ help:
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
-	@echo "  make docs                build the HTML docs in build/docs (warnings are errors)"
+	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings are errors)"
+	@echo "  make docs-check          open every page of the built docs in headless Chromium: images, figures, links"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
 	@echo "  make gpu-deps            download what gpu-check needs, for a GPU machine without network"
 	@echo "  make test-gpu            only the kernel and GPU-path tests, on the GPU"
@@ -439,12 +440,39 @@ bench: deps $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER)
 	@echo
 	@$(BENCH_TRAINER)
 
+# make docs runs each lesson in its quick form here (docs/figures.py): on the GPU when
+# there is one, else the parts whose figure needs a GPU on the simulator. Their charts
+# go into build copies of the pages (build/docs/src), which Doxygen reads.
+DOCS_SIM_BIN := $(BUILD_ROOT)/rel-sim/solutions/lesson37
 docs: deps
 	@mkdir -p build/docs
-	@doxygen docs/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log; \
+	@start=$$(date +%s); \
+	{ $(MAKE) --no-print-directory SAN= $(BUILD_ROOT)/rel/solutions/lesson37 && \
+	  $(if $(HAVE_GPU),true,$(MAKE) --no-print-directory SAN= SIM=1 $(DOCS_SIM_BIN)); } \
+	  > build/docs/build.log 2>&1 || { tail -20 build/docs/build.log; \
+	  echo "make docs: building lesson37 failed (build/docs/build.log)"; exit 1; }; \
+	python3 docs/figures.py --out build/docs --doxyfile docs/Doxyfile \
+	  --lesson37 $(BUILD_ROOT)/rel/solutions/lesson37 \
+	  $(if $(HAVE_GPU),--gpu "$$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)",--sim-lesson37 $(DOCS_SIM_BIN)) \
+	  || exit 1; \
+	doxygen docs/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log; \
 	status=$$?; if [ -s build/docs/warnings.log ] || [ $$status -ne 0 ]; then \
-	  cat build/docs/warnings.log; echo "make docs: doxygen reported problems"; exit 1; fi
-	@echo "Docs: build/docs/html/index.html"
+	  cat build/docs/warnings.log; echo "make docs: doxygen reported problems"; exit 1; fi; \
+	rm -rf build/docs/html/figures && cp -r build/docs/figures build/docs/html/figures; \
+	echo "Docs: build/docs/html/index.html ($$(( $$(date +%s) - start )) s with the lessons' runs)"
+
+# The built site in a real browser (headless Chromium): every lesson page shows its
+# figures, no image is missing or blank, no link is broken; screenshots in
+# build/docs/screenshots. The checker's own test first: it must fail a broken page.
+DOCS_PY = $(shell for p in python3 /usr/bin/python3; do \
+            $$p -c 'import selenium' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+docs-check:
+	@test -n "$(DOCS_PY)" || { echo "make docs-check needs Chromium and Selenium:" \
+	  "sudo apt-get install -y chromium chromium-driver python3-selenium"; exit 1; }
+	@test -f build/docs/html/index.html || { echo "make docs-check: run make docs first"; exit 1; }
+	@$(DOCS_PY) tests/docs/test_check_site.py
+	@$(DOCS_PY) tests/docs/check_site.py build/docs/html --figures build/docs/figures.json \
+	  --screenshots build/docs/screenshots
 
 fixtures:
 	@test -n "$(PYTHON)" || { echo "make fixtures needs PyTorch: sudo apt-get install -y python3-torch python3-sklearn"; exit 1; }
