@@ -24,6 +24,7 @@
 #include "lib/nn/layers.h"
 #include "lib/train/loader.h"
 #include "lib/nn/optim.h"
+#include "lib/core/timeline.h"
 #include "lib/core/timer.h"
 #include "lib/train/train.h"
 #include "tests/common/iris.h"
@@ -345,6 +346,72 @@ START_TEST(test_what_lesson_03_counts)
 }
 END_TEST
 
+/* Lesson 03's timeline: one GPU box per launch, each kernel after the call that queued
+ * it, the loss read back as a copy the CPU waits for, everything on one clock. */
+START_TEST(test_timeline_of_two_epochs)
+{
+    Device g = gpu();
+    Dataset train, test;
+    Tensor *xtr, *xte;
+    iris_scaled(&train, &test, &xtr, &xte);
+    Run dev;
+    iris_on(&dev, g, &train, xtr);
+    ck_assert_int_eq(train_step(dev.model, dev.loss, dev.opt, dev.x, dev.y, NULL), ERR_OK);
+    enum { CAP = 512 };
+    TimelineEvent *ev = calloc(CAP, sizeof *ev);
+    ck_assert_ptr_nonnull(ev);
+    counters_reset();
+    ck_assert_int_eq(timeline_begin(ev, CAP), ERR_OK);
+    ck_assert_int_eq(timeline_begin(ev, CAP), ERR_ARG); /* one recording at a time */
+    float v = NAN;
+    ck_assert_int_eq(train_step(dev.model, dev.loss, dev.opt, dev.x, dev.y, NULL), ERR_OK);
+    ck_assert_int_eq(train_step(dev.model, dev.loss, dev.opt, dev.x, dev.y, &v), ERR_OK);
+    double before_end = timeline_clock();
+    size_t n = 0;
+    ck_assert_int_eq(timeline_end(&n), ERR_OK);
+    Counters c = counters_get();
+    ck_assert_uint_eq(timeline_dropped(), 0);
+    size_t launches = 0, kernels = 0, reads = 0, gpu_copies = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(ev[i].start >= 0 && ev[i].end >= ev[i].start && ev[i].end <= before_end);
+        if (!ev[i].gpu && ev[i].kind == TIMELINE_LAUNCH) launches++;
+        if (ev[i].gpu && ev[i].kind == TIMELINE_KERNEL) kernels++;
+        if (!ev[i].gpu && ev[i].kind == TIMELINE_COPY_D2H) reads++;
+        if (ev[i].gpu && ev[i].kind == TIMELINE_COPY_D2H) gpu_copies++;
+    }
+    ck_assert_uint_gt(launches, 0);
+    ck_assert_uint_eq(launches, kernels);  /* every launch has its kernel */
+    ck_assert_uint_le(launches, c.launches);
+    ck_assert_uint_eq(reads, 1);           /* the loss, read once */
+    ck_assert_uint_eq(gpu_copies, 1);
+    /* The n-th kernel ran after the n-th launch began (they pair in order). */
+    size_t li = 0, ki = 0;
+    while (li < n && ki < n) {
+        while (li < n && (ev[li].gpu || ev[li].kind != TIMELINE_LAUNCH)) li++;
+        while (ki < n && (!ev[ki].gpu || ev[ki].kind != TIMELINE_KERNEL)) ki++;
+        if (li == n || ki == n) break;
+        ck_assert_str_eq(ev[li].name, ev[ki].name);
+        ck_assert_msg(ev[ki].start >= ev[li].start - 1e-6, "kernel %s at %g before its launch at %g",
+                      ev[ki].name, ev[ki].start, ev[li].start);
+        li++, ki++;
+    }
+    /* The read waits for the GPU: the CPU's copy ends after every kernel queued before it. */
+    const TimelineEvent *cpu_read = NULL, *gpu_read = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].kind == TIMELINE_COPY_D2H) *(ev[i].gpu ? &gpu_read : &cpu_read) = &ev[i];
+    ck_assert(cpu_read && gpu_read);
+    ck_assert(gpu_read->end <= cpu_read->end + 1e-6);
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].gpu && ev[i].kind == TIMELINE_KERNEL && ev[i].start < gpu_read->start)
+            ck_assert_msg(ev[i].end <= cpu_read->end + 1e-6, "kernel %s ended after the read",
+                          ev[i].name);
+    ck_assert_int_eq(timeline_end(&n), ERR_ARG);
+    free(ev);
+    run_free(&dev);
+    iris_free(&train, &test, xtr, xte);
+}
+END_TEST
+
 /* Pinned memory copied on the copy stream, then used by the compute stream. */
 START_TEST(test_copy_beside_compute)
 {
@@ -482,6 +549,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, test_iris_on_the_device_matches_the_cpu);
     tcase_add_test(tc, test_copy_rows_on_the_device);
     tcase_add_test(tc, test_what_lesson_03_counts);
+    tcase_add_test(tc, test_timeline_of_two_epochs);
     tcase_add_test(tc, test_copy_beside_compute);
     tcase_add_test(tc, test_graph_refuses_stateful_optimizers);
     tcase_add_test(tc, test_trainer_waits_for_the_gpu_once_per_epoch);

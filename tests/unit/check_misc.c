@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/core/counters.h"
+#include "lib/core/timeline.h"
 #include "lib/device/cpuinfo.h"
 #include "lib/core/err.h"
 #include "lib/train/iris.h"
@@ -210,6 +211,50 @@ START_TEST(test_plot_png_or_clear_error)
 }
 END_TEST
 
+/* The timeline without a GPU: the CPU's lane only, in order, with its room kept. */
+static int g_hook_calls;
+static int fake_begin(void) { g_hook_calls += 1; return ERR_OK; }
+static int fake_end(void)
+{
+    g_hook_calls += 10;
+    timeline_add(TIMELINE_KERNEL, true, "k", 0.5, 0.25); /* end before start: clamped */
+    return ERR_OK;
+}
+
+START_TEST(test_timeline_records_in_order)
+{
+    TimelineEvent ev[3];
+    size_t n = 99;
+    ck_assert_int_eq(timeline_end(&n), ERR_ARG); /* nothing recorded */
+    ck_assert_int_eq(timeline_begin(ev, 0), ERR_ARG);
+    timeline_gpu_hooks(fake_begin, fake_end);
+    ck_assert_int_eq(timeline_begin(ev, 3), ERR_OK);
+    ck_assert(timeline_on());
+    double t = timeline_clock();
+    ck_assert(t >= 0 && t < 1);
+    timeline_add(TIMELINE_LAUNCH, false, "a name longer than the thirty-one characters kept", t, t + 1);
+    timeline_add(TIMELINE_SYNC, false, "wait", t + 1, t + 2);
+    timeline_add(TIMELINE_MARK, false, "epoch 1", t + 2, t + 2); /* the last room left */
+    ck_assert_int_eq(timeline_end(&n), ERR_OK);
+    ck_assert(!timeline_on());
+    ck_assert_int_eq(g_hook_calls, 11);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(timeline_dropped(), 1); /* the hook's kernel did not fit */
+    ck_assert_str_eq(ev[0].name, "a name longer than the thirty-o");
+    ck_assert_int_eq(ev[1].kind, TIMELINE_SYNC);
+    ck_assert(!ev[2].gpu && ev[2].kind == TIMELINE_MARK);
+    ck_assert_str_eq(timeline_kind_name(TIMELINE_COPY_D2H), "copy_d2h");
+    /* Between recordings nothing is kept; the hooks are reset for the next test. */
+    timeline_add(TIMELINE_LAUNCH, false, "late", 0, 0);
+    ck_assert_str_eq(ev[0].name, "a name longer than the thirty-o");
+    timeline_gpu_hooks(NULL, NULL);
+    ck_assert_int_eq(timeline_begin(ev, 1), ERR_OK);
+    timeline_add(TIMELINE_KERNEL, true, "k", 0.5, 0.25);
+    ck_assert_int_eq(timeline_end(&n), ERR_OK);
+    ck_assert(n == 1 && ev[0].end == ev[0].start); /* an end before its start is clamped */
+}
+END_TEST
+
 Suite *cpuinfo_suite(void)
 {
     Suite *s = suite_create("cpuinfo");
@@ -228,6 +273,7 @@ Suite *misc_suite(void)
     tcase_add_test(tc, test_timer_format_and_clock);
     tcase_add_test(tc, test_plot_png_or_clear_error);
     tcase_add_test(tc, test_counters_trace_and_test_clock);
+    tcase_add_test(tc, test_timeline_records_in_order);
     tcase_add_test(tc, test_iris_data_and_network);
     suite_add_tcase(s, tc);
     return s;
