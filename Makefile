@@ -246,7 +246,7 @@ help:
 	@echo
 	@echo "  make lesson37            run the day's five parts (PART=N for one, ARGS=... for options)"
 	@echo "  make lesson37 IMPL=lessons   the same with your own exercises linked in"
-	@echo "  make demos               Lesson 03's five timing demos (ARGS=--quick: the class version)"
+	@echo "  make demos               Lesson 03's six timing demos (ARGS=--quick: the class version)"
 	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused, demo-timeline"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
 	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
