@@ -153,7 +153,7 @@ def figure_html(name, fig):
     return ('<div class="wb-figure wb-missing" id="figure-%s">\n'
             '<p><b>Figure not made on this machine:</b> %s. %s</p>\n'
             '<p>It would be made by <code>%s</code> (%s, %s).</p>\n</div>' % (
-                name, html.escape(fig["about"]), html.escape(fig["why"]),
+                name, html.escape(fig["about"]), html.escape(fig["why"].rstrip(".") + "."),
                 html.escape(fig["command"]), html.escape(fig["machine"]),
                 html.escape(fig["date"])))
 
