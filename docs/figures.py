@@ -244,7 +244,10 @@ def main():
                 reason = draw_here(name, out_run, figures_dir)
                 fig["drawn"] = ", drawn from %s with %s" % (DRAWN_HERE[name][1], DRAWN_HERE[name][0])
             png = os.path.join(out_run, name + ".png")
-            if not reason and not (os.path.exists(png) and os.path.getsize(png) > 0):
+            drawn = os.path.exists(png) and os.path.getsize(png) > 0
+            if drawn and status != 0 and name not in DRAWN_HERE:
+                reason = None  # drawn by this run (its folder starts empty) before a later part failed
+            elif not reason and not drawn:
                 reason = "The run drew no %s.png (%s)" % (name, last_line(log))
             if reason:
                 fig["why"] = reason
