@@ -149,7 +149,8 @@ def figure_html(name, fig):
                     name, name, html.escape(fig["about"]), html.escape(fig["about"]),
                     html.escape(fig["machine"]), html.escape(fig["date"]),
                     html.escape(fig["command"]),
-                    html.escape(fig.get("drawn", ""))))
+                    ", drawn from its <code>%s</code> with <code>%s</code>" % tuple(
+                        html.escape(x) for x in fig["drawn"]) if fig.get("drawn") else ""))
     return ('<div class="wb-figure wb-missing" id="figure-%s">\n'
             '<p><b>Figure not made on this machine:</b> %s. %s</p>\n'
             '<p>It would be made by <code>%s</code> (%s, %s).</p>\n</div>' % (
@@ -242,7 +243,7 @@ def main():
             reason = why
             if not reason and name in DRAWN_HERE:
                 reason = draw_here(name, out_run, figures_dir)
-                fig["drawn"] = ", drawn from %s with %s" % (DRAWN_HERE[name][1], DRAWN_HERE[name][0])
+                fig["drawn"] = [DRAWN_HERE[name][1], DRAWN_HERE[name][0]]
             png = os.path.join(out_run, name + ".png")
             drawn = os.path.exists(png) and os.path.getsize(png) > 0
             if drawn and status != 0 and name not in DRAWN_HERE:
