@@ -448,7 +448,7 @@ DOCS_SIM_BIN := $(BUILD_ROOT)/rel-sim/solutions/lesson37
 docs: deps
 	@mkdir -p build/docs
 	@start=$$(date +%s); \
-	{ $(MAKE) --no-print-directory SAN= $(BUILD_ROOT)/rel/solutions/lesson37 && \
+	{ $(MAKE) --no-print-directory SAN= SIM= $(BUILD_ROOT)/rel/solutions/lesson37 && \
 	  $(if $(HAVE_GPU),true,$(MAKE) --no-print-directory SAN= SIM=1 $(DOCS_SIM_BIN)); } \
 	  > build/docs/build.log 2>&1 || { tail -20 build/docs/build.log; \
 	  echo "make docs: building lesson37 failed (build/docs/build.log)"; exit 1; }; \
