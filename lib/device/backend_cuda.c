@@ -114,6 +114,7 @@ static int tl_end(void)
 /* Before a call that queues GPU work on stream s: the host time, and event a. */
 static void tl_open(Device d, cudaStream_t s)
 {
+    g_tl_armed = false;
     if (!timeline_on() || d.index != g_tl_dev || g_capturing[d.index] || g_tl_n >= TL_PAIRS)
         return;
     TlPair *p = &g_tl[g_tl_n];
@@ -128,6 +129,7 @@ static void tl_close(cudaStream_t s, TimelineKind cpu, TimelineKind gpu, const c
 {
     if (!g_tl_armed) return;
     g_tl_armed = false;
+    if (g_capturing[g_tl_dev]) return; /* recorded into a graph: it runs at its replay */
     TlPair *p = &g_tl[g_tl_n];
     if (cudaEventRecord(p->b, s) != cudaSuccess) return;
     timeline_add(cpu, false, name, g_tl_t0, timeline_clock());
@@ -164,9 +166,11 @@ static int stream(Device d, cudaStream_t *s)
     return ERR_OK;
 }
 
-/* Count a launch, unless it was only recorded into a graph. */
-static void count_launch(Device d)
+/* Count a launch, unless it was only recorded into a graph; on a timeline being
+ * recorded, close the box its call opened (in stream(), or tl_open() just before). */
+static void count_launch(Device d, const char *name)
 {
+    tl_close(g_stream[d.index], TIMELINE_LAUNCH, TIMELINE_KERNEL, name);
     if (!g_capturing[d.index]) counters_launch(1);
 }
 
@@ -309,6 +313,7 @@ static int cuda_zero(Device d, void *p, size_t bytes)
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     cudaError_t e = cudaMemsetAsync(p, 0, bytes, s);
+    tl_close(s, TIMELINE_LAUNCH, TIMELINE_KERNEL, "cudaMemsetAsync");
     if (e != cudaSuccess) return cuda_error("cudaMemsetAsync", d, e);
     return ERR_OK;
 }
@@ -327,8 +332,7 @@ static int cuda_synchronize(Device d)
 /* After a launch: count it and turn an error into lib's. */
 static int launched(const char *kernel, Device d, cudaError_t e)
 {
-    tl_close(g_stream[d.index], TIMELINE_LAUNCH, TIMELINE_KERNEL, kernel);
-    count_launch(d);
+    count_launch(d, kernel);
     if (e != cudaSuccess) return cuda_error(kernel, d, e);
     return ERR_OK;
 }
@@ -358,8 +362,7 @@ static int cuda_gemm(Device d, bool ta, bool tb, int64_t m, int64_t n, int64_t k
     cublasStatus_t s = cublasSgemm(g_blas[d.index], ta ? CUBLAS_OP_T : CUBLAS_OP_N,
                                    tb ? CUBLAS_OP_T : CUBLAS_OP_N, (int)m, (int)n, (int)k, &alpha,
                                    A, (int)lda, B, (int)ldb, &beta, C, (int)ldc);
-    tl_close(st, TIMELINE_LAUNCH, TIMELINE_KERNEL, "cublasSgemm");
-    count_launch(d);
+    count_launch(d, "cublasSgemm");
     if (s != CUBLAS_STATUS_SUCCESS) {
         const char *detail = sim_detail();
         return err_set(ERR_DEVICE, "cublasSgemm (%lld x %lld x %lld) on cuda:%d failed: %s%s%s",
@@ -426,7 +429,7 @@ static int cuda_relu_forward(Device d, const float *x, float *y, int64_t n)
     TRY(stream(d, &s));
     err_clear();
     cudaError_t e = k_relu_forward(x, y, n, s);
-    count_launch(d);
+    count_launch(d, "k_relu_forward");
     if (e != cudaSuccess && err_code() == ERR_TODO) return ERR_TODO; /* still the stub */
     if (e != cudaSuccess) return cuda_error("k_relu_forward (exercise 02.4)", d, e);
     return ERR_OK;
@@ -528,6 +531,7 @@ static int cuda_copy_wait(Device d)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
+    g_tl_armed = false; /* a wait between streams, not a box of the timeline */
     if (!g_copied[d.index]) return ERR_OK; /* nothing was copied */
     cudaError_t e = cudaStreamWaitEvent(s, g_copied[d.index], 0);
     if (e != cudaSuccess) return cuda_error("cudaStreamWaitEvent", d, e);
@@ -552,6 +556,7 @@ static int cuda_capture_begin(Device d)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
+    g_tl_armed = false;
     if (g_capturing[d.index])
         return err_set(ERR_ARG, "cuda:%d is already recording a CUDA Graph: end that recording "
                                 "(backend_capture_end) first",
@@ -772,6 +777,7 @@ static int half_scratch(Device d, int which, size_t count, uint16_t **out)
 
 static int to_half(Device d, const float *x, uint16_t *h, int64_t n, DType half, cudaStream_t s)
 {
+    tl_open(d, s);
     return half == DTYPE_F16 ? launched("k_f32_to_f16", d, k_f32_to_f16(x, h, n, s))
                              : launched("k_f32_to_bf16", d, k_f32_to_bf16(x, h, n, s));
 }
@@ -794,12 +800,13 @@ static int cuda_gemm_half(Device d, bool ta, bool tb, int64_t m, int64_t n, int6
     TRY(to_half(d, A, ah, m * k, half, st));
     TRY(to_half(d, B, bh, k * n, half, st));
     cudaDataType t = half == DTYPE_F16 ? CUDA_R_16F : CUDA_R_16BF;
+    tl_open(d, st);
     /* f32 output, then one rounding: the same as cuBLAS writing half directly. */
     cublasStatus_t s = cublasGemmEx(g_blas[d.index], ta ? CUBLAS_OP_T : CUBLAS_OP_N,
                                     tb ? CUBLAS_OP_T : CUBLAS_OP_N, (int)m, (int)n, (int)k, &alpha,
                                     ah, t, (int)lda, bh, t, (int)ldb, &beta, C, CUDA_R_32F, (int)m,
                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    count_launch(d);
+    count_launch(d, "cublasGemmEx");
     if (s != CUBLAS_STATUS_SUCCESS) {
         const char *detail = sim_detail();
         return err_set(ERR_DEVICE, "cublasGemmEx (%lld x %lld x %lld, %s) on cuda:%d failed: %s%s%s",
