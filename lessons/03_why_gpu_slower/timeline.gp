@@ -19,6 +19,19 @@ if (dumb) {
     set output outfile
     set grid x
 }
+habit_of(h) = h eq "every" ? "loss read every epoch" : "loss never read"
+# Each panel's totals (before any range is set: stats keeps only points inside them):
+# how long it ran, the CPU's waits (syncs and reads of the loss), the GPU's work.
+do for [h in "every never"] {
+    habit = habit_of(h)
+    stats datafile skip 1 using (strcol(1) eq habit && strcol(2) eq "CPU" && \
+        (strcol(3) eq "sync" || strcol(3) eq "copy_d2h") ? ($6 - $5) / 1000.0 : 0) nooutput
+    eval sprintf("wait_%s = STATS_sum", h)
+    stats datafile skip 1 using (strcol(1) eq habit && strcol(2) eq "GPU" ? ($6 - $5) / 1000.0 : 0) nooutput
+    eval sprintf("busy_%s = STATS_sum", h)
+    stats datafile skip 1 using (strcol(1) eq habit ? $6 / 1000.0 : 0) nooutput
+    eval sprintf("span_%s = STATS_max", h)
+}
 # Both panels on one time axis, so the two habits compare at a glance.
 stats datafile skip 1 using 6 nooutput
 tmax = STATS_max / 1000.0
@@ -34,8 +47,9 @@ mid(h, k) = is(h, k) ? (column(5) + column(6)) / 2000.0 : NaN
 y0 = 0.3
 set multiplot layout 2,1 title title noenhanced
 do for [h in "every never"] {
-    habit = h eq "every" ? "loss read every epoch" : "loss never read"
-    set title habit noenhanced
+    habit = habit_of(h)
+    set title sprintf("%s: %.3f ms; the CPU waited %.3f ms, the GPU worked %.3f ms", habit, \
+                      value("span_".h), value("wait_".h), value("busy_".h)) noenhanced
     set key outside right top vertical
     plot for [k in "launch kernel copy_h2d copy_d2h sync"] datafile skip 1 \
              using (mid(habit, k)):(lane(strcol(2))):($5 / 1000.0):($6 / 1000.0):(lane(strcol(2)) - y0):(lane(strcol(2)) + y0) \
