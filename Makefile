@@ -101,7 +101,16 @@ BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 SIM_DIR    := lib/cudasim
 CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
-CXXFLAGS_KSIM := -std=c++17 $(OPT) -Wall -Wextra -Wno-unknown-pragmas \
+# Every load and store of a translated file calls the simulator's checks
+# (bounds, freed buffers, reads of unwritten memory, races): GCC's
+# ThreadSanitizer instrumentation without its runtime, whose entry points
+# sim.cpp defines. It cannot share a file with AddressSanitizer, so under
+# SAN=1 translated files keep UBSan only.
+comma := ,
+SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
+             --param tsan-distinguish-volatile=1
+OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
+CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
                  -I$(SIM_DIR) -include $(SIM_DIR)/kernel.h -MMD -MP
 CXXFLAGS_KSIM_EX := $(filter-out -I. -MMD,$(CXXFLAGS_KSIM)) $(STUDENT_ONLY)

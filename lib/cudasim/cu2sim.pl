@@ -1,105 +1,399 @@
 #!/usr/bin/perl
 # cu2sim.pl: translate a CUDA .cu file so that g++ can build it for the CUDA
-# simulator (lib/cudasim). Line numbers are kept, so compiler messages and
-# simulator reports point at the original .cu file.
+# simulator (lib/cudasim). Line numbers are kept (with #line where a local
+# header is pulled in), so compiler messages and simulator reports point at
+# the original files.
 #
 #   perl lib/cudasim/cu2sim.pl kernels/relu.cu > build/.../relu.sim.cpp
 #
 #   k<<<grid, block[, shared[, stream]]>>>(args)   cudasim::launch("k", k, grid, block, ...)(args)
-#   __shared__ T name[N];                           static T name[N]; CUDASIM_SHARED(name);
-#   extern __shared__ T name[];                     T *name = (T *)cudasim_dynamic_shared();
+#   __shared__ T a[N], b;                           a and b become references into the block's
+#                                                   shared memory (cudasim::shared_var)
+#   extern __shared__ T name[];                     T *name = (T *)cudasim_dynamic_shared(...)
+#
+# Launches may be written with any spacing, over several lines, with template
+# arguments (`k<float, 256><<<g, b>>>`) or without (a template kernel whose
+# arguments deduce its parameters). A local header (`#include "x.cuh"`) that
+# holds kernels, device functions or launches is translated and pulled in.
 #
 # It also notes which kernels need fibers: those whose body, or a __device__
 # function they call, uses __syncthreads, __syncwarp or a warp vote or shuffle.
 # Everything else runs as a plain loop over the threads.
+#
+# What the simulator cannot run (inline PTX, textures, dynamic parallelism,
+# cuRAND, Thrust, ...) is refused here, one line each: FILE:LINE: error: ...
 use strict;
 use warnings;
+use File::Basename qw(dirname);
+use File::Spec;
+use Cwd qw(realpath);
 
 my $path = shift @ARGV or die "usage: cu2sim.pl FILE.cu\n";
-open my $in, '<', $path or die "cu2sim: cannot open $path: $!\n";
-my @lines = <$in>;
-close $in;
-
 my $errors = 0;
-sub fail { my ($n, $msg) = @_; print STDERR "$path:$n: error: $msg\n"; $errors++; }
+my (%body, %is_kernel, %template_kernel, %kernel_defs, %inlined);
 
-my $text = join '', @lines;
-my @out;
-my $in_comment = 0;
-for my $i (0 .. $#lines) {
-    my $line = $lines[$i];
-    my $n = $i + 1;
-    # What of the line is code (comments blanked), to decide what to rewrite.
-    my $code_part = '';
-    my $rest = $line;
-    while (length $rest) {
-        if ($in_comment) {
-            if ($rest =~ s{^.*?\*/}{}s) { $in_comment = 0; } else { $rest = ''; }
-        } elsif ($rest =~ s{^(.*?)(/\*|//)}{}s) {
-            $code_part .= $1;
-            if ($2 eq '//') { $rest = ''; } else { $in_comment = 1; }
+sub fail
+{
+    my ($file, $line, $msg) = @_;
+    print STDERR "$file:$line: error: $msg\n";
+    $errors++;
+}
+
+# Comments become spaces, string and character literals keep their quotes
+# and lose their contents; newlines stay, so positions and lines match.
+sub mask
+{
+    my ($t) = @_;
+    $t =~ s{(//[^\n]*)|(/\*.*?\*/)|("(?:\\.|[^"\\\n])*")|('(?:\\.|[^'\\\n])*')}{
+        my $x = defined $1 ? $1 : defined $2 ? $2 : defined $3 ? $3 : $4;
+        if (defined $3 || defined $4) {
+            my $in = substr($x, 1, length($x) - 2);
+            $in =~ s/[^\n]/ /g;
+            substr($x, 0, 1) . $in . substr($x, -1);
         } else {
-            $code_part .= $rest;
-            $rest = '';
+            $x =~ s/[^\n]/ /g;
+            $x;
+        }
+    }gse;
+    return $t;
+}
+
+# The position of the bracket that matches the one at $i (forwards).
+sub match_forward
+{
+    my ($s, $i, $open, $close) = @_;
+    my $depth = 0;
+    for (my $j = $i; $j < length $s; $j++) {
+        my $c = substr($s, $j, 1);
+        $depth++ if $c eq $open;
+        $depth-- if $c eq $close;
+        return $j if $depth == 0;
+    }
+    return -1;
+}
+
+sub translate
+{
+    my ($file, $shown) = @_;
+    open my $in, '<', $file or die "cu2sim: cannot open $file: $!\n";
+    local $/;
+    my $text = <$in>;
+    close $in;
+    $text .= "\n" unless $text =~ /\n\z/;
+    my $m = mask($text);
+    my @nl = (0);
+    while ($text =~ /\n/g) { push @nl, pos($text); }
+    my $line_of = sub {
+        my ($pos) = @_;
+        my ($lo, $hi) = (0, $#nl);
+        while ($lo < $hi) {
+            my $mid = int(($lo + $hi + 1) / 2);
+            if ($nl[$mid] <= $pos) { $lo = $mid; } else { $hi = $mid - 1; }
+        }
+        return $lo + 1;
+    };
+    my $bad = sub { fail($shown, $line_of->($_[0]), $_[1]); };
+    my @edits; # [start, end, replacement]
+
+    # ---- functions: kernels, device functions, their bodies ----------------
+    (my $an = $m) =~ s{__launch_bounds__\s*\([^()]*(?:\([^()]*\)[^()]*)*\)}{' ' x length $&}ge;
+    my @device_ranges;
+    while ($an =~ /\b(__global__|__device__)\b/g) {
+        my ($kind, $at) = ($1, $-[0]);
+        my $after = pos($an);
+        my $seg = substr($an, $after, 4000);
+        next unless $seg =~ /^([^;{}()=]*?)\b(\w+)\s*(?:<[^;{}()]*>\s*)?\(/;
+        my ($name, $open) = ($2, $after + $+[0] - 1);
+        next if $name =~ /^(?:__\w+__|operator|if|for|while|switch|return|sizeof)$/;
+        my $close = match_forward($an, $open, '(', ')');
+        next if $close < 0;
+        my $head_start = $at;
+        $head_start-- while $head_start > 0 && substr($an, $head_start - 1, 1) !~ /[;{}]/;
+        my $head = substr($an, $head_start, $close - $head_start);
+        $is_kernel{$name} = 1 if $kind eq '__global__' || $head =~ /\b__global__\b/;
+        $template_kernel{$name} = 1 if $is_kernel{$name} && $head =~ /\btemplate\s*</;
+        my $rest = substr($an, $close + 1, 400);
+        next unless $rest =~ /^\s*(?:const\s*|noexcept\s*|->\s*[\w:<>\s*&]+)?\{/;
+        my $start = $close + 1 + $+[0] - 1;
+        my $end = match_forward($an, $start, '{', '}');
+        $end = length($an) - 1 if $end < 0;
+        $body{$name} .= substr($an, $start, $end - $start + 1);
+        $kernel_defs{$name}++ if $is_kernel{$name};
+        push @device_ranges, [$start, $end] unless $head =~ /\b__host__\b/;
+        pos($an) = $start + 1;
+    }
+    my $in_device = sub {
+        my ($pos) = @_;
+        for my $r (@device_ranges) { return 1 if $pos > $r->[0] && $pos < $r->[1]; }
+        return 0;
+    };
+
+    # ---- what the simulator cannot run --------------------------------------
+    while ($m =~ /\b(asm|__asm__)\b\s*(?:volatile\s*|__volatile__\s*)?\(/g) {
+        $bad->($-[0], "inline PTX assembly (asm) cannot run on the CUDA simulator; write it in "
+                      . "CUDA C++") if $in_device->($-[0]);
+    }
+    while ($m =~ /\b(texture\s*<|tex[123]D\w*\s*\(|surf[123]D\w*\s*\()/g) {
+        $bad->($-[0], "texture and surface references are not supported by the CUDA simulator "
+                      . "(nor by CUDA 12 and later): read the memory through a pointer");
+    }
+    while ($m =~ /\b(__shfl|__shfl_up|__shfl_down|__shfl_xor|__ballot|__any|__all)\s*\(/g) {
+        $bad->($-[0], "$1 without _sync was removed in CUDA 9 (nvcc refuses it for current "
+                      . "GPUs): use ${1}_sync(0xffffffff, ...)");
+    }
+    while ($m =~ /\b(this_grid\s*\(|cudaLaunchCooperativeKernel\w*|cudaLaunchCooperative\w*)/g) {
+        $bad->($-[0], "grid-wide synchronization (cooperative launch, this_grid) is not "
+                      . "supported by the CUDA simulator: split the kernel in two launches");
+    }
+    my %libraries = (
+        'curand'           => 'cuRAND',
+        'curand_kernel'    => 'cuRAND',
+        'thrust/'          => 'Thrust',
+        'cub/'             => 'CUB',
+        'cooperative_groups' => 'cooperative groups',
+        'cufft'            => 'cuFFT',
+        'cusparse'         => 'cuSPARSE',
+        'cusolver'         => 'cuSOLVER',
+        'cudnn'            => 'cuDNN',
+        'mma.h'            => 'warp matrix functions (WMMA)',
+        'helper_cuda'      => 'the CUDA samples\' helper_cuda.h (checkCudaErrors: write your own check)',
+    );
+    while ($text =~ /^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]/mg) {
+        my ($inc, $at) = ($1, $-[0]);
+        for my $k (sort keys %libraries) {
+            if (index($inc, $k) == 0 || $inc =~ m{(?:^|/)\Q$k\E}) {
+                $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
+                            . "which has the runtime API, cuBLAS (sgemm, gemmEx), cuda_fp16.h and "
+                            . "cuda_bf16.h");
+                last;
+            }
         }
     }
-    if ($code_part !~ /__shared__|<<</) {
-        push @out, $line;
-        next;
+
+    # ---- launches ----------------------------------------------------------
+    while ($m =~ /<<</g) {
+        my $lt = $-[0];
+        my $gt = index($m, '>>>', $lt + 3);
+        if ($gt < 0) {
+            $bad->($lt, "a kernel launch <<< without its >>>");
+            last;
+        }
+        pos($m) = $gt + 3;
+        unless (substr($m, $gt + 3) =~ /^\s*\(/) {
+            $bad->($gt, "a kernel launch <<< ... >>> must be followed by the kernel's arguments "
+                        . "in parentheses");
+            next;
+        }
+        # The kernel: a name with ::, and template arguments in balanced < >.
+        my $j = $lt - 1;
+        $j-- while $j >= 0 && substr($m, $j, 1) =~ /\s/;
+        my $end = $j + 1;
+        my $templated = 0;
+        if ($j >= 0 && substr($m, $j, 1) eq '>') {
+            my $depth = 0;
+            for (; $j >= 0; $j--) {
+                my $c = substr($m, $j, 1);
+                $depth++ if $c eq '>' || $c eq ')';
+                $depth-- if $c eq '<' || $c eq '(';
+                last if $depth == 0;
+            }
+            $j--;
+            $j-- while $j >= 0 && substr($m, $j, 1) =~ /\s/;
+            $templated = 1;
+        }
+        $j-- while $j >= 0 && substr($m, $j, 1) =~ /[\w:]/;
+        my $start = $j + 1;
+        my $expr = substr($text, $start, $end - $start);
+        unless ($expr =~ /^(?:::)?(?:\w+::)*(\w+)/) {
+            $bad->($lt, "cannot tell which kernel this <<< >>> launches");
+            next;
+        }
+        my $base = $1;
+        if ($in_device->($lt)) {
+            $bad->($lt, "a kernel launch inside device code (dynamic parallelism) is not "
+                        . "supported by the CUDA simulator: launch $base from the host");
+            next;
+        }
+        (my $label = $expr) =~ s/\s+//g;
+        my $call;
+        if (!$templated && ($template_kernel{$base} || ($kernel_defs{$base} || 0) > 1)) {
+            # Template arguments deduced from the call's arguments (or overloads).
+            $call = "cudasim::launch_deduced(\"$label\", [](auto &&...cudasim_a) { $expr("
+                  . "static_cast<decltype(cudasim_a) &&>(cudasim_a)...); }, ";
+        } else {
+            $call = "cudasim::launch(\"$label\", $expr, ";
+        }
+        push @edits, [$start, $lt + 3, $call], [$gt, $gt + 3, ')'];
     }
-    # Launches (on one line).
-    while ($line =~ /((?:\w+::)*\w+(?:\s*<[^<>;()]*>)?)\s*<<<(.*?)>>>\s*\(/) {
-        my ($kernel, $cfg) = ($1, $2);
-        (my $label = $kernel) =~ s/\s+//g;
-        $line =~ s/\Q$&\E/cudasim::launch("$label", $kernel, $cfg)(/;
+
+    # ---- __shared__ declarations -------------------------------------------
+    # Which braces hold code (function bodies and their blocks), to tell a
+    # declaration in a function from one at namespace scope.
+    my (@stack, %code_at);
+    my $last_stmt = 0;
+    my $code_depth = 0;
+    while ($m =~ /([{};])|\b__shared__\b/g) {
+        my $at = $-[0];
+        if (!defined $1) {
+            $code_at{$at} = $code_depth;
+            next;
+        }
+        if ($1 eq '{') {
+            my $before = substr($m, $last_stmt, $at - $last_stmt);
+            1 while $before =~ s/<[^<>]*>|\([^()]*\)/ /g; # template and parameter lists
+            my $code = $before !~ /\b(?:namespace|struct|class|union|enum)\b/
+                    && $before !~ /\bextern\s*"\s*"\s*$/;
+            $code = 1 if $code_depth > 0;
+            push @stack, $code;
+            $code_depth++ if $code;
+        } elsif ($1 eq '}') {
+            my $code = pop @stack;
+            $code_depth-- if $code;
+        }
+        $last_stmt = $at + 1;
     }
-    fail($n, "a kernel launch <<< >>> must be written on one line for the simulator")
-        if $line =~ /<<<|>>>\s*\(/;
-    # Dynamic shared memory.
-    if ($line =~ /^(\s*)extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?(.+?)\s*(\w+)\s*\[\s*\]\s*;(.*)$/) {
-        $line = "$1$2 *$3 = ($2 *)cudasim_dynamic_shared();$4\n";
+    while ($m =~ /\b__shared__\b/g) {
+        my $at = $-[0];
+        my $s = $at;
+        $s-- while $s > 0 && substr($m, $s - 1, 1) !~ /[;{}]/;
+        # Skip whole preprocessor lines (#pragma unroll, say) before the declaration.
+        my $prefix = substr($m, $s, $at - $s);
+        while ($prefix =~ /^(\s*#[^\n]*\n)/) {
+            $s += length $1;
+            $prefix = substr($m, $s, $at - $s);
+        }
+        $s++ while substr($m, $s, 1) =~ /\s/ && $s < $at;
+        $prefix = substr($m, $s, $at - $s);
+        my $semi = $at;
+        my $depth = 0;
+        for (; $semi < length $m; $semi++) {
+            my $c = substr($m, $semi, 1);
+            $depth++ if $c =~ /[(\[{]/;
+            $depth-- if $c =~ /[)\]}]/;
+            last if $c eq ';' && $depth == 0;
+        }
+        pos($m) = $semi + 1;
+        my $decl = substr($m, $s, $semi - $s);
+        my $newlines = ($decl =~ tr/\n//);
+        if (!$code_at{$at}) {
+            $bad->($at, "a __shared__ variable outside a function: the CUDA simulator needs it "
+                        . "declared inside the kernel (or __device__ function) that uses it");
+            next;
+        }
+        my $quals = $prefix . ' ' . substr($m, $at + 10, $semi - $at - 10);
+        my $extern = $quals =~ s/\bextern\b/ /g;
+        $quals =~ s/\bstatic\b/ /g;
+        my $align = '0';
+        while ($quals =~ s/\b__align__\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
+        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|__align__\s*\([^)]*\))\s*)*$/) {
+            $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
+                        . "write it as `__shared__ TYPE NAME[SIZE];`");
+            next;
+        }
+        $quals =~ s/\s+/ /g;
+        $quals =~ s/^ | $//g;
+        # Split the declarators at commas outside brackets.
+        my @parts;
+        my ($cur, $d) = ('', 0);
+        for my $c (split //, $quals) {
+            $d++ if $c =~ /[(\[<]/;
+            $d-- if $c =~ /[)\]>]/;
+            if ($c eq ',' && $d == 0) { push @parts, $cur; $cur = ''; } else { $cur .= $c; }
+        }
+        push @parts, $cur;
+        my $first = shift @parts;
+        unless ($first =~ /^(.*?)\s*((?:\*\s*)*)\b(\w+)\s*((?:\[[^\]]*\]\s*)*)$/ && $1 ne '') {
+            $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
+                        . "write it as `__shared__ TYPE NAME[SIZE];`");
+            next;
+        }
+        my $type = $1;
+        my @decls = ([$2, $3, $4]);
+        my $ok = 1;
+        for my $p (@parts) {
+            if ($p =~ /^\s*((?:\*\s*)*)(\w+)\s*((?:\[[^\]]*\]\s*)*)$/) { push @decls, [$1, $2, $3]; }
+            else { $ok = 0; }
+        }
+        unless ($ok) {
+            $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
+                        . "declare one variable at a time");
+            next;
+        }
+        my $out = '';
+        for my $dcl (@decls) {
+            my ($stars, $name, $dims) = @$dcl;
+            $stars =~ s/\s+//g;
+            $dims =~ s/\s+$//;
+            if ($extern) {
+                unless ($dims =~ /^\[\s*\](.*)$/) {
+                    $bad->($at, "extern __shared__ $name must be an array of unknown size: "
+                                . "extern __shared__ TYPE $name" . "[];");
+                    next;
+                }
+                my $inner = $1;
+                if ($inner eq '') {
+                    $out .= "$type $stars*$name = ($type $stars*)cudasim_dynamic_shared(\"$name\", "
+                          . "sizeof($type $stars), __FILE__, __LINE__); ";
+                } else {
+                    $out .= "$type $stars(*$name)$inner = ($type $stars(*)$inner)"
+                          . "cudasim_dynamic_shared(\"$name\", sizeof($type $stars$inner), "
+                          . "__FILE__, __LINE__); ";
+                }
+            } else {
+                if ($dims =~ /\[\s*\]/) {
+                    $bad->($at, "__shared__ $name" . "[] needs a size (or extern, for dynamic "
+                                . "shared memory)");
+                    next;
+                }
+                $out .= "typedef $type $stars cudasim_st_$name$dims; "
+                      . "static cudasim::SharedSlot cudasim_ss_$name; "
+                      . "cudasim_st_$name &$name = cudasim::shared_var<cudasim_st_$name>("
+                      . "cudasim_ss_$name, $align, \"$name\", __FILE__, __LINE__);";
+            }
+        }
+        $out =~ s/ $//;
+        push @edits, [$s, $semi + 1, $out . ("\n" x $newlines)];
     }
-    # Static shared memory: one variable per declaration.
-    elsif ($line =~ /^(\s*)__shared__\s+(.+?)\s+(\w+)\s*((?:\[[^\]]*\]\s*)*);(.*)$/) {
-        my ($indent, $type, $name, $dims, $rest) = ($1, $2, $3, $4, $5);
-        fail($n, "declare one __shared__ variable per line for the simulator") if $type =~ /,/;
-        $line = "${indent}static $type $name$dims; CUDASIM_SHARED($name);$rest\n";
-    } elsif ($line =~ /__shared__/) {
-        fail($n, "the simulator understands `__shared__ TYPE NAME[...];` and "
-                 . "`extern __shared__ TYPE NAME[];`, one per line, inside a function");
+
+    # ---- `static __constant__`: __constant__ alone already means static here
+    while ($m =~ /\bstatic\s+(__constant__)\b/g) {
+        push @edits, [$-[1], $+[1], ''];
     }
-    push @out, $line;
+
+    # ---- local headers with CUDA in them -----------------------------------
+    my $dir = dirname($file);
+    my $shown_dir = dirname($shown);
+    while ($text =~ /^([ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*)/mg) {
+        my ($whole, $inc, $at) = ($1, $2, $-[0]);
+        my $f = File::Spec->catfile($dir, $inc);
+        next unless -f $f;
+        open my $h, '<', $f or next;
+        local $/;
+        my $t = <$h>;
+        close $h;
+        next unless mask($t) =~ /\b(?:__global__|__device__|__shared__|__constant__)\b|<<</;
+        my $real = realpath($f);
+        my $rel = $shown_dir eq '.' ? $inc : File::Spec->catfile($shown_dir, $inc);
+        my $rep = '';
+        if (!$inlined{$real}++) {
+            my $sub = translate($f, $rel);
+            $rep = $sub . "\n#line " . ($line_of->($at) + 1) . " \"$shown\"";
+        }
+        push @edits, [$at, $at + length $whole, $rep];
+    }
+
+    # ---- apply, last first -------------------------------------------------
+    my $out = $text;
+    for my $e (sort { $b->[0] <=> $a->[0] } @edits) {
+        substr($out, $e->[0], $e->[1] - $e->[0]) = $e->[2];
+    }
+    return "#line 1 \"$shown\"\n" . $out;
 }
 
+my $result = translate($path, $path);
+
 # Which kernels need fibers.
-(my $code = $text) =~ s{/\*.*?\*/}{ }gs;
-$code =~ s{//[^\n]*}{}g;
-my $collective = qr/\b(?:__syncthreads|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync)\b/;
-my (%body, %is_kernel);
-while ($code =~ /\b(__global__|__device__)\b[^;{}()]*?\b(\w+)\s*\(/g) {
-    my ($kind, $name) = ($1, $2);
-    my $pos = pos($code);
-    # Skip the parameter list, then expect a body.
-    my $depth = 1;
-    my $j = $pos;
-    while ($j < length($code) && $depth > 0) {
-        my $c = substr($code, $j++, 1);
-        $depth++ if $c eq '(';
-        $depth-- if $c eq ')';
-    }
-    my $rest = substr($code, $j);
-    next unless $rest =~ /^\s*(?:const\s*)?\{/;
-    my $start = $j + index($rest, '{');
-    $depth = 0;
-    my $k = $start;
-    do {
-        my $c = substr($code, $k++, 1);
-        $depth++ if $c eq '{';
-        $depth-- if $c eq '}';
-    } while ($k < length($code) && $depth > 0);
-    $body{$name} .= substr($code, $start, $k - $start);
-    $is_kernel{$name} = 1 if $kind eq '__global__';
-}
+my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync)\b/;
 my %uses = map { $_ => ($body{$_} =~ $collective ? 1 : 0) } keys %body;
 for (my $changed = 1; $changed;) {
     $changed = 0;
@@ -112,11 +406,11 @@ for (my $changed = 1; $changed;) {
 }
 
 exit 1 if $errors;
-print "#line 1 \"$path\"\n";
-print @out;
+print $result;
 print "\n/* cu2sim: kernels of this file and whether they need fibers */\n";
 my $k = 0;
 for my $name (sort keys %is_kernel) {
+    next unless exists $body{$name};
     printf "static const int cudasim_kernel_%d __attribute__((unused)) = "
-         . "cudasim_register_kernel(\"%s\", %d);\n", $k++, $name, $uses{$name};
+         . "cudasim_register_kernel(\"%s\", %d, CUDASIM_INSTRUMENTED);\n", $k++, $name, $uses{$name};
 }

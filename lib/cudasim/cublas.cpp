@@ -25,6 +25,8 @@ cudaError_t issue_work(const char *call, cudaStream_t stream, std::function<cuda
 /* The operation is about to touch the device buffer holding p: open it to
  * every thread (OpenBLAS's too) now. */
 void device_operand(const void *p);
+/* The operation wrote [p, p + n) of device memory. */
+void device_written(const void *p, size_t n);
 }
 
 struct cublasContext {
@@ -242,6 +244,7 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
                 return cudaErrorInvalidValue;
             if (k > 0) cudasim::device_operand(A), cudasim::device_operand(B);
             cudasim::device_operand(C);
+            cudasim::device_written(C, span(m, n, ldc, sizeof(float)));
             bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
             cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans,
                         tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C,
@@ -276,6 +279,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
             return cudaErrorInvalidValue;
         if (k > 0) cudasim::device_operand(A), cudasim::device_operand(B);
         cudasim::device_operand(C);
+        cudasim::device_written(C, span(m, n, ldc, cb));
         bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
         int a_rows = ta ? k : m, b_rows = tb ? n : k;
         /* Widen to float, multiply with float accumulation, round to Ctype:

@@ -40,6 +40,16 @@ void cudasim_set_report_stream(FILE *stream);
 unsigned long long cudasim_launch_count(void);
 
 /**
+ * @brief How many races and reads of never-written memory were reported so far.
+ *
+ * Kernels' accesses are checked as they happen (docs/simulator.md): a data
+ * race between threads of a block, or a read of device memory that nothing
+ * wrote, is reported once per pair of source lines and the kernel goes on,
+ * as under compute-sanitizer; this counts those reports.
+ */
+unsigned long long cudasim_hazard_count(void);
+
+/**
  * @brief How host code is kept out of device memory: "protection keys" or "mprotect".
  *
  * On a GPU the CPU cannot dereference a device pointer; in the simulator,

@@ -1,10 +1,12 @@
 /*
  * kernel_api.h: what translated kernels and the simulator's runtime share: the
- * launch configuration, the warp operations, and the entry points that
- * kernel.h's macros call.
+ * launch configuration, the warp operations, shared memory, and the entry
+ * points that kernel.h's macros and templates call.
  */
 #ifndef CUDASIM_KERNEL_API_H
 #define CUDASIM_KERNEL_API_H
+
+#include <stdint.h>
 
 #include "include/cuda_runtime_api.h"
 
@@ -13,7 +15,7 @@ namespace cudasim {
 /* The configuration of one launch, as the <<< >>> brackets gave it. */
 struct LaunchConfig {
     const char *name;
-    const void *fn;
+    const void *fn; /* the kernel, for cudaFuncSetAttribute; NULL when deduced */
     dim3 grid, block;
     size_t shared_bytes;
     cudaStream_t stream;
@@ -33,6 +35,21 @@ struct Args {
 };
 
 enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };
+enum BlockOp { SYNC_PLAIN, SYNC_COUNT, SYNC_AND, SYNC_OR };
+
+/* A `__shared__` declaration: where this launch placed it (the translator
+ * gives each declaration a static slot) and what it is, for the reports. */
+struct SharedSlot {
+    unsigned long long launch; /* the launch that placed it (cudasim_launch_serial) */
+    size_t offset;             /* from cudasim_shared_base */
+};
+struct SharedDecl {
+    const char *name, *file;
+    int line;
+    size_t bytes, align, elem; /* elem: the size of one element of the array */
+    int rank;                  /* 0 for a scalar, else the array's dimensions */
+    size_t extent[3];
+};
 
 } // namespace cudasim
 
@@ -40,14 +57,25 @@ extern "C" {
 /* The simulated thread's coordinates, set before a thread runs or resumes. */
 extern thread_local uint3 cudasim_thread_idx, cudasim_block_idx;
 extern thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
+/* Shared memory: one arena, at a fixed address; a new number each launch. */
+extern unsigned long long cudasim_launch_serial;
+extern char *cudasim_shared_base;
 
 cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args);
 void cudasim_syncthreads(const char *file, int line);
+int cudasim_syncthreads_op(int op, int predicate, const char *file, int line);
 unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value, int arg,
                                    int width, const char *file, int line);
-void *cudasim_dynamic_shared(void);
-void cudasim_shared_note(void *addr, size_t bytes, const char *file, int line);
-int cudasim_register_kernel(const char *name, int uses_barriers);
+void *cudasim_dynamic_shared(const char *name, size_t elem, const char *file, int line);
+void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::SharedDecl *decl);
+/* Translated files register their kernels: whether one needs fibers
+ * (barriers, warp operations), and whether its memory accesses are checked
+ * (compiled with the simulator's instrumentation). */
+int cudasim_register_kernel(const char *name, int uses_barriers, int instrumented);
+/* An atomic operation on n bytes at p, called from the code at pc: checked
+ * like any access, but never a race. */
+void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc);
+unsigned long long cudasim_clock64(void);
 }
 
 #endif /* CUDASIM_KERNEL_API_H */

@@ -20,10 +20,16 @@
  * cudaGetLastError; a fault inside a kernel is "sticky" and every later call
  * returns it until cudaDeviceReset.
  */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <signal.h>
 #include <setjmp.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -36,7 +42,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cudasim.h"
@@ -55,6 +63,8 @@
 
 thread_local uint3 cudasim_thread_idx, cudasim_block_idx;
 thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
+unsigned long long cudasim_launch_serial = 0;
+char *cudasim_shared_base = nullptr;
 
 namespace {
 
@@ -101,6 +111,16 @@ cudaError_t fail(cudaError_t e)
 
 /* ---- device memory --------------------------------------------------------- */
 
+/* Device buffers (cudaMalloc, cudaMallocManaged) live in one region of
+ * address space reserved at the first allocation. A buffer is
+ * [front canaries][data][tail canaries][guard page], its data 256-byte
+ * aligned as CUDA's are, and ending against the guard page when its size is a
+ * multiple of 256. Addresses are not reused while the region has room: a
+ * freed buffer's pages stay inaccessible, and the simulator remembers which
+ * cudaFree freed it. One shadow byte per 4 bytes of the region says which
+ * bytes a kernel may touch and which have been written (SH_*): kernels'
+ * accesses are checked against it. Pinned host memory (cudaMallocHost) is
+ * mapped apart, ending against its guard page. */
 struct Alloc {
     size_t size;      /* what the caller asked for */
     char *map;        /* the mapping: [slack][data][guard page] */
@@ -108,11 +128,132 @@ struct Alloc {
     bool device;      /* false: pinned host memory from cudaMallocHost */
     bool guarded;     /* shut to host code: device memory a program allocated */
     bool open;        /* opened for the device operation running now */
+    bool managed;     /* cudaMallocManaged: host code may touch it too */
+    const void *pc;   /* where it was allocated (a return address), or NULL */
+};
+struct Freed {
+    size_t size;
+    char *map;
+    size_t map_bytes;
+    bool managed;
+    const void *alloc_pc, *free_pc;
 };
 std::map<uintptr_t, Alloc> g_allocs; /* by start address */
+std::map<uintptr_t, Freed> g_freed;  /* freed device buffers, while their addresses are unused */
+std::vector<uintptr_t> g_freed_order; /* oldest first, to forget the oldest beyond kFreedKept */
+const size_t kFreedKept = 1 << 16;
 size_t g_in_use = 0;
 size_t g_page = 4096;
 const unsigned char kCanary = 0xcd;
+const size_t kDeviceAlign = 256; /* cudaMalloc's alignment in CUDA */
+
+/* The region and its shadow. */
+char *g_region = nullptr;
+size_t g_region_bytes = 0, g_region_used = 0;
+uint8_t *g_shadow = nullptr;
+uintptr_t g_rg_lo = 0, g_rg_span = 0; /* [g_rg_lo, g_rg_lo + g_rg_span): the region */
+enum : uint8_t {
+    SH_ADDR = 0x80, /* a byte of a live buffer (the low 3 bits: how many of the 4) */
+    SH_INIT = 0x40, /* written since it was allocated */
+    SH_FULL = 0x84, /* 4 addressable bytes, not yet written */
+    SH_DONE = 0xc4  /* 4 addressable bytes, written */
+};
+
+inline uint8_t *shadow_of(uintptr_t a) { return g_shadow + ((a - g_rg_lo) >> 2); }
+inline bool in_region(uintptr_t a) { return a - g_rg_lo < g_rg_span; }
+
+bool region_init()
+{
+    if (g_region) return true;
+    for (int shift : {40, 38, 36, 35, 34}) {
+        size_t bytes = (size_t)1 << shift;
+        void *r = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (r == MAP_FAILED) continue;
+        void *s = mmap(nullptr, bytes / 4, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (s == MAP_FAILED) {
+            munmap(r, bytes);
+            continue;
+        }
+        g_region = (char *)r;
+        g_region_bytes = bytes;
+        g_shadow = (uint8_t *)s;
+        g_rg_lo = (uintptr_t)r;
+        g_rg_span = bytes;
+        return true;
+    }
+    return false;
+}
+
+/* Set the shadow of [a, a + n) (a granule-aligned) to v, giving whole pages
+ * of shadow back to the system when v is 0. */
+void shadow_fill(uintptr_t a, size_t n, uint8_t v)
+{
+    uint8_t *s = shadow_of(a);
+    size_t count = (n + 3) / 4;
+    if (v == 0 && count > 4 * g_page) {
+        uintptr_t lo = ((uintptr_t)s + g_page - 1) & ~(g_page - 1);
+        uintptr_t hi = ((uintptr_t)(s + count)) & ~(g_page - 1);
+        if (hi > lo) {
+            memset(s, 0, lo - (uintptr_t)s);
+            madvise((void *)lo, hi - lo, MADV_DONTNEED);
+            memset((void *)hi, 0, (uintptr_t)(s + count) - hi);
+            return;
+        }
+    }
+    memset(s, v, count);
+}
+
+/* A new buffer's shadow: its bytes addressable, written or not. */
+void shadow_new_buffer(uintptr_t start, size_t size, bool written)
+{
+    uint8_t extra = written ? SH_INIT : 0;
+    memset(shadow_of(start), SH_FULL | extra, size / 4);
+    if (size % 4) *shadow_of(start + size / 4 * 4) = (uint8_t)(SH_ADDR | extra | (size % 4));
+}
+
+/* A device operation wrote [p, p + n) (a copy, a memset, cuBLAS). */
+void mark_written(const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (!n || !in_region(a)) return;
+    uintptr_t g0 = a & ~(uintptr_t)3, g1 = (a + n + 3) & ~(uintptr_t)3; /* granules touched */
+    uint8_t *s = shadow_of(g0), *e = shadow_of(g1);
+    uint8_t *full0 = s + 1, *full1 = e - 1; /* those in the middle are whole buffer granules */
+    if (full1 > full0) memset(full0, SH_DONE, (size_t)(full1 - full0));
+    else full0 = full1 = e;
+    for (uint8_t *q = s; q < e; q++)
+        if ((q < full0 || q >= full1) && (*q & SH_ADDR)) *q |= SH_INIT;
+}
+
+/* Take map_bytes of the region: after the last buffer while there is room,
+ * then in the first gap between live buffers (freed addresses are reused:
+ * what was remembered of them is forgotten). */
+char *region_take(size_t bytes)
+{
+    if (g_region_used + bytes <= g_region_bytes) {
+        char *p = g_region + g_region_used;
+        g_region_used += bytes;
+        return p;
+    }
+    uintptr_t at = (uintptr_t)g_region, end = (uintptr_t)g_region + g_region_bytes;
+    for (auto &kv : g_allocs) {
+        uintptr_t lo = (uintptr_t)kv.second.map;
+        if (lo < at || lo >= end) {
+            if (lo + kv.second.map_bytes > at && lo < end) at = lo + kv.second.map_bytes;
+            continue;
+        }
+        if (lo >= at + bytes) break;
+        at = lo + kv.second.map_bytes;
+    }
+    if (at + bytes > end) return nullptr;
+    for (auto it = g_freed.begin(); it != g_freed.end();) {
+        uintptr_t lo = (uintptr_t)it->second.map;
+        if (lo < at + bytes && lo + it->second.map_bytes > at) it = g_freed.erase(it);
+        else ++it;
+    }
+    return (char *)at;
+}
 
 /* The allocation that contains [p, p + n), or NULL. */
 const Alloc *find_alloc(const void *p, uintptr_t *start = nullptr)
@@ -124,6 +265,26 @@ const Alloc *find_alloc(const void *p, uintptr_t *start = nullptr)
     if (a >= it->first && a < it->first + (it->second.size ? it->second.size : 1)) {
         if (start) *start = it->first;
         return &it->second;
+    }
+    return nullptr;
+}
+
+/* The freed buffer whose mapping holds address a (NULL if none, or if its
+ * addresses were reused). */
+const Freed *find_freed(uintptr_t a, uintptr_t *start = nullptr)
+{
+    if (!in_region(a)) return nullptr;
+    auto it = g_freed.upper_bound(a);
+    for (int k = 0; k < 2; k++) {
+        if (it != g_freed.end()) {
+            uintptr_t lo = (uintptr_t)it->second.map;
+            if (a >= lo && a < lo + it->second.map_bytes) {
+                if (start) *start = it->first;
+                return &it->second;
+            }
+        }
+        if (it == g_freed.begin()) break;
+        --it;
     }
     return nullptr;
 }
@@ -147,18 +308,19 @@ Alloc *mapping_of(uintptr_t a, uintptr_t *start)
     return nullptr;
 }
 
-/* The alignment of a buffer: as much as its size allows, up to 16 bytes, so
- * that a buffer of floats ends exactly at its guard page (an access one
- * element too far faults at once). Sizes that are not a multiple of 4 get 16
- * and a few canary bytes. */
-size_t alignment_for(size_t size)
+/* The alignment of a buffer. Device buffers: 256 bytes, as in CUDA. Pinned
+ * host memory: as much as its size allows, up to 16 bytes, so that a buffer
+ * of floats ends exactly at its guard page (an index one too far faults at
+ * once); sizes that are not a multiple of 4 get 16 and a few canary bytes. */
+size_t alignment_for(size_t size, bool device)
 {
+    if (device) return kDeviceAlign;
     return size % 16 == 0 ? 16 : size % 8 == 0 ? 8 : size % 4 == 0 ? 4 : 16;
 }
 
-size_t rounded_size(size_t size)
+size_t rounded_size(size_t size, bool device)
 {
-    size_t a = alignment_for(size);
+    size_t a = alignment_for(size, device);
     return (size + a - 1) & ~(a - 1);
 }
 
@@ -314,44 +476,79 @@ struct DeviceOp {
     DeviceOp &operator=(const DeviceOp &) = delete;
 };
 
-/* A buffer: device memory (a cudaMalloc, shut to host code when guarded),
- * pinned host memory, or a launch's dynamic shared memory (device, not
- * guarded: it lives only during the launch). */
-void *map_buffer(size_t size, bool device, bool guarded)
+/* A buffer: device memory (cudaMalloc, shut to host code when guarded;
+ * cudaMallocManaged, open to it and counted as written from the start), or
+ * pinned host memory. pc: where the program allocated it. */
+void *map_buffer(size_t size, bool device, bool guarded, bool managed = false,
+                 const void *pc = nullptr)
 {
-    /* Data ending at most 15 bytes (usually 0) before a guard page; the bytes
-     * between its end and the page are canaries. */
-    size_t rounded = rounded_size(size);
+    /* Data ending at most 255 bytes (device) or 15 bytes (pinned) before a
+     * guard page; the bytes between its end and the page are canaries. */
+    size_t rounded = rounded_size(size, device);
     size_t data_pages = (rounded + kFront + g_page - 1) / g_page;
     size_t map_bytes = (data_pages + 1) * g_page;
-    char *map = (char *)mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (map == MAP_FAILED) return nullptr;
+    char *map;
+    if (device) {
+        if (!region_init()) return nullptr;
+        map = region_take(map_bytes);
+        if (!map) return nullptr;
+        /* Key 0: pages of an earlier buffer at this address kept its key. */
+        int rc;
+#if CUDASIM_HAVE_PKEYS
+        if (g_pkey >= 0)
+            rc = pkey_mprotect(map, data_pages * g_page, PROT_READ | PROT_WRITE, 0);
+        else
+#endif
+            rc = mprotect(map, data_pages * g_page, PROT_READ | PROT_WRITE);
+        if (rc != 0) return nullptr;
+    } else {
+        map = (char *)mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (map == MAP_FAILED) return nullptr;
+        mprotect(map + data_pages * g_page, g_page, PROT_NONE);
+    }
     char *guard = map + data_pages * g_page;
-    mprotect(guard, g_page, PROT_NONE);
     char *data = guard - rounded;
     memset(data + size, kCanary, rounded - size);
     /* Canaries before the start too, for index -1 (the page before is ours). */
     size_t front = front_bytes(data, map);
     memset(data - front, kCanary, front);
 #if CUDASIM_ASAN
-    __asan_poison_memory_region(data + size, rounded - size); /* ASan names the thread */
+    __asan_poison_memory_region(data + size, rounded - size); /* host code overrunning it */
     __asan_poison_memory_region(data - front, front);
 #endif
-    Alloc &a = g_allocs[(uintptr_t)data] = Alloc{size, map, map_bytes, device, guarded, false};
+    Alloc &a = g_allocs[(uintptr_t)data] =
+        Alloc{size, map, map_bytes, device, guarded, false, managed, pc};
+    if (device) shadow_new_buffer((uintptr_t)data, size, managed);
     if (guarded) shut(a);
     if (device) g_in_use += size;
     return data;
 }
 
 /* Give a buffer's pages back (and, under ASan, its shadow: the next mapping
- * at this address must not inherit the slack's poison). */
-void unmap_buffer(const Alloc &a)
+ * at this address must not inherit the slack's poison). A device buffer's
+ * addresses stay reserved and inaccessible; with free_pc, the simulator
+ * remembers that it was freed, and where. */
+void unmap_buffer(uintptr_t start, const Alloc &a, const void *free_pc = nullptr)
 {
 #if CUDASIM_ASAN
     __asan_unpoison_memory_region(a.map, a.map_bytes);
 #endif
-    munmap(a.map, a.map_bytes);
+    if (!a.device) {
+        munmap(a.map, a.map_bytes);
+        return;
+    }
+    madvise(a.map, a.map_bytes, MADV_DONTNEED);
+    mprotect(a.map, a.map_bytes, PROT_NONE);
+    shadow_fill((uintptr_t)a.map, a.map_bytes, 0);
+    if (free_pc) {
+        g_freed[start] = Freed{a.size, a.map, a.map_bytes, a.managed, a.pc, free_pc};
+        g_freed_order.push_back(start);
+        if (g_freed_order.size() > 2 * kFreedKept) { /* forget the oldest */
+            for (size_t i = 0; i < kFreedKept; i++) g_freed.erase(g_freed_order[i]);
+            g_freed_order.erase(g_freed_order.begin(), g_freed_order.begin() + kFreedKept);
+        }
+    }
 }
 
 /* Check the canaries around every device buffer; returns the first buffer
@@ -362,7 +559,7 @@ const Alloc *check_canaries(uintptr_t *start, bool *before)
     for (auto &kv : g_allocs) {
         const Alloc &a = kv.second;
         if (a.guarded && !a.open && !g_use_pkeys) continue;
-        size_t rounded = rounded_size(a.size);
+        size_t rounded = rounded_size(a.size, a.device);
         const unsigned char *p = (const unsigned char *)kv.first;
         size_t front = front_bytes((const char *)p, a.map);
 #if CUDASIM_ASAN
@@ -538,11 +735,18 @@ cudaError_t issue(const char *call, cudaStream_t stream, std::function<cudaError
 
 /* ---- kernels and threads ---------------------------------------------------- */
 
-/* name -> uses barriers or warp operations; filled by static initializers of
- * translated files, hence a function-local static (constructed on first use). */
-std::map<std::string, int> &kernels()
+/* What the translator found of each kernel: whether it uses barriers or warp
+ * operations, and whether its accesses are instrumented; filled by static
+ * initializers of translated files, hence a function-local static
+ * (constructed on first use). */
+struct KernelInfo {
+    int barriers = 0;
+    int instrumented = 1;
+    unsigned long long launches = 0; /* run so far (global races: the first few only) */
+};
+std::map<std::string, KernelInfo> &kernels()
 {
-    static std::map<std::string, int> table;
+    static std::map<std::string, KernelInfo> table;
     return table;
 }
 std::map<const void *, int> g_dynamic_limit;
@@ -584,6 +788,7 @@ struct Thread {
     int op = 0, arg = 0, width = 32;
     unsigned mask = 0;
     unsigned long long value = 0, result = 0;
+    uint16_t wsync = 0; /* the warp synchronizations it took part in (for race checks) */
     void *asan_fake_stack = nullptr;
 };
 
@@ -597,14 +802,25 @@ struct Run {
     Thread *current = nullptr;
     ucontext_t scheduler;
     void *scheduler_sp = nullptr;
-    char *dynamic_shared = nullptr;
     unsigned long long block_serial = 0;
-    std::map<void *, unsigned long long> shared_seen; /* address -> block serial */
-    size_t static_shared = 0;
+    size_t static_shared = 0;    /* bytes of __shared__ variables this launch */
+    bool instrumented = false;   /* the kernel's accesses call the checks */
+    bool need_fibers = false;    /* run without fibers, it reached a barrier */
+    unsigned plain_done = 0;     /* threads of the block run to their end (without fibers) */
+    unsigned long long first_block = 0; /* the block_serial of the launch's first block */
     sigjmp_buf abort_env;
     bool in_kernel = false;
     bool on_fiber = false; /* running on a fiber's stack (not the scheduler's) */
 } g_run;
+
+/* The state of the checks of every access (see "checking every access"). */
+bool g_checking = false;  /* the running kernel's accesses are checked */
+int g_check_level = -1;   /* CUDASIM_CHECK (see check_level) */
+bool g_global_races = false; /* this launch checks races on global memory too */
+const unsigned long long kGlobalRaceLaunches = 4;
+int g_tid = 0;            /* the running thread: its index in the block */
+uint16_t g_wsync = 0;     /* its Thread::wsync */
+uint64_t g_stamp = 1;     /* block_serial << 24 | barriers the block has passed */
 
 /* AddressSanitizer must be told about every switch between stacks. */
 #if CUDASIM_ASAN
@@ -625,13 +841,651 @@ void describe_thread(char *buf, size_t n)
 /* Leave the launch: from a fiber, a plain thread or the fault handler. */
 [[noreturn]] void abort_launch(cudaError_t e)
 {
-    if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure) g_sticky = e;
+    if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorAssert)
+        g_sticky = e;
     g_last = g_run.error = e;
+    g_checking = false;
 #if CUDASIM_ASAN
     /* Leaving a fiber for good: tell ASan we are back on the main stack. */
     if (g_run.on_fiber) __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
 #endif
     siglongjmp(g_run.abort_env, 1);
+}
+
+/* ---- checking every access of a kernel ---------------------------------------- */
+
+/* Translated kernels are compiled with ThreadSanitizer's instrumentation but
+ * without its runtime: each load and store calls __tsan_readN or
+ * __tsan_writeN (at the end of this file) with its address, and the
+ * simulator checks it:
+ *  - memcheck: a global access must fall in a live device buffer (the
+ *    region's shadow says which bytes are), a shared one in a __shared__
+ *    variable (not in the red zones between them); otherwise the launch stops
+ *    with the kernel, block, thread, source line and the buffer it missed
+ *    (or the cudaFree that freed it);
+ *  - initcheck: a read of global memory that nothing has written is
+ *    reported (once per source line);
+ *  - racecheck: for each 4-byte word of shared memory, and of global memory
+ *    within a block, the last write and the reads since the last barrier are
+ *    kept, with their threads and code: a write and a read, or two writes,
+ *    by different threads of a block with no __syncthreads between them (in
+ *    one warp: no __syncwarp or warp operation either) is reported with both
+ *    source lines, whatever order the simulator ran them in.
+ * Races and uninitialized reads do not stop the kernel (as under
+ * compute-sanitizer); each pair of source lines is reported once. */
+
+unsigned long long g_hazards = 0;          /* races and uninitialized reads reported */
+std::set<std::pair<uint64_t, uint64_t>> g_reported; /* (kind, source lines) reported */
+const unsigned long long kMaxHazardReports = 100;
+std::vector<uint16_t> g_warp_sync; /* per warp of the block: synchronizations so far */
+
+/* CUDASIM_CHECK: 0 checks nothing; 1 memory (bounds, freed buffers, reads
+ * of memory never written) and races on shared memory; 2 (the default) also
+ * races on global memory in the first kGlobalRaceLaunches launches of each
+ * kernel (they cost the most, and a training loop launches the same kernels
+ * thousands of times); 3 races on global memory in every launch. */
+int check_level()
+{
+    if (g_check_level < 0) {
+        const char *env = getenv("CUDASIM_CHECK");
+        g_check_level = env && *env ? atoi(env) : 2;
+        if (g_check_level < 0 || g_check_level > 3) g_check_level = 2;
+    }
+    return g_check_level;
+}
+
+/* The code addresses that made accesses, numbered (a race cell keeps numbers). */
+std::vector<const void *> g_pcs(1, nullptr);
+struct PcSlot {
+    const void *pc;
+    uint32_t id;
+};
+PcSlot g_pc_cache[4096];
+std::unordered_map<const void *, uint32_t> g_pc_ids;
+
+inline uint32_t pc_id(const void *pc)
+{
+    PcSlot &s = g_pc_cache[((uintptr_t)pc >> 2) & 4095];
+    if (s.pc == pc) return s.id;
+    auto it = g_pc_ids.find(pc);
+    uint32_t id;
+    if (it != g_pc_ids.end()) {
+        id = it->second;
+    } else {
+        id = (uint32_t)g_pcs.size();
+        g_pcs.push_back(pc);
+        g_pc_ids[pc] = id;
+    }
+    s.pc = pc;
+    s.id = id;
+    return id;
+}
+
+/* ---- source lines, for reports ---- */
+
+/* A program's standard output (standard error dropped); "" if it cannot run. */
+std::string capture(const std::vector<std::string> &args)
+{
+    int fd[2];
+    if (pipe(fd) != 0) return "";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    std::vector<char *> argv;
+    for (const std::string &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    std::string out;
+    if (rc == 0) {
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(fd[0], buf, sizeof buf)) > 0) out.append(buf, (size_t)n);
+        waitpid(pid, nullptr, 0);
+    }
+    close(fd[0]);
+    return out;
+}
+
+std::map<std::pair<const void *, bool>, std::string> g_lines;
+
+/* "file:line" of the code at pc, "" if unknown. pc is a return address (the
+ * call is the instruction before it) unless exact. addr2line reads the
+ * program's debug information; of the inlined functions at pc, the innermost
+ * outside the simulator's own headers and the system's is the line. */
+std::string source_line(const void *pc, bool exact = false)
+{
+    auto key = std::make_pair(pc, exact);
+    auto found = g_lines.find(key);
+    if (found != g_lines.end()) return found->second;
+    std::string out;
+    Dl_info info, self;
+    if (pc && dladdr(pc, &info) && info.dli_fbase) {
+        uintptr_t addr = (uintptr_t)pc - (exact ? 0 : 1);
+        const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info.dli_fbase;
+        if (eh->e_type == ET_DYN) addr -= (uintptr_t)info.dli_fbase;
+        std::string file = info.dli_fname ? info.dli_fname : "";
+        if (dladdr((const void *)&source_line, &self) && self.dli_fbase == info.dli_fbase) {
+            char exe[64]; /* the program itself, wherever it was started from */
+            snprintf(exe, sizeof exe, "/proc/%d/exe", (int)getpid());
+            file = exe;
+        }
+        char hex[32];
+        snprintf(hex, sizeof hex, "0x%lx", (unsigned long)addr);
+        std::string text = capture({"addr2line", "-i", "-e", file, hex});
+        std::string first;
+        size_t at = 0;
+        while (at < text.size()) {
+            size_t nl = text.find('\n', at);
+            if (nl == std::string::npos) nl = text.size();
+            std::string l = text.substr(at, nl - at);
+            at = nl + 1;
+            size_t d = l.find(" (discriminator");
+            if (d != std::string::npos) l.resize(d);
+            if (l.empty() || l[0] == '?' || l.size() < 3 || l.compare(l.size() - 2, 2, ":0") == 0 ||
+                l.compare(l.size() - 2, 2, ":?") == 0)
+                continue;
+            if (first.empty()) first = l;
+            if (l.find("/lib/cudasim/") == std::string::npos && l.compare(0, 5, "/usr/") != 0) {
+                out = l;
+                break;
+            }
+        }
+        if (out.empty()) out = first;
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd)) {
+            std::string c = std::string(cwd) + "/";
+            if (out.compare(0, c.size(), c) == 0) out = out.substr(c.size());
+        }
+    }
+    g_lines[key] = out;
+    return out;
+}
+
+/* " at file:line" (or "" when unknown). */
+std::string at_line(const void *pc, bool exact = false)
+{
+    std::string l = source_line(pc, exact);
+    return l.empty() ? "" : " at " + l;
+}
+
+const char *alloc_name(bool device, bool managed)
+{
+    return !device ? "cudaMallocHost" : managed ? "cudaMallocManaged" : "cudaMalloc";
+}
+
+/* "a 1200-byte cudaMalloc buffer allocated at f.cu:30" */
+std::string buffer_text(const Alloc &a)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "a %zu-byte %s buffer", a.size, alloc_name(a.device, a.managed));
+    std::string l = a.pc ? source_line(a.pc) : "";
+    return l.empty() ? buf : std::string(buf) + " allocated at " + l;
+}
+
+std::string freed_text(const Freed &f)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "a %zu-byte %s buffer", f.size, alloc_name(true, f.managed));
+    std::string out = buf;
+    std::string fl = source_line(f.free_pc), al = f.alloc_pc ? source_line(f.alloc_pc) : "";
+    out += fl.empty() ? " that cudaFree freed" : " that the cudaFree at " + fl + " freed";
+    if (!al.empty()) out += " (allocated at " + al + ")";
+    return out;
+}
+
+/* Where a bad global access of n bytes at a went, after "a 4-byte read":
+ * "0 bytes past the end of a 1200-byte cudaMalloc buffer allocated at ...",
+ * or into a freed buffer: "of byte 20 of a ... buffer that the cudaFree at ... freed". */
+std::string missed_global(uintptr_t a, size_t n)
+{
+    char buf[160];
+    uintptr_t fs;
+    if (const Freed *f = find_freed(a, &fs)) {
+        if (a >= fs && a < fs + f->size)
+            snprintf(buf, sizeof buf, "of byte %zu of ", (size_t)(a - fs));
+        else if (a >= fs)
+            snprintf(buf, sizeof buf, "%zu bytes past the end of ", (size_t)(a - fs - f->size));
+        else
+            snprintf(buf, sizeof buf, "%zu bytes before the start of ", (size_t)(fs - a));
+        return buf + freed_text(*f);
+    }
+    const Alloc *best = nullptr;
+    uintptr_t best_start = 0, best_dist = UINTPTR_MAX;
+    bool before = false, straddle = false;
+    auto next = g_allocs.upper_bound(a);
+    if (next != g_allocs.end() && next->second.device) {
+        best = &next->second, best_start = next->first, best_dist = next->first - a, before = true;
+    }
+    if (next != g_allocs.begin()) {
+        auto prev = std::prev(next);
+        uintptr_t end = prev->first + prev->second.size;
+        if (prev->second.device && a < end) { /* starts inside, ends past the end */
+            best = &prev->second, best_start = prev->first, best_dist = 0, before = false;
+            straddle = true;
+        } else if (prev->second.device && a - end <= best_dist) {
+            best = &prev->second, best_start = prev->first, best_dist = a - end, before = false;
+        }
+    }
+    (void)best_start;
+    if (!best) return "at an address in no device buffer";
+    if (straddle)
+        snprintf(buf, sizeof buf, "whose last %zu bytes are past the end of ",
+                 (size_t)(a + n - best_start - best->size));
+    else
+        snprintf(buf, sizeof buf, "%zu bytes %s ", (size_t)best_dist,
+                 before ? "before the start of" : "past the end of");
+    return buf + buffer_text(*best) +
+           (before ? " (a negative index?)"
+                   : " (an index beyond its last element: check the bounds test)");
+}
+
+/* ---- the block's shared memory ---- */
+
+/* One arena, at a fixed address, holds a launch's shared memory: its
+ * dynamic shared memory first, then each __shared__ variable as a thread
+ * first reaches its declaration, with red zones between them; a megabyte of
+ * inaccessible address space on each side catches far indices. */
+struct SharedVar {
+    size_t offset, bytes, elem;
+    int rank;
+    size_t ext[3];
+    std::string name;
+    const char *file;
+    int line;
+    bool dynamic;
+};
+struct Cell {         /* a word's (or byte's) accesses since the last barrier */
+    uint64_t w_stamp; /* the last write: its epoch, code, thread */
+    const void *w_pc;
+    uint16_t w_tid, w_wsync;
+    uint16_t r_tid, r_wsync, r2_tid, r2_wsync; /* reads since: by one thread, and another */
+    uint64_t r_stamp;
+    const void *r_pc, *r2_pc;
+};
+const uint16_t kNone = 0xffff;
+const size_t kArenaBytes = (size_t)1 << 20, kArenaGuard = (size_t)1 << 20, kRedzone = 64;
+char *g_arena = nullptr;
+size_t g_arena_used = 0;        /* offsets taken this launch, red zones included */
+uint16_t *g_arena_var = nullptr; /* per 4 bytes: the variable (index in g_vars + 1), 0: red zone */
+Cell *g_cells = nullptr;  /* per 4 bytes of the arena */
+Cell *g_bcells = nullptr; /* per byte, for accesses of less than a word */
+std::vector<SharedVar> g_vars;
+uintptr_t g_sh_lo = 0, g_sh_span = 0; /* the arena and its guards */
+
+bool arena_init()
+{
+    if (g_arena) return true;
+    size_t total = 2 * kArenaGuard + kArenaBytes;
+    void *m = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return false;
+    char *arena = (char *)m + kArenaGuard;
+    void *cells = mmap(nullptr, kArenaBytes / 4 * sizeof(Cell), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *bcells = mmap(nullptr, kArenaBytes * sizeof(Cell), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mprotect(arena, kArenaBytes, PROT_READ | PROT_WRITE) != 0 || cells == MAP_FAILED ||
+        bcells == MAP_FAILED) {
+        munmap(m, total);
+        return false;
+    }
+    g_arena_var = (uint16_t *)calloc(kArenaBytes / 4, sizeof(uint16_t));
+    g_cells = (Cell *)cells;
+    g_bcells = (Cell *)bcells;
+    g_arena = arena;
+    g_sh_lo = (uintptr_t)m;
+    g_sh_span = total;
+    cudasim_shared_base = arena;
+    return true;
+}
+
+void arena_mark(size_t offset, size_t bytes, uint16_t v)
+{
+    for (size_t g = offset / 4; g < (offset + bytes + 3) / 4; g++) g_arena_var[g] = v;
+}
+
+/* A launch begins: no variable placed yet; the dynamic shared memory first. */
+void arena_begin(const cudasim::LaunchConfig *cfg)
+{
+    cudasim_launch_serial++;
+    memset(g_arena_var, 0, (g_arena_used + 3) / 4 * sizeof(uint16_t));
+    g_vars.clear();
+    SharedVar d = {kRedzone, cfg->shared_bytes, 1, 1, {0, 0, 0}, "", nullptr, 0, true};
+    g_vars.push_back(d);
+    arena_mark(kRedzone, cfg->shared_bytes, 1);
+    g_arena_used = (kRedzone + cfg->shared_bytes + kRedzone + 15) & ~(size_t)15;
+}
+
+/* A block begins: garbage in its shared memory, as on a GPU, but loud
+ * garbage (NaN as floats; -1 as integers). */
+void arena_block() { memset(g_arena + kRedzone, 0xff, g_arena_used - kRedzone); }
+
+/* The variable nearest to arena offset off, and how off relates to it. */
+std::string missed_shared(uintptr_t a, size_t n)
+{
+    ptrdiff_t off = (ptrdiff_t)(a - (uintptr_t)g_arena);
+    const SharedVar *best = nullptr;
+    ptrdiff_t best_dist = PTRDIFF_MAX;
+    bool before = false;
+    for (const SharedVar &v : g_vars) {
+        if (v.dynamic && v.name.empty() && !v.bytes) continue;
+        ptrdiff_t lo = (ptrdiff_t)v.offset, hi = lo + (ptrdiff_t)v.bytes;
+        if (off >= hi && off - hi < best_dist) best = &v, best_dist = off - hi, before = false;
+        if (off < lo && lo - off < best_dist) best = &v, best_dist = lo - off, before = true;
+        if (off >= lo && off < hi) best = &v, best_dist = 0, before = false; /* straddles its end */
+    }
+    if (!best) return "outside the block's shared memory";
+    char buf[512];
+    std::string what;
+    if (best->dynamic) {
+        snprintf(buf, sizeof buf, "the launch's %zu bytes of dynamic shared memory%s%s%s", best->bytes,
+                 best->name.empty() ? "" : " (extern __shared__ ", best->name.c_str(),
+                 best->name.empty() ? "" : ")");
+        what = buf;
+        if (!best->bytes) what += ", and the launch gave none (the third <<< >>> argument)";
+    } else {
+        snprintf(buf, sizeof buf, "__shared__ %s (%zu bytes, declared at %s:%d)", best->name.c_str(),
+                 best->bytes, best->file, best->line);
+        what = buf;
+    }
+    if (best_dist == 0 && off + (ptrdiff_t)n > (ptrdiff_t)(best->offset + best->bytes))
+        snprintf(buf, sizeof buf, "whose last %zu bytes are past the end of ",
+                 (size_t)(off + (ptrdiff_t)n - (ptrdiff_t)(best->offset + best->bytes)));
+    else
+        snprintf(buf, sizeof buf, "%zu bytes %s ", (size_t)best_dist,
+                 before ? "before the start of" : "past the end of");
+    return buf + what;
+}
+
+/* "s[3][5]" for the word at arena offset off. */
+std::string shared_name(size_t off)
+{
+    uint16_t v = g_arena_var[off / 4];
+    if (!v || v > g_vars.size()) return "shared memory";
+    const SharedVar &s = g_vars[v - 1];
+    std::string name = s.dynamic ? (s.name.empty() ? "dynamic shared memory" : s.name) : s.name;
+    char buf[96];
+    size_t i = (off - s.offset) / (s.elem ? s.elem : 1);
+    if (s.rank == 0 && !s.dynamic) return "__shared__ " + name;
+    if (s.rank <= 1) snprintf(buf, sizeof buf, "[%zu]", i);
+    else if (s.rank == 2) snprintf(buf, sizeof buf, "[%zu][%zu]", i / s.ext[1], i % s.ext[1]);
+    else
+        snprintf(buf, sizeof buf, "[%zu][%zu][%zu]", i / (s.ext[1] * s.ext[2]), i / s.ext[2] % s.ext[1],
+                 i % s.ext[2]);
+    return (s.dynamic ? "extern __shared__ " : "__shared__ ") + name + buf;
+}
+
+std::string thread_text(int tid)
+{
+    const dim3 &b = cudasim_block_dim;
+    char buf[64];
+    snprintf(buf, sizeof buf, "(%u,%u,%u)", tid % b.x, tid / b.x % b.y, tid / (b.x * b.y));
+    return buf;
+}
+
+/* ---- the reports ---- */
+
+[[noreturn]] void report_oob(bool shared, uintptr_t a, size_t n, bool write, const void *pc)
+{
+    char who[256];
+    describe_thread(who, sizeof who);
+    bool freed = !shared && find_freed(a);
+    std::string what = shared ? missed_shared(a, n) : missed_global(a, n);
+    report("%s%s in %s%s: a %zu-byte %s %s (CUDA reports: an illegal memory access was "
+           "encountered)",
+           freed ? "use after free" : "out-of-bounds ", freed ? "" : (write ? "write" : "read"), who,
+           at_line(pc).c_str(), n, write ? "write" : "read", what.c_str());
+    abort_launch(cudaErrorIllegalAddress);
+}
+
+/* Whether this hazard is new: each (kind, code, code) once, and each
+ * (kind, source line, source line) once (several accesses of one line are
+ * one report). */
+std::set<std::string> g_reported_lines;
+bool first_report(int kind, uint64_t a, uint64_t b, const std::string &lines)
+{
+    if (!g_reported.insert({((uint64_t)kind << 56) ^ a, b}).second) return false;
+    if (!g_reported_lines.insert(std::to_string(kind) + "|" + lines).second) return false;
+    g_hazards++;
+    if (g_hazards == kMaxHazardReports + 1)
+        report("more than %llu races and uninitialized reads: the rest are not reported",
+               kMaxHazardReports);
+    return g_hazards <= kMaxHazardReports;
+}
+
+/* Global memory: "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */
+std::string global_name(uintptr_t a, size_t n)
+{
+    uintptr_t start;
+    const Alloc *al = find_alloc((const void *)a, &start);
+    if (!al) return "global memory";
+    char buf[96];
+    snprintf(buf, sizeof buf, "byte %zu (%zu-byte element %zu) of ", (size_t)(a - start), n,
+             (size_t)(a - start) / (n ? n : 1));
+    return buf + buffer_text(*al);
+}
+
+void report_uninit(uintptr_t a, size_t n, const void *pc)
+{
+    if (g_reported.count({((uint64_t)1 << 56) ^ pc_id(pc), 0})) return;
+    if (!first_report(1, (uint64_t)pc_id(pc), 0, source_line(pc))) return;
+    char who[256];
+    describe_thread(who, sizeof who);
+    std::string what = global_name(a, n);
+    report("uninitialized read in %s%s: %zu bytes at %s, which nothing has written (cudaMalloc does "
+           "not clear memory: cudaMemset it, or copy data into it, first)",
+           who, at_line(pc).c_str(), n, what.c_str());
+}
+
+enum Race { RAW, WAR, WAW };
+
+/* A race between the running thread's access at pc and thread `other`'s at
+ * other_pc (a pc id), on the word at a. */
+void report_race(Race kind, bool shared, uintptr_t a, size_t n, int other, uint16_t other_wsync,
+                 const void *other_code, const void *pc)
+{
+    (void)other_wsync;
+    uint64_t mine = pc_id(pc), other_pc = pc_id(other_code);
+    uint64_t lo = mine < other_pc ? mine : other_pc, hi = mine < other_pc ? other_pc : mine;
+    int k = kind == WAW ? 3 : 2;
+    if (g_reported.count({((uint64_t)k << 56) ^ lo, hi})) return;
+    std::string my_line = source_line(pc), their_line = source_line(other_code);
+    if (!first_report(k, lo, hi, std::min(my_line, their_line) + "|" + std::max(my_line, their_line)))
+        return;
+    std::string where = shared ? shared_name(a - (uintptr_t)g_arena) : global_name(a, n);
+    std::string me = thread_text(g_tid), them = thread_text(other);
+    if (my_line.empty()) my_line = "an unknown line";
+    if (their_line.empty()) their_line = "an unknown line";
+    const char *barrier = (other >> 5) == (g_tid >> 5) ? "__syncwarp() or __syncthreads()"
+                                                      : "__syncthreads()";
+    const uint3 &b = cudasim_block_idx;
+    if (kind == WAW)
+        report("data race in kernel %s, block (%u,%u,%u): threads %s and %s both write %s, at %s and "
+               "%s, with no %s between them (which value stays depends on timing: use an atomic, "
+               "or a barrier)",
+               g_run.cfg->name, b.x, b.y, b.z, them.c_str(), me.c_str(), where.c_str(),
+               their_line.c_str(), my_line.c_str(), barrier);
+    else
+        report("data race in kernel %s, block (%u,%u,%u): thread %s writes %s at %s and thread %s "
+               "reads it at %s, with no %s between them (the read may see the value before or "
+               "after the write)",
+               g_run.cfg->name, b.x, b.y, b.z, (kind == RAW ? them : me).c_str(), where.c_str(),
+               (kind == RAW ? their_line : my_line).c_str(), (kind == RAW ? me : them).c_str(),
+               (kind == RAW ? my_line : their_line).c_str(), barrier);
+}
+
+/* Whether an access by thread tid (at its warp synchronization wsync) in
+ * this epoch is unordered with the running thread's. */
+inline bool unordered(uint16_t tid, uint16_t wsync)
+{
+    return tid != (uint16_t)g_tid &&
+           !((tid >> 5) == (g_tid >> 5) && (int16_t)(uint16_t)(g_wsync - wsync) > 0);
+}
+
+inline void race_cell(Cell &c, bool write, const void *pc, bool shared, uintptr_t a, size_t n)
+{
+    const uint64_t s = g_stamp;
+    if (write) {
+        if (c.w_stamp == s && unordered(c.w_tid, c.w_wsync))
+            report_race(WAW, shared, a, n, c.w_tid, c.w_wsync, c.w_pc, pc);
+        else if (c.r_stamp == s) {
+            if (unordered(c.r_tid, c.r_wsync))
+                report_race(WAR, shared, a, n, c.r_tid, c.r_wsync, c.r_pc, pc);
+            else if (c.r2_tid != kNone && unordered(c.r2_tid, c.r2_wsync))
+                report_race(WAR, shared, a, n, c.r2_tid, c.r2_wsync, c.r2_pc, pc);
+        }
+        c.w_stamp = s;
+        c.w_pc = pc;
+        c.w_tid = (uint16_t)g_tid;
+        c.w_wsync = g_wsync;
+    } else {
+        if (c.w_stamp == s && unordered(c.w_tid, c.w_wsync))
+            report_race(RAW, shared, a, n, c.w_tid, c.w_wsync, c.w_pc, pc);
+        if (c.r_stamp != s) {
+            c.r_stamp = s;
+            c.r_pc = pc;
+            c.r_tid = (uint16_t)g_tid;
+            c.r_wsync = g_wsync;
+            c.r2_tid = kNone;
+        } else if (c.r_tid == (uint16_t)g_tid) {
+            c.r_wsync = g_wsync;
+        } else if (c.r2_tid == kNone || c.r2_tid == (uint16_t)g_tid) {
+            c.r2_pc = pc;
+            c.r2_tid = (uint16_t)g_tid;
+            c.r2_wsync = g_wsync;
+        }
+    }
+}
+
+/* Race cells of global memory: a hash table of the words a block touched,
+ * emptied (in effect) when the next block starts. A block that touches more
+ * than kGlobalWordsMax words is checked no further for races on global
+ * memory. */
+struct GlobalCell {
+    uintptr_t word;
+    unsigned long long block;
+    Cell c;
+};
+std::vector<GlobalCell> g_gtab;
+size_t g_gmask = 0;  /* the part of g_gtab in use this block, less one */
+size_t g_gcount = 0;
+unsigned long long g_gblock = 0;
+bool g_gfull = false;
+const size_t kGlobalFirst = 4096, kGlobalWordsMax = (size_t)1 << 19;
+
+inline size_t global_hash(uintptr_t word) { return (size_t)((word * 0x9E3779B97F4A7C15ull) >> 24); }
+
+/* The table holds what this block touched; it starts small each block (so
+ * that a small block stays in the cache) and doubles as it fills. */
+Cell *global_cell(uintptr_t word)
+{
+    unsigned long long blk = g_run.block_serial;
+    if (g_gblock != blk) {
+        g_gblock = blk;
+        g_gcount = 0;
+        g_gfull = false;
+        g_gmask = kGlobalFirst - 1;
+        if (g_gtab.size() < kGlobalFirst) g_gtab.resize(kGlobalFirst);
+    }
+    if (g_gfull) return nullptr;
+    if (2 * (g_gcount + 1) > g_gmask + 1) {
+        if (g_gmask + 1 >= 2 * kGlobalWordsMax) {
+            g_gfull = true;
+            return nullptr;
+        }
+        std::vector<GlobalCell> kept;
+        kept.reserve(g_gcount);
+        for (size_t i = 0; i <= g_gmask; i++)
+            if (g_gtab[i].block == blk) {
+                kept.push_back(g_gtab[i]);
+                g_gtab[i].block = 0;
+            }
+        g_gmask = 2 * g_gmask + 1;
+        if (g_gtab.size() <= g_gmask) g_gtab.resize(g_gmask + 1);
+        for (const GlobalCell &e : kept) {
+            size_t h = global_hash(e.word) & g_gmask;
+            while (g_gtab[h].block == blk) h = (h + 1) & g_gmask;
+            g_gtab[h] = e;
+        }
+    }
+    for (size_t h = global_hash(word) & g_gmask;; h = (h + 1) & g_gmask) {
+        GlobalCell &e = g_gtab[h];
+        if (e.block != blk) {
+            e.word = word;
+            e.block = blk;
+            e.c.w_stamp = e.c.r_stamp = 0;
+            e.c.r2_tid = kNone;
+            g_gcount++;
+            return &e.c;
+        }
+        if (e.word == word) return &e.c;
+    }
+}
+
+/* ---- the checks of one access ---- */
+
+__attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, const void *pc)
+{
+    uintptr_t base = (uintptr_t)g_arena;
+    if (a < base || a - base + n > g_arena_used) report_oob(true, a, n, write, pc);
+    size_t off = a - base, g0 = off >> 2, g1 = (off + n - 1) >> 2;
+    uint16_t v = g_arena_var[g0];
+    if (!v) report_oob(true, a, n, write, pc);
+    for (size_t g = g0 + 1; g <= g1; g++)
+        if (g_arena_var[g] != v) report_oob(true, a, n, write, pc);
+    if (!(a & 3) && !(n & 3)) /* whole words: a cell per word */
+        for (size_t g = g0; g <= g1; g++) race_cell(g_cells[g], write, pc, true, base + g * 4, n);
+    else /* bytes and halves (char, __half): a cell per byte, so neighbours do not race */
+        for (size_t b = off; b < off + n; b++) race_cell(g_bcells[b], write, pc, true, base + b, n);
+}
+
+__attribute__((noinline)) void global_access(uintptr_t a, size_t n, bool write, const void *pc)
+{
+    uint8_t *s = shadow_of(a);
+    if (__builtin_expect(n == 4 && !(a & 3), 1)) { /* the usual case: one aligned word */
+        uint8_t v = *s;
+        if (v == SH_DONE) goto race;
+        if (v == SH_FULL) {
+            if (!write) report_uninit(a, n, pc);
+            *s = SH_DONE;
+            goto race;
+        }
+    }
+    {
+        bool uninit = false;
+        uintptr_t end = a + n;
+        for (uintptr_t g = a & ~(uintptr_t)3; g < end; g += 4) {
+            uint8_t v = *shadow_of(g);
+            uintptr_t hi = end < g + 4 ? end : g + 4;
+            if (!(v & SH_ADDR) || hi - g > (uintptr_t)(v & 7)) report_oob(false, a, n, write, pc);
+            if (!(v & SH_INIT)) uninit = true;
+        }
+        if (uninit && !write) report_uninit(a, n, pc);
+        if (uninit)
+            for (uintptr_t g = a & ~(uintptr_t)3; g < end; g += 4) *shadow_of(g) |= SH_INIT;
+    }
+race:
+    if (!g_global_races) return;
+    if (!(a & 3) && !(n & 3)) {
+        for (uintptr_t g = a; g < a + n; g += 4)
+            if (Cell *c = global_cell(g >> 2)) race_cell(*c, write, pc, false, g, n);
+    } else {
+        for (uintptr_t b = a; b < a + n; b++)
+            if (Cell *c = global_cell(b | (1ull << 63))) race_cell(*c, write, pc, false, b, n);
+    }
+}
+
+/* The hooks stay small (no stack frame) for the accesses that are neither
+ * shared nor global memory: a thread's locals, its parameters. */
+__attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, bool write,
+                                                     const void *pc)
+{
+    if (a - g_sh_lo < g_sh_span) return shared_access(a, n, write, pc);
+    if (a - g_rg_lo < g_rg_span) return global_access(a, n, write, pc);
 }
 
 /* ---- faults ------------------------------------------------------------------ */
@@ -691,27 +1545,67 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
     }
     if (!g_run.in_kernel) {
         if (al && g_device_ops.load() == 0) report_host_access(a, start, *al, uctx);
+        if (!al && g_device_ops.load() == 0 && sig == SIGSEGV) {
+            uintptr_t fs;
+            if (const Freed *f = find_freed(a, &fs)) {
+                char msg[400];
+                int n = snprintf(msg, sizeof msg,
+                                 "cudasim: host code touched device memory at %p, in a %zu-byte "
+                                 "cudaMalloc buffer that cudaFree had freed (a use after free; "
+                                 "on a GPU the CPU cannot dereference device pointers at all)\n",
+                                 (void *)a, f->size);
+                if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
+                ssize_t ignored = write(STDERR_FILENO, msg, (size_t)n);
+                (void)ignored;
+            }
+        }
         signal(sig, SIG_DFL); /* crash as usual: the access faults again */
         return;
     }
-    char who[256], what[512];
+    g_checking = false;
+    char who[256];
     describe_thread(who, sizeof who);
-    if (sig == SIGFPE)
-        snprintf(what, sizeof what,
-                 "an integer division by zero (a GPU does not stop there, it gives an "
-                 "undefined result; the simulator stops the kernel so you find it)");
-    else if (al)
-        snprintf(what, sizeof what,
-                 "an access %lld bytes past the end of a %zu-byte %s buffer (an index "
-                 "beyond its last element: check the bounds test)",
-                 (long long)(a - (start + al->size)), al->size,
-                 al->device ? "cudaMalloc" : "cudaMallocHost");
-    else
-        snprintf(what, sizeof what, "an invalid memory access at address %p", info->si_addr);
-    report("%s: %s%s", who, what,
-           sig == SIGFPE ? " (reported as an unspecified launch failure)"
-                         : " (CUDA reports: an illegal memory access was encountered)");
-    abort_launch(sig == SIGFPE ? cudaErrorLaunchFailure : cudaErrorIllegalAddress);
+    const void *ip = nullptr;
+    bool wrote = false;
+#if defined(__x86_64__) && defined(REG_RIP)
+    ip = (const void *)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+    wrote = ((ucontext_t *)uctx)->uc_mcontext.gregs[REG_ERR] & 2;
+#endif
+    std::string line = at_line(ip, true), what;
+    const char *kind = wrote ? "write" : "read";
+    if (sig == SIGFPE) {
+        report("integer division by zero in %s%s (a GPU does not stop there, it gives an undefined "
+               "result; the simulator stops the kernel so you find it) (reported as an unspecified "
+               "launch failure)",
+               who, line.c_str());
+        abort_launch(cudaErrorLaunchFailure);
+    }
+    if (in_region(a) && (al || find_freed(a))) {
+        what = missed_global(a, 1);
+        report("%s%s in %s%s: a %s %s (CUDA reports: an illegal memory access was encountered)",
+               find_freed(a) ? "use after free" : "out-of-bounds ", find_freed(a) ? "" : kind, who,
+               line.c_str(), kind, what.c_str());
+    } else if (al) {
+        report("out-of-bounds %s in %s%s: a %s %lld bytes past the end of a %zu-byte %s buffer (an "
+               "index beyond its last element: check the bounds test) (CUDA reports: an illegal "
+               "memory access was encountered)",
+               kind, who, line.c_str(), kind, (long long)(a - (start + al->size)), al->size,
+               alloc_name(al->device, al->managed));
+    } else if (a - g_sh_lo < g_sh_span) {
+        what = missed_shared(a, 1);
+        report("out-of-bounds %s in %s%s: a %s %s (CUDA reports: an illegal memory access was "
+               "encountered)",
+               kind, who, line.c_str(), kind, what.c_str());
+    } else if (a < 65536) {
+        report("invalid %s in %s%s: a NULL pointer dereference (address %p) (CUDA reports: an "
+               "illegal memory access was encountered)",
+               kind, who, line.c_str(), info->si_addr);
+    } else {
+        report("invalid %s in %s%s: an invalid memory access at address %p, in no device buffer "
+               "(CUDA reports: an illegal memory access was encountered)",
+               kind, who, line.c_str(), info->si_addr);
+    }
+    abort_launch(cudaErrorIllegalAddress);
 }
 
 #if CUDASIM_ASAN
@@ -810,7 +1704,12 @@ char *stack_for(int i)
     return g_stack_pool[i];
 }
 
-void set_coordinates(const Thread &t) { cudasim_thread_idx = t.idx; }
+void set_coordinates(const Thread &t)
+{
+    cudasim_thread_idx = t.idx;
+    g_tid = (int)(&t - g_run.threads.data());
+    g_wsync = t.wsync;
+}
 
 void run_fiber(Thread &t, int i)
 {
@@ -912,6 +1811,7 @@ bool resolve_warps()
                 ready = t.state == AT_WARP && t.mask == mask && t.op == lead.op;
             }
             if (!ready) continue;
+            uint16_t sync = ++g_warp_sync[w]; /* these lanes are now ordered (race checks) */
             unsigned long long vote = 0;
             bool any = false, all = true;
             for (int l = 0; l < lanes; l++)
@@ -942,6 +1842,7 @@ bool resolve_warps()
                 case cudasim::WARP_SYNC: t.result = 0; break;
                 default: t.result = g_run.threads[base + src].value; break;
                 }
+                t.wsync = sync;
                 t.state = READY;
             }
             progress = true;
@@ -980,13 +1881,16 @@ void explain_stuck(char *buf, size_t size)
 bool resolve_barrier(int *bad)
 {
     *bad = 0;
-    std::vector<int> waiting, done, elsewhere;
+    static std::vector<int> waiting, done, elsewhere; /* kept: no allocation per barrier */
+    waiting.clear();
+    done.clear();
+    elsewhere.clear();
     const Thread *first = nullptr;
     for (int i = 0; i < g_run.nthreads; i++) {
         Thread &t = g_run.threads[i];
         if (t.state == AT_BARRIER) {
             if (!first) first = &t;
-            if (t.line != first->line || strcmp(t.file, first->file) != 0)
+            if (t.line != first->line || (t.file != first->file && strcmp(t.file, first->file) != 0))
                 elsewhere.push_back(i);
             else
                 waiting.push_back(i);
@@ -1022,7 +1926,18 @@ bool resolve_barrier(int *bad)
         *bad = 1;
         return false;
     }
-    for (int i : waiting) g_run.threads[i].state = READY;
+    /* __syncthreads_count, _and, _or: every thread gets the block's answer. */
+    unsigned long long count = 0;
+    for (int i : waiting) count += g_run.threads[i].value != 0;
+    unsigned long long result = first->op == cudasim::SYNC_COUNT ? count
+                                : first->op == cudasim::SYNC_AND ? count == waiting.size()
+                                : first->op == cudasim::SYNC_OR  ? count != 0
+                                                                 : 0;
+    for (int i : waiting) {
+        g_run.threads[i].result = result;
+        g_run.threads[i].state = READY;
+    }
+    g_stamp++; /* a new epoch: what came before is ordered with what comes after */
     return true;
 }
 
@@ -1032,7 +1947,9 @@ void run_block_fibers()
         Thread &t = g_run.threads[i];
         t.state = READY;
         t.started = false;
+        t.wsync = 0;
     }
+    g_warp_sync.assign((size_t)(g_run.nthreads + 31) / 32, 0);
     /* Odd blocks run their threads last to first: a missing barrier then shows
      * whichever neighbour a thread reads (a thread runs before the one whose
      * value it needs, and finds the shared memory's NaN fill). */
@@ -1070,22 +1987,49 @@ void run_block_plain()
     g_run.current = nullptr;
     bool reverse = g_run.block_serial & 1; /* as in run_block_fibers */
     unsigned count = b.x * b.y * b.z;
+    g_wsync = 0;
+    g_run.plain_done = 0;
     for (unsigned k = 0; k < count; k++) {
         unsigned i = reverse ? count - 1 - k : k;
         cudasim_thread_idx = uint3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
+        g_tid = (int)i;
         g_run.args->run();
+        g_run.plain_done++;
     }
 }
 
-bool kernel_uses_barriers(const char *name)
+/* The name the translator registered a kernel under: without namespaces
+ * and template arguments. */
+std::string kernel_base(const char *name)
 {
     std::string base(name);
     size_t lt = base.find('<');
     if (lt != std::string::npos) base.resize(lt);
     size_t colon = base.rfind("::");
     if (colon != std::string::npos) base = base.substr(colon + 2);
-    auto it = kernels().find(base);
-    return it == kernels().end() || it->second; /* unknown: the safe choice */
+    return base;
+}
+
+/* Unknown kernels get fibers (the safe choice) and are taken as not
+ * instrumented (their buffers count as written after the launch). */
+KernelInfo kernel_info(const char *name)
+{
+    auto it = kernels().find(kernel_base(name));
+    if (it == kernels().end()) {
+        KernelInfo unknown;
+        unknown.barriers = 1;
+        unknown.instrumented = 0;
+        return unknown;
+    }
+    return it->second;
+}
+
+/* A kernel that is not instrumented may have written any buffer it was given. */
+void mark_argument_written(const void *p)
+{
+    uintptr_t start;
+    const Alloc *a = find_alloc(p, &start);
+    if (a && a->device) mark_written((const void *)start, a->size);
 }
 
 cudaError_t check_config(const cudasim::LaunchConfig *c)
@@ -1139,7 +2083,19 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
     g_run.cfg = cfg;
     g_run.args = args;
     g_run.error = cudaSuccess;
-    g_run.fibers = kernel_uses_barriers(cfg->name);
+    KernelInfo info = kernel_info(cfg->name);
+    g_run.fibers = info.barriers;
+    g_run.instrumented = info.instrumented;
+    unsigned long long launches = info.instrumented ? ++kernels()[kernel_base(cfg->name)].launches : 0;
+    const cudaError_t sticky_before = g_sticky, last_before = g_last;
+    if (!arena_init()) {
+        report("kernel %s: no memory for the simulator's shared memory", cfg->name);
+        return fail(cudaErrorLaunchOutOfResources);
+    }
+    check_level();
+    g_global_races = g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches);
+restart:
+    g_run.need_fibers = false;
     g_run.nthreads = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
     if (g_run.fibers) {
         if ((int)g_run.threads.size() < g_run.nthreads) g_run.threads.resize(g_run.nthreads);
@@ -1151,19 +2107,15 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
         }
     }
     g_run.static_shared = 0;
-    g_run.shared_seen.clear();
-    g_run.dynamic_shared = nullptr;
-    if (cfg->shared_bytes) {
-        g_run.dynamic_shared = (char *)map_buffer(cfg->shared_bytes, true, false);
-        g_in_use -= cfg->shared_bytes; /* not device memory the program allocated */
-        if (!g_run.dynamic_shared) return fail(cudaErrorLaunchOutOfResources);
-    }
+    arena_begin(cfg);
     cudasim_grid_dim = cfg->grid;
     cudasim_block_dim = cfg->block;
     /* With mprotect, open the buffers passed as arguments now: cheaper than
      * a fault each (those reached otherwise fault, and open then). */
     if (!g_use_pkeys) args->pointers(open_for_device);
 
+    g_run.first_block = g_run.block_serial + 1;
+    const unsigned long long first_block = g_run.first_block;
     g_run.in_kernel = true;
     g_run.on_fiber = false;
     if (sigsetjmp(g_run.abort_env, 1) != 0) {
@@ -1171,41 +2123,53 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
         if (g_run.on_fiber) __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
         g_run.on_fiber = false;
+        g_checking = false;
         /* Back from the fault handler, which ran with the signal's PKRU. */
         allow_device_memory(true);
     } else {
+        g_checking = g_run.instrumented && g_check_level > 0;
         for (unsigned z = 0; z < cfg->grid.z; z++)
             for (unsigned y = 0; y < cfg->grid.y; y++)
                 for (unsigned x = 0; x < cfg->grid.x; x++) {
                     cudasim_block_idx = uint3{x, y, z};
                     g_run.block_serial++;
-                    if (g_run.dynamic_shared) /* garbage, as on a GPU, but loud garbage */
-                        memset(g_run.dynamic_shared, 0xff, cfg->shared_bytes);
+                    g_stamp = (uint64_t)g_run.block_serial << 24;
+                    arena_block();
                     if (g_run.fibers)
                         run_block_fibers();
                     else
                         run_block_plain();
                 }
+        g_checking = false;
         g_run.in_kernel = false;
-        uintptr_t start;
-        bool before = false;
-        const Alloc *bad = check_canaries(&start, &before);
-        if (bad) {
-            report("kernel %s wrote %s a %zu-byte %s buffer (run the test under "
-                   "AddressSanitizer, make test SAN=1, to learn which thread) (CUDA reports: an "
-                   "illegal memory access was encountered)",
-                   cfg->name, before ? "before the start of" : "past the end of", bad->size,
-                   bad->device ? "cudaMalloc" : "cudaMallocHost");
-            g_sticky = g_last = g_run.error = cudaErrorIllegalAddress;
+        if (!g_run.instrumented) {
+            /* Its accesses were not checked: look for writes around its
+             * buffers, and count what it was given as written. */
+            args->pointers(mark_argument_written);
+            uintptr_t start;
+            bool before = false;
+            const Alloc *bad = check_canaries(&start, &before);
+            if (bad) {
+                report("kernel %s wrote %s %s (build it with the simulator's flags to learn "
+                       "which thread) (CUDA reports: an illegal memory access was encountered)",
+                       cfg->name, before ? "before the start of" : "past the end of",
+                       buffer_text(*bad).c_str());
+                g_sticky = g_last = g_run.error = cudaErrorIllegalAddress;
+            }
         }
     }
     g_run.in_kernel = false;
-    if (g_run.dynamic_shared) {
-        uintptr_t start = (uintptr_t)g_run.dynamic_shared;
-        Alloc a = g_allocs[start];
-        g_allocs.erase(start);
-        unmap_buffer(a);
-        g_run.dynamic_shared = nullptr;
+    if (g_run.need_fibers && !g_run.fibers && g_run.block_serial == first_block &&
+        g_run.plain_done == 0) {
+        /* It reached a barrier the translator did not see (in a function of
+         * another file): before any thread of the first block finished, so
+         * it starts again, with fibers. */
+        kernels()[kernel_base(cfg->name)].barriers = 1;
+        g_run.fibers = true;
+        g_sticky = sticky_before;
+        g_last = last_before;
+        g_run.error = cudaSuccess;
+        goto restart;
     }
     return g_run.error;
 }
@@ -1214,10 +2178,11 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
 
 /* ---- the kernel-side entry points ----------------------------------------------- */
 
-extern "C" int cudasim_register_kernel(const char *name, int uses_barriers)
+extern "C" int cudasim_register_kernel(const char *name, int uses_barriers, int instrumented)
 {
-    int &v = kernels()[name];
-    v = v || uses_barriers;
+    KernelInfo &k = kernels()[name];
+    k.barriers = k.barriers || uses_barriers;
+    k.instrumented = k.instrumented && instrumented;
     return 0;
 }
 
@@ -1246,31 +2211,50 @@ extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
     return run_kernel(cfg, args);
 }
 
-extern "C" void cudasim_syncthreads(const char *file, int line)
+namespace {
+/* A kernel run without fibers reached a barrier or a warp operation: if no
+ * thread has finished yet, run_kernel starts it again with fibers; if some
+ * have, say so. */
+[[noreturn]] void needs_fibers(const char *what, const char *file, int line)
 {
-    if (!g_run.fibers) {
-        report("kernel %s: __syncthreads at %s:%d, but the kernel was run without fibers "
-               "(the translator did not see it; call it from the kernel or a __device__ "
-               "function of the same file)",
-               g_run.cfg->name, file, line);
-        abort_launch(cudaErrorLaunchFailure);
-    }
+    g_run.need_fibers = true;
+    if (!(g_run.block_serial == g_run.first_block && g_run.plain_done == 0))
+        report("kernel %s: %s at %s:%d, but the kernel was run without fibers (the translator did "
+               "not see it, and some threads had finished: call it from the kernel or a "
+               "__device__ function of the same file)",
+               g_run.cfg->name, what, file, line);
+    abort_launch(cudaErrorLaunchFailure);
+}
+
+int block_barrier(int op, int predicate, const char *file, int line)
+{
+    if (!g_run.fibers) needs_fibers("__syncthreads", file, line);
     Thread *t = g_run.current;
     t->state = AT_BARRIER;
+    t->op = op;
+    t->value = predicate != 0;
     t->file = file;
     t->line = line;
     yield();
     set_coordinates(*t);
+    return (int)t->result;
+}
+} // namespace
+
+extern "C" void cudasim_syncthreads(const char *file, int line)
+{
+    block_barrier(cudasim::SYNC_PLAIN, 0, file, line);
+}
+
+extern "C" int cudasim_syncthreads_op(int op, int predicate, const char *file, int line)
+{
+    return block_barrier(op, predicate, file, line);
 }
 
 extern "C" unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value,
                                               int arg, int width, const char *file, int line)
 {
-    if (!g_run.fibers) {
-        report("kernel %s: a warp operation at %s:%d, but the kernel was run without fibers",
-               g_run.cfg->name, file, line);
-        abort_launch(cudaErrorLaunchFailure);
-    }
+    if (!g_run.fibers) needs_fibers("a warp operation", file, line);
     if (width <= 0 || width > 32 || (width & (width - 1))) {
         char who[256];
         describe_thread(who, sizeof who);
@@ -1301,30 +2285,197 @@ extern "C" unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned lo
     return t->result;
 }
 
-extern "C" void *cudasim_dynamic_shared(void) { return g_run.dynamic_shared; }
-
-extern "C" void cudasim_shared_note(void *addr, size_t bytes, const char *file, int line)
+extern "C" void *cudasim_dynamic_shared(const char *name, size_t elem, const char *file, int line)
 {
-    unsigned long long &seen = g_run.shared_seen[addr];
-    if (seen == g_run.block_serial) return;
-    if (seen == 0) {
-        g_run.static_shared += bytes;
-        /* With the opt-in (cudaFuncSetAttribute), a block may have up to the
-         * device's opt-in maximum in all; without it, 48 KiB. */
-        size_t limit = g_dynamic_limit.count(g_run.cfg->fn) ? kSharedPerBlockOptin
-                                                            : kSharedPerBlock;
-        if (g_run.static_shared + g_run.cfg->shared_bytes > limit) {
-            report("kernel %s: the __shared__ variable at %s:%d brings the block's shared "
-                   "memory to %zu bytes (%zu static + %zu dynamic); a block may use at most %zu "
-                   "(nvcc refuses too much static shared memory when it compiles) (CUDA "
-                   "reports: too many resources requested for launch)",
-                   g_run.cfg->name, file, line, g_run.static_shared + g_run.cfg->shared_bytes,
-                   g_run.static_shared, g_run.cfg->shared_bytes, limit);
-            abort_launch(cudaErrorLaunchOutOfResources);
+    SharedVar &d = g_vars[0];
+    if (d.name.empty()) {
+        d.name = name;
+        d.elem = elem ? elem : 1;
+        d.file = file;
+        d.line = line;
+    }
+    return g_arena + d.offset;
+}
+
+extern "C" void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::SharedDecl *decl)
+{
+    g_run.static_shared += decl->bytes;
+    /* With the opt-in (cudaFuncSetAttribute), a block may have up to the
+     * device's opt-in maximum in all; without it, 48 KiB. */
+    size_t limit = g_dynamic_limit.count(g_run.cfg->fn) ? kSharedPerBlockOptin : kSharedPerBlock;
+    if (g_run.static_shared + g_run.cfg->shared_bytes > limit) {
+        report("kernel %s: the __shared__ variable %s at %s:%d brings the block's shared memory "
+               "to %zu bytes (%zu static + %zu dynamic); a block may use at most %zu (nvcc "
+               "refuses too much static shared memory when it compiles) (CUDA reports: too many "
+               "resources requested for launch)",
+               g_run.cfg->name, decl->name, decl->file, decl->line,
+               g_run.static_shared + g_run.cfg->shared_bytes, g_run.static_shared,
+               g_run.cfg->shared_bytes, limit);
+        abort_launch(cudaErrorLaunchOutOfResources);
+    }
+    size_t align = decl->align > 16 ? decl->align : 16;
+    size_t off = (g_arena_used + align - 1) & ~(align - 1);
+    if (off + decl->bytes + kRedzone > kArenaBytes || g_vars.size() >= 0xfffe) {
+        report("kernel %s: too many __shared__ variables for the simulator (at %s:%d)",
+               g_run.cfg->name, decl->file, decl->line);
+        abort_launch(cudaErrorLaunchOutOfResources);
+    }
+    SharedVar v = {off, decl->bytes, decl->elem ? decl->elem : 1, decl->rank,
+                   {decl->extent[0], decl->extent[1], decl->extent[2]}, decl->name, decl->file,
+                   decl->line, false};
+    g_vars.push_back(v);
+    arena_mark(off, decl->bytes, (uint16_t)g_vars.size());
+    g_arena_used = off + decl->bytes + kRedzone;
+    memset(g_arena + off, 0xff, decl->bytes); /* garbage, as on a GPU */
+    slot->launch = cudasim_launch_serial;
+    slot->offset = off;
+    return g_arena + off;
+}
+
+extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc)
+{
+    if (!g_checking) return;
+    uintptr_t a = (uintptr_t)p;
+    if (a - g_sh_lo < g_sh_span) {
+        uintptr_t base = (uintptr_t)g_arena;
+        if (a < base || a - base + n > g_arena_used || !g_arena_var[(a - base) >> 2])
+            report_oob(true, a, n, true, pc);
+    } else if (in_region(a)) {
+        bool uninit = false;
+        for (uintptr_t g = a & ~(uintptr_t)3; g < a + n; g += 4) {
+            uint8_t v = *shadow_of(g);
+            uintptr_t hi = a + n < g + 4 ? a + n : g + 4;
+            if (!(v & SH_ADDR) || hi - g > (uintptr_t)(v & 7)) report_oob(false, a, n, true, pc);
+            if (!(v & SH_INIT)) uninit = true;
+        }
+        if (uninit) {
+            report_uninit(a, n, pc);
+            for (uintptr_t g = a & ~(uintptr_t)3; g < a + n; g += 4) *shadow_of(g) |= SH_INIT;
         }
     }
-    seen = g_run.block_serial;
-    memset(addr, 0xff, bytes); /* a new block finds garbage there, as on a GPU */
+}
+
+extern "C" unsigned long long cudasim_clock64(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* ---- ThreadSanitizer's entry points: every access of a translated kernel ---- */
+
+#define CUDASIM_HOOK(name, n, w)                                                                  \
+    extern "C" void name(void *p)                                                                  \
+    {                                                                                              \
+        if (__builtin_expect(g_checking, 0)) on_access((uintptr_t)p, n, w, __builtin_return_address(0)); \
+    }
+#define CUDASIM_HOOKS(prefix)                                                                     \
+    CUDASIM_HOOK(prefix##read1, 1, false)                                                         \
+    CUDASIM_HOOK(prefix##read2, 2, false)                                                         \
+    CUDASIM_HOOK(prefix##read4, 4, false)                                                         \
+    CUDASIM_HOOK(prefix##read8, 8, false)                                                         \
+    CUDASIM_HOOK(prefix##read16, 16, false)                                                       \
+    CUDASIM_HOOK(prefix##write1, 1, true)                                                         \
+    CUDASIM_HOOK(prefix##write2, 2, true)                                                         \
+    CUDASIM_HOOK(prefix##write4, 4, true)                                                         \
+    CUDASIM_HOOK(prefix##write8, 8, true)                                                         \
+    CUDASIM_HOOK(prefix##write16, 16, true)
+CUDASIM_HOOKS(__tsan_)
+CUDASIM_HOOKS(__tsan_unaligned_)
+CUDASIM_HOOKS(__tsan_volatile_)
+#undef CUDASIM_HOOKS
+#undef CUDASIM_HOOK
+
+extern "C" void __tsan_read_range(void *p, unsigned long n)
+{
+    if (g_checking && n) on_access((uintptr_t)p, n, false, __builtin_return_address(0));
+}
+extern "C" void __tsan_write_range(void *p, unsigned long n)
+{
+    if (g_checking && n) on_access((uintptr_t)p, n, true, __builtin_return_address(0));
+}
+extern "C" void __tsan_init(void) {}
+extern "C" void __tsan_func_entry(void *) {}
+extern "C" void __tsan_func_exit(void) {}
+extern "C" void __tsan_vptr_update(void **, void *) {}
+extern "C" void __tsan_vptr_read(void **) {}
+
+/* Atomics of host code in a translated file (std::atomic): done as asked. */
+#define CUDASIM_TSAN_ATOMIC(bits, T)                                                              \
+    extern "C" T __tsan_atomic##bits##_load(const volatile T *a, int)                             \
+    {                                                                                              \
+        return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                               \
+    }                                                                                              \
+    extern "C" void __tsan_atomic##bits##_store(volatile T *a, T v, int)                          \
+    {                                                                                              \
+        __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                  \
+    }                                                                                              \
+    extern "C" T __tsan_atomic##bits##_exchange(volatile T *a, T v, int)                          \
+    {                                                                                              \
+        return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                        \
+    }                                                                                              \
+    extern "C" T __tsan_atomic##bits##_fetch_add(volatile T *a, T v, int)                         \
+    {                                                                                              \
+        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                         \
+    }                                                                                              \
+    extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T *a, T v, int)                         \
+    {                                                                                              \
+        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                         \
+    }                                                                                              \
+    extern "C" T __tsan_atomic##bits##_fetch_and(volatile T *a, T v, int)                         \
+    {                                                                                              \
+        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                         \
+    }                                                                                              \
+    extern "C" T __tsan_atomic##bits##_fetch_or(volatile T *a, T v, int)                          \
+    {                                                                                              \
+        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                          \
+    }                                                                                              \
+    extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T *a, T v, int)                         \
+    {                                                                                              \
+        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                         \
+    }                                                                                              \
+    extern "C" T __tsan_atomic##bits##_fetch_nand(volatile T *a, T v, int)                        \
+    {                                                                                              \
+        return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                        \
+    }                                                                                              \
+    extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int, int) \
+    {                                                                                              \
+        return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
+    }                                                                                              \
+    extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int, int) \
+    {                                                                                              \
+        return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
+    }                                                                                              \
+    extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int, int)    \
+    {                                                                                              \
+        __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
+        return c;                                                                                  \
+    }
+CUDASIM_TSAN_ATOMIC(8, unsigned char)
+CUDASIM_TSAN_ATOMIC(16, unsigned short)
+CUDASIM_TSAN_ATOMIC(32, unsigned int)
+CUDASIM_TSAN_ATOMIC(64, unsigned long long)
+#undef CUDASIM_TSAN_ATOMIC
+extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+/* A failed assert() in a kernel stops the launch, as on a GPU
+ * (cudaErrorAssert, sticky); in host code it is glibc's. (This definition
+ * takes the place of glibc's for the whole program.) */
+extern "C" void __assert_fail(const char *expr, const char *file, unsigned int line,
+                              const char *function)
+{
+    if (g_run.in_kernel) {
+        char who[256];
+        describe_thread(who, sizeof who);
+        report("assertion failed in %s: `%s` at %s:%u (CUDA reports: device-side assert triggered)",
+               who, expr, file, line);
+        abort_launch(cudaErrorAssert);
+    }
+    fprintf(stderr, "%s: %s:%u: %s: Assertion `%s' failed.\n", program_invocation_short_name, file,
+            line, function, expr);
+    fflush(stderr);
+    abort();
 }
 
 /* ---- the simulator's own API ---------------------------------------------------- */
@@ -1333,6 +2484,7 @@ extern "C" const char *cudasim_last_report(void) { return g_report.c_str(); }
 extern "C" void cudasim_clear_report(void) { g_report.clear(); }
 extern "C" void cudasim_set_report_stream(FILE *stream) { g_report_stream = stream; }
 extern "C" unsigned long long cudasim_launch_count(void) { return g_launches; }
+extern "C" unsigned long long cudasim_hazard_count(void) { return g_hazards; }
 
 extern "C" const char *cudasim_memory_guard(void)
 {
@@ -1397,23 +2549,66 @@ int g_device = 0;
     } while (0)
 
 /* dst/src kinds for cudaMemcpy: 'd' device, 'h' host. */
-char kind_of(const void *p) { return find_alloc(p) && find_alloc(p)->device ? 'd' : 'h'; }
+/* __device__ and __constant__ variables whose address cudaGetSymbolAddress
+ * gave: device memory for copies. */
+std::map<uintptr_t, size_t> g_symbols;
+
+/* The __device__ variable holding p, or NULL (its start in *start). */
+const size_t *find_symbol(const void *p, uintptr_t *start)
+{
+    auto it = g_symbols.upper_bound((uintptr_t)p);
+    if (it == g_symbols.begin()) return nullptr;
+    --it;
+    if ((uintptr_t)p >= it->first + it->second) return nullptr;
+    *start = it->first;
+    return &it->second;
+}
+
+/* What p points to: 'd' device memory, 'm' managed memory (host and device
+ * both), 'f' a freed device buffer, 'h' host memory. */
+char kind_of(const void *p)
+{
+    const Alloc *a = find_alloc(p);
+    uintptr_t s;
+    if (a && a->device) return a->managed ? 'm' : 'd';
+    if (find_symbol(p, &s)) return 'd';
+    if (find_freed((uintptr_t)p)) return 'f';
+    return 'h';
+}
+
+/* A report that pointer p (the copy's `which`) was freed. */
+cudaError_t report_freed_pointer(const char *call, const char *which, const void *p)
+{
+    uintptr_t start;
+    const Freed *f = find_freed((uintptr_t)p, &start);
+    std::string what = f ? freed_text(*f) : std::string("a freed buffer");
+    report("%s: the %s pointer %p is in %s: a use after free (CUDA reports: invalid argument)",
+           call, which, p, what.c_str());
+    return cudaErrorInvalidValue;
+}
 
 cudaError_t check_device_range(const char *call, const char *which, const void *p, size_t n)
 {
     uintptr_t start;
     const Alloc *a = find_alloc(p, &start);
-    if (!a || !a->device) {
-        report("%s: the %s pointer %p is not device memory (a host pointer, or freed; did you "
-               "swap dst and src?) (CUDA reports: invalid argument)",
+    size_t size;
+    if (a && a->device) {
+        size = a->size;
+    } else if (const size_t *sym = find_symbol(p, &start)) {
+        size = *sym;
+    } else if (find_freed((uintptr_t)p)) {
+        return report_freed_pointer(call, which, p);
+    } else {
+        report("%s: the %s pointer %p is not device memory (a host pointer; did you swap dst and "
+               "src?) (CUDA reports: invalid argument)",
                call, which, p);
         return cudaErrorInvalidValue;
     }
-    size_t left = start + a->size - (uintptr_t)p;
+    size_t left = start + size - (uintptr_t)p;
     if (n > left) {
         report("%s: %zu bytes from the %s pointer, but the device buffer has only %zu bytes "
                "from there (it holds %zu) (CUDA reports: invalid argument)",
-               call, n, which, left, a->size);
+               call, n, which, left, size);
         return cudaErrorInvalidValue;
     }
     return cudaSuccess;
@@ -1453,6 +2648,13 @@ cudaError_t check_copy(const char *call, void *dst, const void *src, size_t n, c
         return cudaErrorInvalidMemcpyDirection;
     }
     char got_dst = kind_of(dst), got_src = kind_of(src);
+    if (got_dst == 'f') return report_freed_pointer(call, "destination", dst);
+    if (got_src == 'f') return report_freed_pointer(call, "source", src);
+    /* Managed memory is both. */
+    if (got_dst == 'm') got_dst = want_dst;
+    if (got_src == 'm') got_src = want_src;
+    if (want_dst == 'm') want_dst = 'd';
+    if (want_src == 'm') want_src = 'd';
     if (got_dst != want_dst || got_src != want_src) {
         report("%s with %s: the destination is %s memory and the source is %s memory, but "
                "this kind copies %s to %s (swapped arguments, or the wrong kind?) (CUDA "
@@ -1479,6 +2681,7 @@ cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cu
         open_for_device(dst);
         open_for_device(src);
         memmove(dst, src, n);
+        mark_written(dst, n);
     }
     return cudaSuccess;
 }
@@ -1496,6 +2699,7 @@ cudaError_t do_memset(const char *call, void *p, int value, size_t n)
         DeviceOp op;
         open_for_device(p);
         memset(p, value, n);
+        mark_written(p, n);
     }
     return cudaSuccess;
 }
@@ -1574,6 +2778,12 @@ const char *cudaGetErrorString(cudaError_t e)
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
+    case cudaErrorCooperativeLaunchTooLarge:
+        return "too many blocks in cooperative launch";
+    case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+    case cudaErrorInvalidSymbol: return "invalid device symbol";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorNotSupported: return "operation not supported";
     case cudaErrorStreamCaptureUnsupported:
@@ -1611,6 +2821,11 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
+    case cudaErrorAssert: return "cudaErrorAssert";
+    case cudaErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
+    case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
+    case cudaErrorInvalidPitchValue: return "cudaErrorInvalidPitchValue";
+    case cudaErrorInvalidSymbol: return "cudaErrorInvalidSymbol";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
@@ -1697,10 +2912,155 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
     }
     p->multiProcessorCount = 1;
     p->maxThreadsPerMultiProcessor = 2048;
+    p->maxBlocksPerMultiProcessor = 32;
+    p->sharedMemPerMultiprocessor = kSharedPerBlockOptin + 1024;
+    p->regsPerMultiprocessor = 65536;
+    p->totalConstMem = 65536;
+    p->memPitch = 2147483647;
+    p->textureAlignment = 512;
+    p->clockRate = 1000000;       /* kHz: a nominal 1 GHz (the CPU runs one thread at a time) */
+    p->memoryClockRate = 1000000;
+    p->memoryBusWidth = 64;
+    p->l2CacheSize = 1 << 20;
+    p->deviceOverlap = 1;
+    p->asyncEngineCount = 1;
+    p->concurrentKernels = 0;
+    p->canMapHostMemory = 1;
+    p->unifiedAddressing = 1;
+    p->managedMemory = 1;
+    p->concurrentManagedAccess = 0;
     p->major = 8;
     p->minor = 0;
     p->pciBusID = physical_of(device); /* which simulated GPU of the machine */
     return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    if (!value) return fail(cudaErrorInvalidValue);
+    cudaDeviceProp p;
+    if (cudaError_t e = cudaGetDeviceProperties(&p, device)) return e;
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = (int)p.sharedMemPerBlock; break;
+    case cudaDevAttrTotalConstantMemory: *value = (int)p.totalConstMem; break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = p.clockRate; break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrIntegrated: *value = p.integrated; break;
+    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+    case cudaDevAttrPciBusId: *value = p.pciBusID; break;
+    case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; break;
+    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = (int)p.sharedMemPerMultiprocessor; break;
+    case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    default:
+        report("cudaDeviceGetAttribute: attribute %d is not one the simulator knows (CUDA reports: "
+               "invalid argument)",
+               (int)attr);
+        return fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+    API_ENTER();
+    if (flags & ~0x1fu) return fail(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
+size_t g_limits[3] = {1024, 1 << 20, 8 << 20}; /* stack, printf FIFO, malloc heap */
+
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    API_ENTER();
+    if ((int)limit < 0 || (int)limit > 2) return fail(cudaErrorInvalidValue);
+    g_limits[limit] = value;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
+{
+    API_ENTER();
+    if (!value || (int)limit < 0 || (int)limit > 2) return fail(cudaErrorInvalidValue);
+    *value = g_limits[limit];
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+    API_ENTER();
+    (void)cacheConfig;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    API_ENTER();
+    (void)func;
+    (void)cacheConfig;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    if (leastPriority) *leastPriority = 0;
+    if (greatestPriority) *greatestPriority = -5;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    API_ENTER();
+    if (!attr || !func) return fail(cudaErrorInvalidDeviceFunction);
+    memset(attr, 0, sizeof *attr);
+    attr->maxThreadsPerBlock = kMaxThreadsPerBlock;
+    attr->numRegs = 32;
+    attr->ptxVersion = 80;
+    attr->binaryVersion = 80;
+    auto it = g_dynamic_limit.find(func);
+    attr->maxDynamicSharedSizeBytes = it != g_dynamic_limit.end() ? it->second : (int)kSharedPerBlock;
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize)
+{
+    API_ENTER();
+    (void)func;
+    if (!numBlocks || blockSize <= 0 || blockSize > kMaxThreadsPerBlock)
+        return fail(cudaErrorInvalidValue);
+    int n = 2048 / blockSize;
+    if (n > 32) n = 32;
+    if (dynamicSMemSize && (size_t)n * dynamicSMemSize > kSharedPerBlockOptin)
+        n = (int)(kSharedPerBlockOptin / dynamicSMemSize);
+    *numBlocks = n;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
+{
+    (void)priority;
+    return cudaStreamCreateWithFlags(stream, flags);
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
@@ -1727,8 +3087,12 @@ cudaError_t cudaDeviceSynchronize(void)
  * graphs and their instances. */
 cudaError_t cudaDeviceReset(void)
 {
-    for (auto &kv : g_allocs) unmap_buffer(kv.second);
+    for (auto &kv : g_allocs) unmap_buffer(kv.first, kv.second);
     g_allocs.clear();
+    g_freed.clear();
+    g_freed_order.clear();
+    g_symbols.clear();
+    g_region_used = 0;
     g_in_use = 0;
     g_streams.clear();
     g_events.clear();
@@ -1739,41 +3103,91 @@ cudaError_t cudaDeviceReset(void)
     return cudaSuccess;
 }
 
-cudaError_t cudaMalloc(void **ptr, size_t size)
+} // extern "C"
+
+namespace {
+/* cudaMalloc and its kin; pc is the caller's code (for reports). */
+cudaError_t device_malloc(const char *call, void **ptr, size_t size, bool managed, const void *pc)
 {
     API_ENTER();
     if (!ptr) return fail(cudaErrorInvalidValue);
-    if (cudaError_t e = check_unsafe("cudaMalloc")) return e;
+    if (cudaError_t e = check_unsafe(call)) return e;
     *ptr = nullptr;
     if (size == 0) return cudaSuccess;
     if (size > kTotalMemory - g_in_use) {
-        report("cudaMalloc(%zu bytes): only %zu of the simulated %zu bytes are free (CUDA "
-               "reports: out of memory)",
-               size, kTotalMemory - g_in_use, kTotalMemory);
+        report("%s(%zu bytes): only %zu of the simulated %zu bytes are free (CUDA reports: out of "
+               "memory)",
+               call, size, kTotalMemory - g_in_use, kTotalMemory);
         return fail(cudaErrorMemoryAllocation);
     }
-    void *p = map_buffer(size, true, true);
+    void *p = map_buffer(size, true, !managed, managed, pc);
     if (!p) return fail(cudaErrorMemoryAllocation);
     *ptr = p;
     return cudaSuccess;
 }
 
-cudaError_t cudaFree(void *ptr)
+cudaError_t device_free(const char *call, void *ptr, const void *pc)
 {
     API_ENTER();
     if (!ptr) return cudaSuccess;
-    if (cudaError_t e = check_unsafe("cudaFree")) return e;
+    if (cudaError_t e = check_unsafe(call)) return e;
     auto it = g_allocs.find((uintptr_t)ptr);
     if (it == g_allocs.end() || !it->second.device) {
-        report("cudaFree(%p): not the start of a cudaMalloc buffer (freed twice, or a host "
-               "pointer?) (CUDA reports: invalid argument)",
-               ptr);
+        uintptr_t start;
+        const Freed *f = find_freed((uintptr_t)ptr, &start);
+        if (f && start == (uintptr_t)ptr) {
+            std::string fl = source_line(f->free_pc);
+            report("%s(%p): freed twice: %s already freed this %zu-byte buffer (CUDA reports: "
+                   "invalid argument)",
+                   call, ptr, fl.empty() ? "cudaFree" : ("the cudaFree at " + fl).c_str(),
+                   f->size);
+        } else {
+            report("%s(%p): not the start of a cudaMalloc buffer (freed twice, or a host "
+                   "pointer?) (CUDA reports: invalid argument)",
+                   call, ptr);
+        }
         return fail(cudaErrorInvalidValue);
     }
     g_in_use -= it->second.size;
-    unmap_buffer(it->second);
+    unmap_buffer(it->first, it->second, pc ? pc : (const void *)&device_free);
     g_allocs.erase(it);
     return cudaSuccess;
+}
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+    return device_malloc("cudaMalloc", ptr, size, false, __builtin_return_address(0));
+}
+
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+    (void)flags;
+    return device_malloc("cudaMallocManaged", ptr, size, true, __builtin_return_address(0));
+}
+
+cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
+{
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    return device_malloc("cudaMallocAsync", ptr, size, false, __builtin_return_address(0));
+}
+
+cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    if (!pitch) return fail(cudaErrorInvalidValue);
+    *pitch = (width + 511) & ~(size_t)511; /* rows start 512-byte aligned */
+    return device_malloc("cudaMallocPitch", ptr, *pitch * height, false,
+                         __builtin_return_address(0));
+}
+
+cudaError_t cudaFree(void *ptr) { return device_free("cudaFree", ptr, __builtin_return_address(0)); }
+
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
+{
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    return device_free("cudaFreeAsync", ptr, __builtin_return_address(0));
 }
 
 cudaError_t cudaMallocHost(void **ptr, size_t size)
@@ -1801,9 +3215,244 @@ cudaError_t cudaFreeHost(void *ptr)
                ptr);
         return fail(cudaErrorInvalidValue);
     }
-    unmap_buffer(it->second);
+    unmap_buffer(it->first, it->second);
     g_allocs.erase(it);
     return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
+{
+    API_ENTER();
+    if (!pDevice || flags) return fail(cudaErrorInvalidValue);
+    const Alloc *a = find_alloc(pHost);
+    if (!a || a->device) {
+        report("cudaHostGetDevicePointer(%p): not memory from cudaHostAlloc or cudaMallocHost "
+               "(CUDA reports: invalid argument)",
+               pHost);
+        return fail(cudaErrorInvalidValue);
+    }
+    *pDevice = pHost; /* one address space, as with unified addressing */
+    return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr)
+{
+    API_ENTER();
+    if (!attr) return fail(cudaErrorInvalidValue);
+    memset(attr, 0, sizeof *attr);
+    const Alloc *a = find_alloc(ptr);
+    attr->device = a ? g_device : -2;
+    attr->type = !a ? cudaMemoryTypeUnregistered : !a->device ? cudaMemoryTypeHost
+                 : a->managed ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
+    if (a && (a->device || !a->guarded)) attr->devicePointer = const_cast<void *>(ptr);
+    if (a && (!a->device || a->managed)) attr->hostPointer = const_cast<void *>(ptr);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream)
+{
+    API_ENTER();
+    (void)location;
+    (void)flags;
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    const Alloc *a = find_alloc(ptr);
+    if (!a || !a->managed) {
+        report("cudaMemPrefetchAsync(%p): not cudaMallocManaged memory (CUDA reports: invalid "
+               "argument)",
+               ptr);
+        return fail(cudaErrorInvalidValue);
+    }
+    return count ? check_device_range("cudaMemPrefetchAsync", "", ptr, count) == cudaSuccess
+                       ? cudaSuccess
+                       : fail(cudaErrorInvalidValue)
+                 : cudaSuccess;
+}
+
+/* Rows of a pitched copy: each row is a copy of its own, checked as one. */
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind)
+{
+    API_ENTER();
+    if (cudaError_t e = check_legacy("cudaMemcpy2D")) return e;
+    if (width > dpitch || width > spitch) {
+        report("cudaMemcpy2D: rows of %zu bytes, wider than the pitch (dpitch %zu, spitch %zu) "
+               "(CUDA reports: invalid pitch argument)",
+               width, dpitch, spitch);
+        return fail(cudaErrorInvalidPitchValue);
+    }
+    if (!height || !width) return cudaSuccess;
+    size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
+    if (cudaError_t e = check_copy("cudaMemcpy2D", dst, src, 1, kind)) return fail(e);
+    if (kind_of(dst) != 'h' && check_device_range("cudaMemcpy2D", "destination", dst, dspan))
+        return fail(cudaErrorInvalidValue);
+    if (kind_of(src) != 'h' && check_device_range("cudaMemcpy2D", "source", src, sspan))
+        return fail(cudaErrorInvalidValue);
+    DeviceOp op;
+    open_for_device(dst);
+    open_for_device(src);
+    for (size_t r = 0; r < height; r++) {
+        memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+        mark_written((char *)dst + r * dpitch, width);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_t height)
+{
+    API_ENTER();
+    if (width > pitch) return fail(cudaErrorInvalidPitchValue);
+    if (!height || !width) return cudaSuccess;
+    if (cudaError_t e = check_device_range("cudaMemset2D", "destination", ptr,
+                                           pitch * (height - 1) + width))
+        return fail(e);
+    DeviceOp op;
+    open_for_device(ptr);
+    for (size_t r = 0; r < height; r++) {
+        memset((char *)ptr + r * pitch, value, width);
+        mark_written((char *)ptr + r * pitch, width);
+    }
+    return cudaSuccess;
+}
+
+} // extern "C"
+
+namespace {
+/* A copy to or from a __device__ or __constant__ variable: `size` bytes at
+ * `symbol` (SIZE_MAX when the C API does not say). */
+cudaError_t symbol_copy(const char *call, const void *symbol, size_t size, void *host, size_t count,
+                        size_t offset, cudaMemcpyKind kind, bool to_symbol, cudaStream_t stream,
+                        bool async)
+{
+    API_ENTER();
+    if (!symbol) {
+        report("%s: a NULL symbol (CUDA reports: invalid device symbol)", call);
+        return fail(cudaErrorInvalidSymbol);
+    }
+    if (size != SIZE_MAX && (offset > size || count > size - offset)) {
+        report("%s: %zu bytes at offset %zu, but the variable has %zu bytes (CUDA reports: invalid "
+               "argument)",
+               call, count, offset, size);
+        return fail(cudaErrorInvalidValue);
+    }
+    bool ok_kind = to_symbol ? (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
+                                kind == cudaMemcpyDefault)
+                             : (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
+                                kind == cudaMemcpyDefault);
+    if (!ok_kind) {
+        report("%s with %s: a copy %s a variable of the device goes %s (CUDA reports: invalid copy "
+               "direction for memcpy)",
+               call, kind_name(kind), to_symbol ? "to" : "from",
+               to_symbol ? "host to device, or device to device" : "device to host, or device to device");
+        return fail(cudaErrorInvalidMemcpyDirection);
+    }
+    if (!count) return cudaSuccess;
+    if (!host) {
+        report("%s: a NULL pointer (CUDA reports: invalid argument)", call);
+        return fail(cudaErrorInvalidValue);
+    }
+    char k = kind_of(host);
+    if (k == 'f') return fail(report_freed_pointer(call, to_symbol ? "source" : "destination", host));
+    bool want_device = kind == cudaMemcpyDeviceToDevice;
+    if (kind != cudaMemcpyDefault && k != 'm' && (k == 'd') != want_device) {
+        report("%s with %s: the %s is %s memory (CUDA reports: invalid argument)", call,
+               kind_name(kind), to_symbol ? "source" : "destination", k == 'd' ? "device" : "host");
+        return fail(cudaErrorInvalidValue);
+    }
+    if (k == 'd' &&
+        check_device_range(call, to_symbol ? "source" : "destination", host, count))
+        return fail(cudaErrorInvalidValue);
+    char *var = (char *)symbol + offset;
+    auto work = [=] {
+        DeviceOp op;
+        open_for_device(host);
+        if (to_symbol) memmove(var, host, count);
+        else {
+            memmove(host, var, count);
+            mark_written(host, count);
+        }
+        return cudaSuccess;
+    };
+    if (async) return issue(call, stream, work);
+    if (cudaError_t e = check_legacy(call)) return e;
+    return work();
+}
+} // namespace
+
+extern "C" {
+
+cudaError_t cudasim_symbol_copy(const void *symbol, size_t size, void *host, size_t count,
+                                size_t offset, cudaMemcpyKind kind, int to_symbol,
+                                cudaStream_t stream, int async)
+{
+    const char *call = to_symbol ? (async ? "cudaMemcpyToSymbolAsync" : "cudaMemcpyToSymbol")
+                                 : (async ? "cudaMemcpyFromSymbolAsync" : "cudaMemcpyFromSymbol");
+    return symbol_copy(call, symbol, size, host, count, offset, kind, to_symbol, stream, async);
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                               cudaMemcpyKind kind)
+{
+    return symbol_copy("cudaMemcpyToSymbol", symbol, SIZE_MAX, const_cast<void *>(src), count,
+                       offset, kind, true, 0, false);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                 cudaMemcpyKind kind)
+{
+    return symbol_copy("cudaMemcpyFromSymbol", symbol, SIZE_MAX, dst, count, offset, kind, false, 0,
+                       false);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                    size_t offset, cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return symbol_copy("cudaMemcpyToSymbolAsync", symbol, SIZE_MAX, const_cast<void *>(src), count,
+                       offset, kind, true, stream, true);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return symbol_copy("cudaMemcpyFromSymbolAsync", symbol, SIZE_MAX, dst, count, offset, kind,
+                       false, stream, true);
+}
+
+cudaError_t cudasim_symbol_address(void **devPtr, const void *symbol, size_t size)
+{
+    API_ENTER();
+    if (!devPtr || !symbol) return fail(cudaErrorInvalidSymbol);
+    g_symbols[(uintptr_t)symbol] = size;
+    *devPtr = const_cast<void *>(symbol);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
+{
+    API_ENTER();
+    if (!devPtr || !symbol) return fail(cudaErrorInvalidSymbol);
+    *devPtr = const_cast<void *>(symbol);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+    API_ENTER();
+    (void)symbol;
+    (void)size;
+    report("cudaGetSymbolSize: the simulator knows a variable's size only from C++ (pass the "
+           "variable itself, not its address) (the simulator reports: invalid device symbol)");
+    return fail(cudaErrorInvalidSymbol);
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    API_ENTER();
+    if (!fn) return fail(cudaErrorInvalidValue);
+    return issue("cudaLaunchHostFunc", stream, [=] {
+        fn(userData);
+        return cudaSuccess;
+    });
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
@@ -2199,4 +3848,8 @@ cudaError_t issue_work(const char *call, cudaStream_t stream, std::function<cuda
 
 /* For cublas.cpp: a cuBLAS call is about to touch the device buffer holding p. */
 void device_operand(const void *p) { open_for_device(p); }
+
+/* For cublas.cpp: a cuBLAS call wrote [p, p + n) (for the checks of reads of
+ * memory never written). */
+void device_written(const void *p, size_t n) { mark_written(p, n); }
 } // namespace cudasim

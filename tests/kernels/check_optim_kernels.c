@@ -63,7 +63,10 @@ static float *floats_to_device(const float *host, int64_t n)
     void *d = NULL;
     size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(float);
     CUDA_OK(cudaMalloc(&d, bytes));
+    /* Without data, zeros: a kernel may read it (the simulator reports reads
+     * of memory nothing wrote, as compute-sanitizer's initcheck does). */
     if (host) CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+    else CUDA_OK(cudaMemset(d, 0, bytes));
     return d;
 }
 

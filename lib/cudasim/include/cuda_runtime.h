@@ -1,9 +1,164 @@
-/* cuda_runtime.h for the CUDA simulator: the runtime API, plus (in C++) the
- * kernel-side language support when a translated .cu file is compiled. */
+/*
+ * cuda_runtime.h for the CUDA simulator: the runtime API (cuda_runtime_api.h)
+ * and, in C++, the template overloads of the real header, so that
+ * `float *x; cudaMalloc(&x, n)` and `cudaMemcpyToSymbol(table, h, n)` compile
+ * as with nvcc. A translated .cu file (CUDASIM_KERNEL_SOURCE) also gets the
+ * device side of the language (kernel.h).
+ */
 #ifndef CUDASIM_CUDA_RUNTIME_H
 #define CUDASIM_CUDA_RUNTIME_H
 #include "cuda_runtime_api.h"
-#if defined(__cplusplus) && defined(CUDASIM_KERNEL_SOURCE)
+
+#ifdef __cplusplus
+/* The allocation's call site is the caller's: these wrappers are always inlined. */
+#define CUDASIM_INLINE static inline __attribute__((always_inline))
+
+CUDASIM_INLINE cudaError_t cudaMallocHost(void **ptr, size_t size, unsigned int flags)
+{
+    return ::cudaHostAlloc(ptr, size, flags);
+}
+CUDASIM_INLINE cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags)
+{
+    return ::cudaEventCreateWithFlags(event, flags);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMalloc(T **ptr, size_t size)
+{
+    return ::cudaMalloc((void **)(void *)ptr, size);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMallocHost(T **ptr, size_t size, unsigned int flags = 0)
+{
+    return ::cudaHostAlloc((void **)(void *)ptr, size, flags);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags)
+{
+    return ::cudaHostAlloc((void **)(void *)ptr, size, flags);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMallocManaged(T **ptr, size_t size,
+                                             unsigned int flags = cudaMemAttachGlobal)
+{
+    return ::cudaMallocManaged((void **)(void *)ptr, size, flags);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMallocPitch(T **ptr, size_t *pitch, size_t width, size_t height)
+{
+    return ::cudaMallocPitch((void **)(void *)ptr, pitch, width, height);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMallocAsync(T **ptr, size_t size, cudaStream_t stream)
+{
+    return ::cudaMallocAsync((void **)(void *)ptr, size, stream);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost, unsigned int flags)
+{
+    return ::cudaHostGetDevicePointer((void **)(void *)pDevice, pHost, flags);
+}
+/* CUDA 12's form (CUDA 13 takes a cudaMemLocation). */
+CUDASIM_INLINE cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device,
+                                                cudaStream_t stream = 0)
+{
+    struct cudaMemLocation where;
+    where.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+    where.id = device;
+    return ::cudaMemPrefetchAsync(ptr, count, where, 0, stream);
+}
+
+/* Symbols: the variable itself, of any type. */
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
+                                              size_t offset = 0,
+                                              cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    return cudasim_symbol_copy((const void *)&symbol, sizeof(T), (void *)src, count, offset, kind,
+                               1, 0, 0);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
+                                                size_t offset = 0,
+                                                cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    return cudasim_symbol_copy((const void *)&symbol, sizeof(T), dst, count, offset, kind, 0, 0,
+                               0);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count,
+                                                   size_t offset = 0,
+                                                   cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                                   cudaStream_t stream = 0)
+{
+    return cudasim_symbol_copy((const void *)&symbol, sizeof(T), (void *)src, count, offset, kind,
+                               1, stream, 1);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count,
+                                                     size_t offset = 0,
+                                                     cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                                     cudaStream_t stream = 0)
+{
+    return cudasim_symbol_copy((const void *)&symbol, sizeof(T), dst, count, offset, kind, 0,
+                               stream, 1);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaGetSymbolAddress(void **devPtr, const T &symbol)
+{
+    return cudasim_symbol_address(devPtr, (const void *)&symbol, sizeof(T));
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
+{
+    (void)symbol;
+    if (!size) return cudaErrorInvalidValue;
+    *size = sizeof(T);
+    return cudaSuccess;
+}
+
+/* Kernels as function pointers. */
+template <class T>
+CUDASIM_INLINE cudaError_t cudaFuncSetAttribute(T *func, cudaFuncAttribute attr, int value)
+{
+    return ::cudaFuncSetAttribute((const void *)func, attr, value);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *func)
+{
+    return ::cudaFuncGetAttributes(attr, (const void *)func);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache config)
+{
+    return ::cudaFuncSetCacheConfig((const void *)func, config);
+}
+template <class T>
+CUDASIM_INLINE cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T func,
+                                                                         int blockSize,
+                                                                         size_t dynamicSMemSize)
+{
+    return ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, (const void *)func,
+                                                           blockSize, dynamicSMemSize);
+}
+/* The block size that fills the simulated device (its answer is not a GPU's). */
+template <class T>
+CUDASIM_INLINE cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+                                                              T func, size_t dynamicSMemSize = 0,
+                                                              int blockSizeLimit = 0)
+{
+    (void)func;
+    (void)dynamicSMemSize;
+    if (!minGridSize || !blockSize) return cudaErrorInvalidValue;
+    int b = 1024;
+    if (blockSizeLimit > 0 && blockSizeLimit < b) b = blockSizeLimit;
+    *blockSize = b;
+    *minGridSize = 2048 / b;
+    return cudaSuccess;
+}
+
+#ifdef CUDASIM_KERNEL_SOURCE
 #include "../kernel.h"
 #endif
-#endif
+
+#endif /* __cplusplus */
+#endif /* CUDASIM_CUDA_RUNTIME_H */

@@ -30,6 +30,8 @@ typedef enum cudaError {
     cudaErrorMemoryAllocation = 2,
     cudaErrorInitializationError = 3,
     cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidPitchValue = 12,
+    cudaErrorInvalidSymbol = 13,
     cudaErrorInvalidHostPointer = 16,
     cudaErrorInvalidDevicePointer = 17,
     cudaErrorInvalidMemcpyDirection = 21,
@@ -42,7 +44,10 @@ typedef enum cudaError {
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
+    cudaErrorAssert = 710,
+    cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
+    cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotSupported = 801,
     cudaErrorStreamCaptureUnsupported = 900,
     cudaErrorStreamCaptureInvalidated = 901,
@@ -61,8 +66,99 @@ typedef enum cudaMemcpyKind {
 } cudaMemcpyKind;
 
 typedef enum cudaFuncAttribute {
-    cudaFuncAttributeMaxDynamicSharedMemorySize = 8
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9
 } cudaFuncAttribute;
+
+/* Cache preferences: accepted and ignored, as on GPUs without the choice. */
+enum cudaFuncCache {
+    cudaFuncCachePreferNone = 0,
+    cudaFuncCachePreferShared = 1,
+    cudaFuncCachePreferL1 = 2,
+    cudaFuncCachePreferEqual = 3
+};
+
+enum cudaLimit {
+    cudaLimitStackSize = 0x00,
+    cudaLimitPrintfFifoSize = 0x01,
+    cudaLimitMallocHeapSize = 0x02
+};
+
+/* The attributes cudaDeviceGetAttribute answers (CUDA's numbering). */
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxBlockDimX = 2,
+    cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4,
+    cudaDevAttrMaxGridDimX = 5,
+    cudaDevAttrMaxGridDimY = 6,
+    cudaDevAttrMaxGridDimZ = 7,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrTotalConstantMemory = 9,
+    cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxRegistersPerBlock = 12,
+    cudaDevAttrClockRate = 13,
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrPciBusId = 33,
+    cudaDevAttrPciDeviceId = 34,
+    cudaDevAttrMemoryClockRate = 36,
+    cudaDevAttrGlobalMemoryBusWidth = 37,
+    cudaDevAttrL2CacheSize = 38,
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrComputeCapabilityMajor = 75,
+    cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+enum cudaMemoryType {
+    cudaMemoryTypeUnregistered = 0,
+    cudaMemoryTypeHost = 1,
+    cudaMemoryTypeDevice = 2,
+    cudaMemoryTypeManaged = 3
+};
+
+struct cudaPointerAttributes {
+    enum cudaMemoryType type;
+    int device;
+    void *devicePointer;
+    void *hostPointer;
+};
+
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeDevice = 1,
+    cudaMemLocationTypeHost = 2
+};
+
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+
+/* What cudaFuncGetAttributes reports of a kernel. */
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes;
+    size_t constSizeBytes;
+    size_t localSizeBytes;
+    int maxThreadsPerBlock;
+    int numRegs;
+    int ptxVersion;
+    int binaryVersion;
+    int cacheModeCA;
+    int maxDynamicSharedSizeBytes;
+    int preferredShmemCarveout;
+};
+
+typedef void (*cudaHostFn_t)(void *userData);
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
@@ -89,12 +185,28 @@ enum cudaStreamCaptureStatus {
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
 #define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
 
 struct dim3 {
     unsigned int x, y, z;
 #ifdef __cplusplus
     constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
         : x(vx), y(vy), z(vz) {}
+    constexpr dim3(struct uint3 v);
+    constexpr operator struct uint3() const;
 #endif
 };
 typedef struct dim3 dim3;
@@ -103,29 +215,100 @@ struct uint3 {
     unsigned int x, y, z;
 };
 typedef struct uint3 uint3;
+#ifdef __cplusplus
+constexpr dim3::dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+constexpr dim3::operator uint3() const { return uint3{x, y, z}; }
+#endif
 
-/* The fields of cudaDeviceProp that the workbook reads, under their real names. */
+/* CUDA's vector types (vector_types.h), with their alignments, and their
+ * make_ functions (vector_functions.h). */
+#define CUDASIM_VEC1(T, N, A)                                                                    \
+    typedef struct __attribute__((aligned(A))) N##1 { T x; } N##1;                               \
+    static inline N##1 make_##N##1(T x) { N##1 v; v.x = x; return v; }
+#define CUDASIM_VEC2(T, N, A)                                                                    \
+    typedef struct __attribute__((aligned(A))) N##2 { T x, y; } N##2;                            \
+    static inline N##2 make_##N##2(T x, T y) { N##2 v; v.x = x; v.y = y; return v; }
+#define CUDASIM_VEC3(T, N)                                                                       \
+    typedef struct N##3 { T x, y, z; } N##3;                                                     \
+    static inline N##3 make_##N##3(T x, T y, T z) { N##3 v; v.x = x; v.y = y; v.z = z; return v; }
+#define CUDASIM_VEC4(T, N, A)                                                                    \
+    typedef struct __attribute__((aligned(A))) N##4 { T x, y, z, w; } N##4;                      \
+    static inline N##4 make_##N##4(T x, T y, T z, T w)                                           \
+    {                                                                                            \
+        N##4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v;                                    \
+    }
+#define CUDASIM_VECS(T, N, A1, A2, A4)                                                           \
+    CUDASIM_VEC1(T, N, A1) CUDASIM_VEC2(T, N, A2) CUDASIM_VEC3(T, N) CUDASIM_VEC4(T, N, A4)
+CUDASIM_VECS(signed char, char, 1, 2, 4)
+CUDASIM_VECS(unsigned char, uchar, 1, 2, 4)
+CUDASIM_VECS(short, short, 2, 4, 8)
+CUDASIM_VECS(unsigned short, ushort, 2, 4, 8)
+CUDASIM_VECS(int, int, 4, 8, 16)
+CUDASIM_VEC1(unsigned int, uint, 4)
+CUDASIM_VEC2(unsigned int, uint, 8)
+CUDASIM_VEC4(unsigned int, uint, 16)
+static inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z)
+{
+    uint3 v;
+    v.x = x;
+    v.y = y;
+    v.z = z;
+    return v;
+}
+CUDASIM_VECS(long, long, 8, 16, 16)
+CUDASIM_VECS(unsigned long, ulong, 8, 16, 16)
+CUDASIM_VECS(long long, longlong, 8, 16, 16)
+CUDASIM_VECS(unsigned long long, ulonglong, 8, 16, 16)
+CUDASIM_VECS(float, float, 4, 8, 16)
+CUDASIM_VECS(double, double, 8, 16, 16)
+#undef CUDASIM_VECS
+#undef CUDASIM_VEC1
+#undef CUDASIM_VEC2
+#undef CUDASIM_VEC3
+#undef CUDASIM_VEC4
+
+/* The fields of cudaDeviceProp that programs commonly read, under their real
+ * names (a few that CUDA 13 dropped, such as clockRate, are kept for older
+ * programs). */
 struct cudaDeviceProp {
     char name[256];
     size_t totalGlobalMem;
     size_t sharedMemPerBlock;
     int regsPerBlock;
     int warpSize;
+    size_t memPitch;
     int maxThreadsPerBlock;
     int maxThreadsDim[3];
     int maxGridSize[3];
     int clockRate;
-    int multiProcessorCount;
+    size_t totalConstMem;
     int major;
     int minor;
+    size_t textureAlignment;
+    int deviceOverlap;
+    int multiProcessorCount;
+    int kernelExecTimeoutEnabled;
+    int integrated;
+    int canMapHostMemory;
+    int computeMode;
+    int concurrentKernels;
+    int ECCEnabled;
+    int pciBusID;
+    int pciDeviceID;
+    int pciDomainID;
+    int asyncEngineCount;
+    int unifiedAddressing;
     int memoryClockRate;
     int memoryBusWidth;
     int l2CacheSize;
     int maxThreadsPerMultiProcessor;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor;
+    int managedMemory;
+    int isMultiGpuBoard;
+    int concurrentManagedAccess;
     size_t sharedMemPerBlockOptin;
-    int pciBusID;
-    int pciDeviceID;
-    int integrated;
+    int maxBlocksPerMultiProcessor;
 };
 typedef struct cudaDeviceProp cudaDeviceProp;
 
@@ -141,8 +324,14 @@ cudaError_t cudaGetDevice(int *device);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaDeviceReset(void);
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
+cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit);
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 
 cudaError_t cudaMalloc(void **ptr, size_t size);
 cudaError_t cudaFree(void *ptr);
@@ -151,26 +340,67 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags);
 cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
-                            cudaStream_t stream);
+                            cudaStream_t stream CUDASIM_DEFAULT(0));
 cudaError_t cudaMemset(void *ptr, int value, size_t count);
-cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream);
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count,
+                            cudaStream_t stream CUDASIM_DEFAULT(0));
+cudaError_t cudaMallocManaged(void **ptr, size_t size,
+                              unsigned int flags CUDASIM_DEFAULT(cudaMemAttachGlobal));
+cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
+cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr);
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream CUDASIM_DEFAULT(0));
+/* __constant__ and __device__ variables (C++ callers pass the variable itself:
+ * cuda_runtime.h). */
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                               size_t offset CUDASIM_DEFAULT(0),
+                               cudaMemcpyKind kind CUDASIM_DEFAULT(cudaMemcpyHostToDevice));
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                 size_t offset CUDASIM_DEFAULT(0),
+                                 cudaMemcpyKind kind CUDASIM_DEFAULT(cudaMemcpyDeviceToHost));
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                    size_t offset, cudaMemcpyKind kind,
+                                    cudaStream_t stream CUDASIM_DEFAULT(0));
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream CUDASIM_DEFAULT(0));
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol);
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
+/* What the C++ overloads of cuda_runtime.h call: a symbol is a variable of the
+ * program (size bytes at symbol). */
+cudaError_t cudasim_symbol_copy(const void *symbol, size_t size, void *host, size_t count,
+                                size_t offset, cudaMemcpyKind kind, int to_symbol,
+                                cudaStream_t stream, int async);
+cudaError_t cudasim_symbol_address(void **devPtr, const void *symbol, size_t size);
 
 cudaError_t cudaStreamCreate(cudaStream_t *stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
 
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream CUDASIM_DEFAULT(0));
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                unsigned int flags CUDASIM_DEFAULT(0));
 
 cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value);
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize);
 
 /* CUDA Graphs, made by stream capture (lib/cudasim replays them synchronously). */
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
