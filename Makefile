@@ -22,6 +22,7 @@ STUDENT_DIR ?= lessons      # where IMPL=lessons finds NN_name/exercises.c
 BUILD_ROOT  ?= build        # where everything is built
 GRADE_OUT   ?=              # make grade: where results go (default BUILD_ROOT/grade)
 ARCH  ?= native             # -march value for the C code
+CU    ?=                    # make sim-run: the CUDA program (.cu with its own main) to run
 # make grade grades the student's code unless IMPL is given.
 GRADE_IMPL := $(strip $(if $(filter command line environment,$(origin IMPL)),$(IMPL),lessons))
 override IMPL := $(strip $(IMPL))
@@ -29,6 +30,7 @@ override PART := $(strip $(PART))
 override SAN  := $(strip $(SAN))
 override SIM  := $(strip $(SIM))
 override ARCH := $(strip $(ARCH))
+override CU   := $(strip $(CU))
 override LESSON := $(strip $(LESSON))
 override EX := $(strip $(EX))
 override STUDENT_DIR := $(strip $(STUDENT_DIR))
@@ -247,8 +249,9 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench docs fixtures clean \
-        gpu-status grade grader hint grade-all grader-package demos $(DEMOS:%=demo-%) docs-check
+.PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
+        docs fixtures clean gpu-status grade grader hint grade-all grader-package demos \
+        $(DEMOS:%=demo-%) docs-check sim-run test-conformance
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -258,6 +261,7 @@ help:
 	@echo "  make demos               Lesson 03's six timing demos (ARGS=--quick: the class version)"
 	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused, demo-timeline"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
+	@echo "  make sim-run CU=prog.cu  build a CUDA program (its own main) for the simulator and run it (ARGS=...)"
 	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
@@ -350,6 +354,7 @@ test: deps gpu-status
 	@$(HOSTILE_BIN)
 	@echo "== kernels and the simulator, on the CUDA simulator (CPU)"
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
+	@$(MAKE) --no-print-directory test-conformance
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0 $(GPU_TESTS); \
 	else echo "== kernels on a GPU: skipped, no CUDA device here (they ran on the simulator)"; fi
@@ -428,6 +433,55 @@ valgrind: deps
 
 gpu-check:
 	@bash tests/gpu_check.sh
+
+# ---- plain CUDA programs on the simulator (docs/simulator.md) --------------
+# make sim-run CU=prog.cu [ARGS="..."]: translate, build and run a CUDA program
+# that has its own main, as nvcc prog.cu && ./a.out would on a GPU. CU is taken
+# from the folder make was started in (make -C path/to/workbook sim-run
+# CU=prog.cu works from anywhere), and the program runs there.
+SIMRUN_DIR := $(BUILD)/sim-run
+CU_FROM    := $(or $(PWD),$(CURDIR))
+CU_ABS     := $(if $(CU),$(abspath $(if $(filter /%,$(CU)),$(CU),$(CU_FROM)/$(CU))))
+# build/.../sim-run/<the program's absolute path, .cu made .sim>
+simrun_bin  = $(SIMRUN_DIR)$(basename $(1)).sim
+CU_BIN     := $(if $(CU_ABS),$(call simrun_bin,$(CU_ABS)))
+
+sim-run: $(SIM_A)
+	@test -n "$(CU)" || { echo "make sim-run: say which program: make sim-run CU=path/to/prog.cu" \
+	  "[ARGS=\"its arguments\"]"; exit 2; }
+	@test -f "$(CU_ABS)" || { echo "make sim-run: $(CU_ABS): no such file"; exit 2; }
+	@$(MAKE) --no-print-directory CU=$(CU_ABS) $(CU_BIN)
+	@cd "$(CU_FROM)" && ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
+	  $(abspath $(CU_BIN)) $(ARGS)
+
+$(SIMRUN_DIR)/%.cpp: /%.cu $(SIM_DIR)/cu2sim.pl
+	@mkdir -p $(@D)
+	@echo "  CU2SIM /$*.cu"
+	$(Q)perl $(SIM_DIR)/cu2sim.pl /$*.cu > $@.tmp && mv $@.tmp $@
+
+$(SIMRUN_DIR)/%.o: $(SIMRUN_DIR)/%.cpp
+	@echo "  CXX   /$*.cu (simulator)"
+	$(Q)$(CXX) $(CXXFLAGS_KSIM) -iquote /$(dir $*) -c $< -o $@
+
+$(SIMRUN_DIR)/%.sim: $(SIMRUN_DIR)/%.o $(SIM_A)
+	@echo "  LD    $@"
+	$(Q)$(CXX) $(OPT) $< $(SIM_A) -o $@ $(call flavor_libs,sim)
+
+-include $(CU_BIN:.sim=.d)
+.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o
+
+# The conformance suite: textbook CUDA programs, each with its own main, and
+# what each prints (NAME.out) and, for the planted bugs, what the simulator
+# must report (NAME.report). make gpu-check runs them with nvcc on a GPU.
+CONF_CU   := $(sort $(wildcard tests/conformance/*.cu))
+CONF_BINS := $(foreach c,$(CONF_CU),$(call simrun_bin,$(abspath $(c))))
+
+test-conformance: $(CONF_BINS)
+	@echo "== plain CUDA programs on the CUDA simulator (tests/conformance)"
+	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
+	  bash tests/conformance/run.sh $(abspath $(SIMRUN_DIR))
+
+-include $(CONF_BINS:.sim=.d)
 
 # For a GPU machine without network: the Debian packages it needs, into .gpu-deps/.
 gpu-deps:

@@ -54,7 +54,7 @@
 #define blockIdx cudasim_block_idx
 #define blockDim cudasim_block_dim
 #define gridDim cudasim_grid_dim
-#define warpSize 32
+static constexpr int warpSize = 32; /* a variable, not a macro: prop.warpSize stays a field */
 
 #define __syncthreads() cudasim_syncthreads(__FILE__, __LINE__)
 #define __syncthreads_count(p) cudasim_syncthreads_op(cudasim::SYNC_COUNT, (p) != 0, __FILE__, __LINE__)
@@ -117,11 +117,13 @@ static inline T warp_reduce(unsigned mask, T v, int op, const char *file, int li
 
 /* A pointer argument, or each pointer-aligned word of a struct argument
  * (which may hold pointers; a word that is not one is ignored). */
-template <typename T>
+template <bool writable_only = false, typename T>
 static void visit_pointers(void (*visit)(const void *), const T &a)
 {
     if constexpr (std::is_pointer<T>::value) {
-        if constexpr (std::is_object<typename std::remove_pointer<T>::type>::value)
+        typedef typename std::remove_pointer<T>::type Pointee;
+        if constexpr (std::is_object<Pointee>::value &&
+                      !(writable_only && std::is_const<Pointee>::value))
             visit((const void *)a);
     } else if constexpr (std::is_class<T>::value && std::is_trivially_copyable<T>::value) {
         for (size_t at = 0; at + sizeof(void *) <= sizeof(T); at += alignof(void *)) {
@@ -145,6 +147,10 @@ struct Pack final : Args {
     {
         std::apply([visit](const P &...a) { (visit_pointers(visit, a), ...); }, args);
     }
+    void writable_pointers(void (*visit)(const void *)) const override
+    {
+        std::apply([visit](const P &...a) { (visit_pointers<true>(visit, a), ...); }, args);
+    }
 };
 
 /* A launch of a template kernel whose parameters the arguments deduce
@@ -165,6 +171,10 @@ struct DeducedPack final : Args {
     void pointers(void (*visit)(const void *)) const override
     {
         std::apply([visit](const A &...a) { (visit_pointers(visit, a), ...); }, args);
+    }
+    void writable_pointers(void (*visit)(const void *)) const override
+    {
+        std::apply([visit](const A &...a) { (visit_pointers<true>(visit, a), ...); }, args);
     }
 };
 

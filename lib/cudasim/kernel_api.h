@@ -32,6 +32,9 @@ struct Args {
     /* Calls visit with each argument that is a pointer (the buffers the
      * launch will likely touch: the runtime opens them beforehand). */
     virtual void pointers(void (*visit)(const void *)) const = 0;
+    /* The same, less the pointers to const: the buffers the kernel may
+     * write through its arguments (the others are not checked for races). */
+    virtual void writable_pointers(void (*visit)(const void *)) const { pointers(visit); }
 };
 
 enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };

@@ -95,7 +95,18 @@ void report(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    g_report = g_report_context + buf;
+    /* Source files under the current folder by their relative names, as the
+     * compiler named them (a program built by make sim-run knows them by
+     * their absolute paths). */
+    static std::string cwd;
+    if (cwd.empty()) {
+        char c[4096];
+        cwd = getcwd(c, sizeof c) ? std::string(c) + "/" : std::string("\n");
+    }
+    std::string text = buf;
+    for (size_t at; cwd.size() > 1 && (at = text.find(cwd)) != std::string::npos;)
+        text.erase(at, cwd.size());
+    g_report = g_report_context + text;
     FILE *out = g_report_stream == (FILE *)1 ? stderr : g_report_stream;
     if (out) {
         fprintf(out, "cudasim: %s\n", g_report.c_str());
@@ -817,6 +828,14 @@ struct Run {
 bool g_checking = false;  /* the running kernel's accesses are checked */
 int g_check_level = -1;   /* CUDASIM_CHECK (see check_level) */
 bool g_global_races = false; /* this launch checks races on global memory too */
+/* Buffers this launch passes only as pointers to const: read-only, so their
+ * words cannot race and are not tracked (the kernel's inputs, most of its
+ * global accesses). */
+struct ReadOnly {
+    uintptr_t lo, n;
+};
+ReadOnly g_readonly[8];
+int g_readonly_n = 0;
 const unsigned long long kGlobalRaceLaunches = 4;
 int g_tid = 0;            /* the running thread: its index in the block */
 uint16_t g_wsync = 0;     /* its Thread::wsync */
@@ -1170,13 +1189,15 @@ std::string missed_shared(uintptr_t a, size_t n)
     ptrdiff_t off = (ptrdiff_t)(a - (uintptr_t)g_arena);
     const SharedVar *best = nullptr;
     ptrdiff_t best_dist = PTRDIFF_MAX;
-    bool before = false;
+    bool before = false, straddle = false;
     for (const SharedVar &v : g_vars) {
         if (v.dynamic && v.name.empty() && !v.bytes) continue;
         ptrdiff_t lo = (ptrdiff_t)v.offset, hi = lo + (ptrdiff_t)v.bytes;
+        if (straddle) break;
         if (off >= hi && off - hi < best_dist) best = &v, best_dist = off - hi, before = false;
         if (off < lo && lo - off < best_dist) best = &v, best_dist = lo - off, before = true;
-        if (off >= lo && off < hi) best = &v, best_dist = 0, before = false; /* straddles its end */
+        if (off >= lo && off < hi) /* starts inside, ends past its end */
+            best = &v, best_dist = 0, before = false, straddle = true;
     }
     if (!best) return "outside the block's shared memory";
     char buf[512];
@@ -1192,13 +1213,15 @@ std::string missed_shared(uintptr_t a, size_t n)
                  best->bytes, best->file, best->line);
         what = buf;
     }
-    if (best_dist == 0 && off + (ptrdiff_t)n > (ptrdiff_t)(best->offset + best->bytes))
+    if (straddle)
         snprintf(buf, sizeof buf, "whose last %zu bytes are past the end of ",
                  (size_t)(off + (ptrdiff_t)n - (ptrdiff_t)(best->offset + best->bytes)));
     else
         snprintf(buf, sizeof buf, "%zu bytes %s ", (size_t)best_dist,
                  before ? "before the start of" : "past the end of");
-    return buf + what;
+    return buf + what +
+           (before ? " (a negative index?)"
+                   : " (an index beyond its last element: check the bounds test)");
 }
 
 /* "s[3][5]" for the word at arena offset off. */
@@ -1229,16 +1252,18 @@ std::string thread_text(int tid)
 
 /* ---- the reports ---- */
 
-[[noreturn]] void report_oob(bool shared, uintptr_t a, size_t n, bool write, const void *pc)
+[[noreturn]] __attribute__((noinline, cold)) void report_oob(bool shared, uintptr_t a, size_t n, bool write, const void *pc)
 {
-    char who[256];
-    describe_thread(who, sizeof who);
-    bool freed = !shared && find_freed(a);
-    std::string what = shared ? missed_shared(a, n) : missed_global(a, n);
-    report("%s%s in %s%s: a %zu-byte %s %s (CUDA reports: an illegal memory access was "
-           "encountered)",
-           freed ? "use after free" : "out-of-bounds ", freed ? "" : (write ? "write" : "read"), who,
-           at_line(pc).c_str(), n, write ? "write" : "read", what.c_str());
+    { /* (the strings are gone before abort_launch jumps away) */
+        char who[256];
+        describe_thread(who, sizeof who);
+        bool freed = !shared && find_freed(a);
+        std::string what = shared ? missed_shared(a, n) : missed_global(a, n);
+        report("%s%s in %s%s: a %zu-byte %s %s (CUDA reports: an illegal memory access was "
+               "encountered)",
+               freed ? "use after free" : "out-of-bounds ", freed ? "" : (write ? "write" : "read"),
+               who, at_line(pc).c_str(), n, write ? "write" : "read", what.c_str());
+    }
     abort_launch(cudaErrorIllegalAddress);
 }
 
@@ -1269,7 +1294,7 @@ std::string global_name(uintptr_t a, size_t n)
     return buf + buffer_text(*al);
 }
 
-void report_uninit(uintptr_t a, size_t n, const void *pc)
+__attribute__((noinline, cold)) void report_uninit(uintptr_t a, size_t n, const void *pc)
 {
     if (g_reported.count({((uint64_t)1 << 56) ^ pc_id(pc), 0})) return;
     if (!first_report(1, (uint64_t)pc_id(pc), 0, source_line(pc))) return;
@@ -1285,7 +1310,7 @@ enum Race { RAW, WAR, WAW };
 
 /* A race between the running thread's access at pc and thread `other`'s at
  * other_pc (a pc id), on the word at a. */
-void report_race(Race kind, bool shared, uintptr_t a, size_t n, int other, uint16_t other_wsync,
+__attribute__((noinline, cold)) void report_race(Race kind, bool shared, uintptr_t a, size_t n, int other, uint16_t other_wsync,
                  const void *other_code, const void *pc)
 {
     (void)other_wsync;
@@ -1428,7 +1453,18 @@ Cell *global_cell(uintptr_t word)
 
 /* ---- the checks of one access ---- */
 
+__attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, bool write, const void *pc);
+
+/* The usual access: one aligned word of a __shared__ variable. */
 __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, const void *pc)
+{
+    size_t off = a - (uintptr_t)g_arena;
+    if (__builtin_expect(n == 4 && !(a & 3) && off < g_arena_used && g_arena_var[off >> 2], 1))
+        return race_cell(g_cells[off >> 2], write, pc, true, a, n);
+    shared_access_any(a, n, write, pc);
+}
+
+__attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, bool write, const void *pc)
 {
     uintptr_t base = (uintptr_t)g_arena;
     if (a < base || a - base + n > g_arena_used) report_oob(true, a, n, write, pc);
@@ -1470,6 +1506,8 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t n, bool write, 
     }
 race:
     if (!g_global_races) return;
+    for (int i = 0; i < g_readonly_n; i++)
+        if (a - g_readonly[i].lo < g_readonly[i].n) return;
     if (!(a & 3) && !(n & 3)) {
         for (uintptr_t g = a; g < a + n; g += 4)
             if (Cell *c = global_cell(g >> 2)) race_cell(*c, write, pc, false, g, n);
@@ -1571,41 +1609,41 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
     ip = (const void *)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
     wrote = ((ucontext_t *)uctx)->uc_mcontext.gregs[REG_ERR] & 2;
 #endif
-    std::string line = at_line(ip, true), what;
-    const char *kind = wrote ? "write" : "read";
-    if (sig == SIGFPE) {
-        report("integer division by zero in %s%s (a GPU does not stop there, it gives an undefined "
-               "result; the simulator stops the kernel so you find it) (reported as an unspecified "
-               "launch failure)",
-               who, line.c_str());
-        abort_launch(cudaErrorLaunchFailure);
+    { /* (the strings are gone before abort_launch jumps away) */
+        std::string line = at_line(ip, true), what;
+        const char *kind = wrote ? "write" : "read";
+        if (sig == SIGFPE) {
+            report("integer division by zero in %s%s (a GPU does not stop there, it gives an undefined "
+                   "result; the simulator stops the kernel so you find it) (reported as an unspecified "
+                   "launch failure)",
+                   who, line.c_str());
+        } else if (in_region(a) && (al || find_freed(a))) {
+            what = missed_global(a, 1);
+            report("%s%s in %s%s: a %s %s (CUDA reports: an illegal memory access was encountered)",
+                   find_freed(a) ? "use after free" : "out-of-bounds ", find_freed(a) ? "" : kind, who,
+                   line.c_str(), kind, what.c_str());
+        } else if (al) {
+            report("out-of-bounds %s in %s%s: a %s %lld bytes past the end of a %zu-byte %s buffer (an "
+                   "index beyond its last element: check the bounds test) (CUDA reports: an illegal "
+                   "memory access was encountered)",
+                   kind, who, line.c_str(), kind, (long long)(a - (start + al->size)), al->size,
+                   alloc_name(al->device, al->managed));
+        } else if (a - g_sh_lo < g_sh_span) {
+            what = missed_shared(a, 1);
+            report("out-of-bounds %s in %s%s: a %s %s (CUDA reports: an illegal memory access was "
+                   "encountered)",
+                   kind, who, line.c_str(), kind, what.c_str());
+        } else if (a < 65536) {
+            report("invalid %s in %s%s: a NULL pointer dereference (address %p) (CUDA reports: an "
+                   "illegal memory access was encountered)",
+                   kind, who, line.c_str(), info->si_addr);
+        } else {
+            report("invalid %s in %s%s: an invalid memory access at address %p, in no device buffer "
+                   "(CUDA reports: an illegal memory access was encountered)",
+                   kind, who, line.c_str(), info->si_addr);
+        }
     }
-    if (in_region(a) && (al || find_freed(a))) {
-        what = missed_global(a, 1);
-        report("%s%s in %s%s: a %s %s (CUDA reports: an illegal memory access was encountered)",
-               find_freed(a) ? "use after free" : "out-of-bounds ", find_freed(a) ? "" : kind, who,
-               line.c_str(), kind, what.c_str());
-    } else if (al) {
-        report("out-of-bounds %s in %s%s: a %s %lld bytes past the end of a %zu-byte %s buffer (an "
-               "index beyond its last element: check the bounds test) (CUDA reports: an illegal "
-               "memory access was encountered)",
-               kind, who, line.c_str(), kind, (long long)(a - (start + al->size)), al->size,
-               alloc_name(al->device, al->managed));
-    } else if (a - g_sh_lo < g_sh_span) {
-        what = missed_shared(a, 1);
-        report("out-of-bounds %s in %s%s: a %s %s (CUDA reports: an illegal memory access was "
-               "encountered)",
-               kind, who, line.c_str(), kind, what.c_str());
-    } else if (a < 65536) {
-        report("invalid %s in %s%s: a NULL pointer dereference (address %p) (CUDA reports: an "
-               "illegal memory access was encountered)",
-               kind, who, line.c_str(), info->si_addr);
-    } else {
-        report("invalid %s in %s%s: an invalid memory access at address %p, in no device buffer "
-               "(CUDA reports: an illegal memory access was encountered)",
-               kind, who, line.c_str(), info->si_addr);
-    }
-    abort_launch(cudaErrorIllegalAddress);
+    abort_launch(sig == SIGFPE ? cudaErrorLaunchFailure : cudaErrorIllegalAddress);
 }
 
 #if CUDASIM_ASAN
@@ -2010,6 +2048,34 @@ std::string kernel_base(const char *name)
     return base;
 }
 
+/* The device buffers a launch's arguments point into (start addresses). */
+std::vector<uintptr_t> g_arg_buffers;
+void note_arg_buffer(const void *p)
+{
+    uintptr_t start;
+    const Alloc *a = find_alloc(p, &start);
+    if (a && a->device) g_arg_buffers.push_back(start);
+}
+
+/* g_readonly: the buffers that only pointers to const reach. */
+void find_read_only_buffers(const cudasim::Args *args)
+{
+    g_readonly_n = 0;
+    if (!g_global_races) return;
+    g_arg_buffers.clear();
+    args->writable_pointers(note_arg_buffer);
+    std::vector<uintptr_t> writable = g_arg_buffers;
+    g_arg_buffers.clear();
+    args->pointers(note_arg_buffer);
+    for (uintptr_t start : g_arg_buffers) {
+        if (std::find(writable.begin(), writable.end(), start) != writable.end()) continue;
+        bool seen = false;
+        for (int i = 0; i < g_readonly_n; i++) seen = seen || g_readonly[i].lo == start;
+        if (seen || g_readonly_n == 8) continue;
+        g_readonly[g_readonly_n++] = ReadOnly{start, g_allocs[start].size};
+    }
+}
+
 /* Unknown kernels get fibers (the safe choice) and are taken as not
  * instrumented (their buffers count as written after the launch). */
 KernelInfo kernel_info(const char *name)
@@ -2094,6 +2160,7 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
     }
     check_level();
     g_global_races = g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches);
+    find_read_only_buffers(args);
 restart:
     g_run.need_fibers = false;
     g_run.nthreads = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
