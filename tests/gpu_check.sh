@@ -124,6 +124,9 @@ say "building for sm_${archs// / sm_} with $(nproc) jobs"
 want() { [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $1 "* ]]; }
 step build 300 "${M[@]}" -j"$(nproc)" build || { say "result: the build failed; see above"; send_back; exit 1; }
 want gpu-tests && step gpu-tests 150 "${M[@]}" test-gpu
+# The plain CUDA programs of tests/conformance, built by nvcc: the correct ones
+# must print what they print on the simulator.
+want conformance && step conformance 240 bash tests/conformance/gpu_run.sh "$archs"
 want lesson-02 && step lesson-02 90 "${M[@]}" lesson37 PART=2 ARGS="--no-plot"
 want bench && step bench 150 "${M[@]}" bench
 # Lesson 03: every timing demo at full size.

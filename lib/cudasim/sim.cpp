@@ -2468,6 +2468,11 @@ extern "C" void __tsan_vptr_update(void **, void *) {}
 extern "C" void __tsan_vptr_read(void **) {}
 
 /* Atomics of host code in a translated file (std::atomic): done as asked. */
+#define CUDASIM_TSAN_RMW(bits, T, op)                                                             \
+    extern "C" T __tsan_atomic##bits##_##op(volatile T *a, T v, int)                              \
+    {                                                                                              \
+        return __atomic_##op(a, v, __ATOMIC_SEQ_CST);                                              \
+    }
 #define CUDASIM_TSAN_ATOMIC(bits, T)                                                              \
     extern "C" T __tsan_atomic##bits##_load(const volatile T *a, int)                             \
     {                                                                                              \
@@ -2481,30 +2486,12 @@ extern "C" void __tsan_vptr_read(void **) {}
     {                                                                                              \
         return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                        \
     }                                                                                              \
-    extern "C" T __tsan_atomic##bits##_fetch_add(volatile T *a, T v, int)                         \
-    {                                                                                              \
-        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                         \
-    }                                                                                              \
-    extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T *a, T v, int)                         \
-    {                                                                                              \
-        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                         \
-    }                                                                                              \
-    extern "C" T __tsan_atomic##bits##_fetch_and(volatile T *a, T v, int)                         \
-    {                                                                                              \
-        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                         \
-    }                                                                                              \
-    extern "C" T __tsan_atomic##bits##_fetch_or(volatile T *a, T v, int)                          \
-    {                                                                                              \
-        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                          \
-    }                                                                                              \
-    extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T *a, T v, int)                         \
-    {                                                                                              \
-        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                         \
-    }                                                                                              \
-    extern "C" T __tsan_atomic##bits##_fetch_nand(volatile T *a, T v, int)                        \
-    {                                                                                              \
-        return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                        \
-    }                                                                                              \
+    CUDASIM_TSAN_RMW(bits, T, fetch_add)                                                           \
+    CUDASIM_TSAN_RMW(bits, T, fetch_sub)                                                           \
+    CUDASIM_TSAN_RMW(bits, T, fetch_and)                                                           \
+    CUDASIM_TSAN_RMW(bits, T, fetch_or)                                                            \
+    CUDASIM_TSAN_RMW(bits, T, fetch_xor)                                                           \
+    CUDASIM_TSAN_RMW(bits, T, fetch_nand)                                                          \
     extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int, int) \
     {                                                                                              \
         return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
@@ -2523,6 +2510,7 @@ CUDASIM_TSAN_ATOMIC(16, unsigned short)
 CUDASIM_TSAN_ATOMIC(32, unsigned int)
 CUDASIM_TSAN_ATOMIC(64, unsigned long long)
 #undef CUDASIM_TSAN_ATOMIC
+#undef CUDASIM_TSAN_RMW
 extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 

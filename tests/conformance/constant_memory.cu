@@ -3,14 +3,7 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                \
-    do {                                                                           \
-        cudaError_t err_ = (call);                                                 \
-        if (err_ != cudaSuccess) {                                                 \
-            printf("%s failed: %s\n", #call, cudaGetErrorString(err_));            \
-            return 1;                                                              \
-        }                                                                          \
-    } while (0)
+#include "check.h"
 
 #define TAPS 5
 __constant__ float taps[TAPS];

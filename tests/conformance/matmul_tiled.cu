@@ -6,14 +6,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                \
-    do {                                                                           \
-        cudaError_t err_ = (call);                                                 \
-        if (err_ != cudaSuccess) {                                                 \
-            printf("%s failed: %s\n", #call, cudaGetErrorString(err_));            \
-            return 1;                                                              \
-        }                                                                          \
-    } while (0)
+#include "check.h"
 
 #define TILE 16
 

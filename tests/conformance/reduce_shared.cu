@@ -3,14 +3,7 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                \
-    do {                                                                           \
-        cudaError_t err_ = (call);                                                 \
-        if (err_ != cudaSuccess) {                                                 \
-            printf("%s failed: %s\n", #call, cudaGetErrorString(err_));            \
-            return 1;                                                              \
-        }                                                                          \
-    } while (0)
+#include "check.h"
 
 #define BLOCK 256
 
@@ -33,7 +26,7 @@ int main(void)
     static int h[1 << 20];
     long long expect = 0;
     for (int i = 0; i < n; i++) {
-        h[i] = (i * 7919) % 1000 - 500;
+        h[i] = (int)((i * 7919LL) % 1000) - 500;
         expect += h[i];
     }
     int *d_in, *d_total, total = 0;

@@ -4,14 +4,7 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                \
-    do {                                                                           \
-        cudaError_t err_ = (call);                                                 \
-        if (err_ != cudaSuccess) {                                                 \
-            printf("%s failed: %s\n", #call, cudaGetErrorString(err_));            \
-            return 1;                                                              \
-        }                                                                          \
-    } while (0)
+#include "check.h"
 
 __inline__ __device__ int warp_sum(int v)
 {

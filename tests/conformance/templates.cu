@@ -4,14 +4,7 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                \
-    do {                                                                           \
-        cudaError_t err_ = (call);                                                 \
-        if (err_ != cudaSuccess) {                                                 \
-            printf("%s failed: %s\n", #call, cudaGetErrorString(err_));            \
-            return 1;                                                              \
-        }                                                                          \
-    } while (0)
+#include "check.h"
 
 template <typename T, int BLOCK>
 __global__ void block_max(const T *in, T *out, int n)
