@@ -11,7 +11,7 @@ MAKEFLAGS += --no-builtin-rules
 
 # ---- configuration ------------------------------------------------------
 IMPL  ?= solutions          # which exercises to link: solutions or lessons
-PART  ?=                    # lesson37: run one part (1-5)
+PART  ?=                    # lesson37: run one part (1-6)
 ARGS  ?=                    # lesson37: extra options (after --part when PART is set)
 SAN   ?=                    # SAN=1: build with AddressSanitizer and UBSan (SAN=fuzz: make fuzz's)
 FUZZ_TIME ?= 60             # make fuzz: seconds per fuzz target
@@ -83,6 +83,14 @@ WARN       := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
 LIB_PKGS   := jansson zlib
 LIB_PKG_CFLAGS := $(shell pkg-config --cflags $(LIB_PKGS) 2>/dev/null)
 LIB_PKG_LIBS   := $(or $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null),-ljansson -lz)
+# MPI, for Lesson 06's process groups (lib/dist; Debian's openmpi-bin and libopenmpi-dev).
+# Without it lib/dist builds a group of one process. Only lib/dist/dist_mpi.c includes
+# mpi.h, and only programs that start a group link it (--as-needed). Looked up when used
+# (=, not :=), so that the make deps of the same run that installed it counts.
+MPI_PKG     = $(firstword $(foreach p,mpi-c ompi-c,$(shell pkg-config --exists $(p) 2>/dev/null && echo $(p))))
+MPI_CFLAGS  = $(if $(MPI_PKG),$(shell pkg-config --cflags $(MPI_PKG)) -DWB_HAVE_MPI)
+MPI_LIBS    = $(if $(MPI_PKG),-Wl$(comma)--as-needed $(shell pkg-config --libs $(MPI_PKG)) -Wl$(comma)--no-as-needed)
+comma      := ,
 CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -I. $(LIB_PKG_CFLAGS) -DWB_ROOT='"$(CURDIR)"' -MMD -MP \
               $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
 CFLAGS_LIB := $(CFLAGS_ALL) -Werror
@@ -129,8 +137,10 @@ NVCCFLAGS_EX := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wext
 NVCCFLAGS  := $(NVCCFLAGS_EX) -Xcompiler -Werror
 NVCCFLAGS_STUDENT := $(filter-out -I.,$(NVCCFLAGS_EX)) -I$(STUDENT_INC) \
               -Xcompiler -ffunction-sections,-fdata-sections
-CFLAGS_CUDAC := $(CFLAGS_LIB) -I$(CUDA_HOME)/include
-CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -ldl -lrt -lpthread
+# NCCL, the collectives between GPUs (Lesson 06), where the toolkit has it.
+HAVE_NCCL  := $(if $(NVCC),$(wildcard $(CUDA_HOME)/include/nccl.h))
+CFLAGS_CUDAC := $(CFLAGS_LIB) -I$(CUDA_HOME)/include $(if $(HAVE_NCCL),-DWB_HAVE_NCCL)
+CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas $(if $(HAVE_NCCL),-lnccl) -ldl -lrt -lpthread
 # (A GPU without nvcc cannot be used: nothing is built for it.)
 HAVE_GPU   := $(if $(NVCC),$(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo 1))
 
@@ -170,7 +180,7 @@ flavor_objs = $(call EX_OBJ,$(1)) $(BACKEND_$(2)) \
               $(if $(filter sim,$(2)),$(call EXCU_OBJ,$(1),sim) $(SIM_KOBJ)) \
               $(if $(filter cuda,$(2)),$(call EXCU_OBJ,$(1),cuda) $(CUDA_KOBJ)) \
               $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
-flavor_libs = $(if $(filter cuda,$(1)),$(CUDA_LIBS)) $(BLAS_LIBS) $(LDLIBS)
+flavor_libs = $(if $(filter cuda,$(1)),$(CUDA_LIBS)) $(BLAS_LIBS) $(MPI_LIBS) $(LDLIBS)
 flavor_link = $(if $(filter cpu,$(1)),$(CC),$(CXX))
 # The lessons and the bench: real CUDA when nvcc is here, else no GPU parts;
 # SIM=1 runs their GPU parts on the simulator (built apart, in BUILD-sim).
@@ -287,8 +297,10 @@ help:
 # The Debian packages the workbook uses; the check is quick, so every run does it.
 # `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
 # grading image (Gradescope) need not install gnuplot or Doxygen.
-DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 libopenblas-dev libjansson-dev zlib1g-dev
-DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev
+DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 libopenblas-dev libjansson-dev zlib1g-dev \
+              openmpi-bin libopenmpi-dev
+DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev openmpi-bin \
+              libopenmpi-dev
 define deps_recipe
 	@missing=""; \
 	for p in $(1); do case $$p in \
@@ -301,6 +313,8 @@ define deps_recipe
 	  libopenblas-dev) pkg-config --exists openblas 2>/dev/null || missing="$$missing $$p" ;; \
 	  libjansson-dev) pkg-config --exists jansson 2>/dev/null || missing="$$missing $$p" ;; \
 	  zlib1g-dev) pkg-config --exists zlib 2>/dev/null || missing="$$missing $$p" ;; \
+	  openmpi-bin) command -v mpirun >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  libopenmpi-dev) pkg-config --exists mpi-c 2>/dev/null || missing="$$missing $$p" ;; \
 	esac; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -556,6 +570,17 @@ $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_LIB) $(BLAS_CFLAGS) -c $< -o $@
+
+# The one file that talks MPI, rebuilt when MPI comes or goes (its flags in MPI_CONFIG).
+MPI_CONFIG := $(BUILD)/config/mpi
+$(MPI_CONFIG): wb-always
+	@mkdir -p $(@D)
+	@echo '$(MPI_CFLAGS)' | cmp -s - $@ 2>/dev/null || echo '$(MPI_CFLAGS)' > $@
+$(BUILD)/obj/lib/dist/dist_mpi.o: lib/dist/dist_mpi.c $(MPI_CONFIG)
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) $(MPI_CFLAGS) -c $< -o $@
+.PHONY: wb-always
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@

@@ -40,6 +40,8 @@ int lesson04_run(const LessonContext *ctx, int argc, char **argv);
 
 /* Part 5: lessons/05_trainer/lesson.c */
 int lesson05_run(const LessonContext *ctx, int argc, char **argv);
+/* Part 6: lessons/06_data_parallel/lesson.c */
+int lesson06_run(const LessonContext *ctx, int argc, char **argv);
 
 /* Print a part's heading. */
 void lesson_heading(int part, const char *title, const char *readme);

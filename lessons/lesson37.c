@@ -1,12 +1,13 @@
 /*
  * lesson37: Day 37, "GPU training and the __call__ method", as one program.
  *
- * Runs the five parts in order (or one, with --part N). Options for one part
+ * Runs the six parts in order (or one, with --part N). Options for one part
  * follow it on the command line: lesson37 --part 1 --epochs 5000.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@ static const Part parts[] = {
     {"Why the GPU looks slower", "03_why_gpu_slower", lesson03_run},
     {"Callable objects and the module call", "04_callable_objects", lesson04_run},
     {"The full trainer", "05_trainer", lesson05_run},
+    {"Beyond one GPU: data-parallel training", "06_data_parallel", lesson06_run},
 };
 #define N_PARTS ((int)(sizeof parts / sizeof parts[0]))
 
@@ -99,7 +101,9 @@ int main(int argc, char **argv)
                 strerror(errno));
         return LESSON_BAD_INPUT;
     }
-    printf("Day 37: GPU training and the __call__ method (exercises from %s/)\n", ctx.impl);
+    /* A rank that part 6 started under mpirun: the first process has said this already. */
+    if (!getenv("OMPI_COMM_WORLD_SIZE"))
+        printf("Day 37: GPU training and the __call__ method (exercises from %s/)\n", ctx.impl);
     status = LESSON_OK;
     for (int p = 1; p <= N_PARTS; p++) {
         if (only && p != only) continue;

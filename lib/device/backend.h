@@ -211,6 +211,28 @@ typedef struct BackendOps {
     int (*mlp_train_fused)(Device d, const float *x, const int32_t *y, int64_t n, int64_t din,
                            int64_t h, int64_t c, float *w1, float *b1, float *w2, float *b2,
                            long epochs, float lr, float *losses);
+    /* ---- collectives between processes (Lesson 06, lib/dist) --------------------
+     * A device with a collective engine of its own (NCCL on a GPU) fills these in;
+     * elsewhere they are NULL and lib/dist hands host memory to MPI, staging device
+     * memory through the host. Collectives are queued on a stream of their own that
+     * first waits for the work queued on @p d; comm_wait makes later work wait for them. */
+    /** The engine's name and version ("NCCL 2.28.9"), or NULL without one. */
+    const char *(*comm_engine)(char *buf, size_t size);
+    /**
+     * Make the id every rank of a group shares before comm_init (ncclGetUniqueId): at
+     * most @p size bytes into @p id, its length into *@p len.
+     */
+    int (*comm_id)(void *id, size_t size, size_t *len);
+    /** Join the group of @p world ranks as @p rank, on @p d, from the shared id (ncclCommInitRank). */
+    int (*comm_init)(Device d, const void *id, size_t len, int world, int rank, void **comm);
+    /** Sum @p n floats at @p p over the group, in place (ncclAllReduce). */
+    int (*comm_all_reduce)(void *comm, Device d, float *p, int64_t n);
+    /** Copy @p bytes at @p p from rank @p root to every rank (ncclBroadcast). */
+    int (*comm_broadcast)(void *comm, Device d, void *p, size_t bytes, int root);
+    /** Make the work queued on @p d from now on wait for the collectives queued so far. */
+    int (*comm_wait)(Device d);
+    /** Leave the group (ncclCommDestroy); NULL is allowed. */
+    void (*comm_free)(void *comm);
 } BackendOps;
 
 /** @brief The CPU's table (backend_cpu.c). */

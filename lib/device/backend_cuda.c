@@ -16,6 +16,19 @@
 #ifdef CUDASIM
 #include "lib/cudasim/cudasim.h"
 #endif
+/* NCCL, the collectives between GPUs (Lesson 06), where the toolkit has it (the
+ * Makefile defines WB_HAVE_NCCL); the simulator has none: lib/dist stages through
+ * the host there. */
+#if defined(WB_HAVE_NCCL) && !defined(CUDASIM)
+#define WB_NCCL 1
+#include <string.h>
+
+/* nccl.h declares some functions without prototypes (`f()`), which C11 warns about. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <nccl.h>
+#pragma GCC diagnostic pop
+#endif
 
 #define MAX_DEVICES 16
 
@@ -830,6 +843,114 @@ static int cuda_sum(Device d, const float *x, int64_t n, float *out, bool determ
     return rc;
 }
 
+#ifdef WB_NCCL
+/* ---- collectives between GPUs: NCCL, on a stream of their own ----------------------- */
+
+static cudaStream_t g_comm_stream[MAX_DEVICES];
+static cudaEvent_t g_comm_ready[MAX_DEVICES], g_comm_done[MAX_DEVICES];
+
+static int nccl_error(const char *op, Device d, ncclResult_t r)
+{
+    return err_set(ERR_DEVICE, "%s on cuda:%d: %s (NCCL result %d)", op, d.index,
+                   ncclGetErrorString(r), (int)r);
+}
+
+static const char *cuda_comm_engine(char *buf, size_t size)
+{
+    int v = 0;
+    if (ncclGetVersion(&v) != ncclSuccess) v = 0;
+    snprintf(buf, size, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+    return buf;
+}
+
+static int cuda_comm_id(void *id, size_t size, size_t *len)
+{
+    ncclUniqueId u;
+    if (size < sizeof u)
+        return err_set(ERR_ARG, "NCCL's unique id takes %zu bytes, %zu given", sizeof u, size);
+    ncclResult_t r = ncclGetUniqueId(&u);
+    if (r != ncclSuccess) return nccl_error("ncclGetUniqueId", device_cuda(0), r);
+    memcpy(id, &u, sizeof u);
+    *len = sizeof u;
+    return ERR_OK;
+}
+
+static int cuda_comm_init(Device d, const void *id, size_t len, int world, int rank, void **comm)
+{
+    TRY(use(d));
+    ncclUniqueId u;
+    if (len != sizeof u)
+        return err_set(ERR_ARG, "NCCL's unique id has %zu bytes, not %zu", sizeof u, len);
+    memcpy(&u, id, sizeof u);
+    ncclComm_t c = NULL;
+    ncclResult_t r = ncclCommInitRank(&c, world, u, rank);
+    if (r != ncclSuccess) return nccl_error("ncclCommInitRank", d, r);
+    *comm = c;
+    return ERR_OK;
+}
+
+/* The collectives' stream on @p d, made to wait for the work queued so far. */
+static int comm_stream(Device d, cudaStream_t *cs)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    int i = d.index;
+    cudaError_t e = cudaSuccess;
+    if (!g_comm_stream[i]) e = cudaStreamCreateWithFlags(&g_comm_stream[i], cudaStreamNonBlocking);
+    if (e == cudaSuccess && !g_comm_ready[i])
+        e = cudaEventCreateWithFlags(&g_comm_ready[i], cudaEventDisableTiming);
+    if (e == cudaSuccess && !g_comm_done[i])
+        e = cudaEventCreateWithFlags(&g_comm_done[i], cudaEventDisableTiming);
+    if (e != cudaSuccess) return cuda_error("creating the collectives' stream", d, e);
+    e = cudaEventRecord(g_comm_ready[i], s);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(g_comm_stream[i], g_comm_ready[i], 0);
+    if (e != cudaSuccess) return cuda_error("ordering a collective after the work before it", d, e);
+    *cs = g_comm_stream[i];
+    return ERR_OK;
+}
+
+static int comm_queued(Device d, cudaStream_t cs)
+{
+    cudaError_t e = cudaEventRecord(g_comm_done[d.index], cs);
+    if (e != cudaSuccess) return cuda_error("cudaEventRecord after a collective", d, e);
+    counters_launch(1);
+    return ERR_OK;
+}
+
+static int cuda_comm_all_reduce(void *comm, Device d, float *p, int64_t n)
+{
+    cudaStream_t cs = NULL;
+    TRY(comm_stream(d, &cs));
+    ncclResult_t r = ncclAllReduce(p, p, (size_t)n, ncclFloat, ncclSum, (ncclComm_t)comm, cs);
+    if (r != ncclSuccess) return nccl_error("ncclAllReduce", d, r);
+    return comm_queued(d, cs);
+}
+
+static int cuda_comm_broadcast(void *comm, Device d, void *p, size_t bytes, int root)
+{
+    cudaStream_t cs = NULL;
+    TRY(comm_stream(d, &cs));
+    ncclResult_t r = ncclBroadcast(p, p, bytes, ncclInt8, root, (ncclComm_t)comm, cs);
+    if (r != ncclSuccess) return nccl_error("ncclBroadcast", d, r);
+    return comm_queued(d, cs);
+}
+
+static int cuda_comm_wait(Device d)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (!g_comm_done[d.index]) return ERR_OK; /* no collective yet */
+    cudaError_t e = cudaStreamWaitEvent(s, g_comm_done[d.index], 0);
+    if (e != cudaSuccess) return cuda_error("cudaStreamWaitEvent for the collectives", d, e);
+    return ERR_OK;
+}
+
+static void cuda_comm_free(void *comm)
+{
+    if (comm) ncclCommDestroy((ncclComm_t)comm);
+}
+#endif /* WB_NCCL */
+
 static const BackendOps cuda_ops = {
     .name = CUDA_BACKEND_NAME,
     .host_memory = false,
@@ -877,6 +998,15 @@ static const BackendOps cuda_ops = {
     .graph_launch = cuda_graph_launch,
     .graph_free = cuda_graph_free,
     .mlp_train_fused = cuda_mlp_train_fused,
+#ifdef WB_NCCL
+    .comm_engine = cuda_comm_engine,
+    .comm_id = cuda_comm_id,
+    .comm_init = cuda_comm_init,
+    .comm_all_reduce = cuda_comm_all_reduce,
+    .comm_broadcast = cuda_comm_broadcast,
+    .comm_wait = cuda_comm_wait,
+    .comm_free = cuda_comm_free,
+#endif
 };
 
 const BackendOps *backend_cuda(void) { return &cuda_ops; }

@@ -60,6 +60,7 @@ void module_free(Module *m)
     if (m->ops && m->ops->destroy) m->ops->destroy(m);
     free(m->pre_hooks);
     free(m->hooks);
+    free(m->backward_hooks);
     for (int i = 0; i < m->n_children; i++) module_free(m->children[i]);
     free(m->children);
     for (int i = 0; i < m->n_params; i++) {
@@ -107,6 +108,11 @@ int module_register_forward_hook(Module *m, Callable hook, HookHandle *handle)
     return add_hook(m, hook, handle, &m->hooks, &m->n_hooks, "forward hook");
 }
 
+int module_register_backward_hook(Module *m, Callable hook, HookHandle *handle)
+{
+    return add_hook(m, hook, handle, &m->backward_hooks, &m->n_backward_hooks, "backward hook");
+}
+
 static bool drop(ModuleHook *list, int *n, uint32_t id)
 {
     for (int i = 0; i < *n; i++)
@@ -122,7 +128,8 @@ int module_remove_hook(HookHandle h)
 {
     if (!h.module) return err_set(ERR_ARG, "removing a hook through an empty handle");
     if (drop(h.module->pre_hooks, &h.module->n_pre_hooks, h.id) ||
-        drop(h.module->hooks, &h.module->n_hooks, h.id))
+        drop(h.module->hooks, &h.module->n_hooks, h.id) ||
+        drop(h.module->backward_hooks, &h.module->n_backward_hooks, h.id))
         return ERR_OK;
     return err_set(ERR_ARG, "%s: hook %u is not registered (removed twice?)", h.module->label,
                    h.id);
@@ -163,6 +170,12 @@ int module_backward(Module *m, const Tensor *dy, const Tensor **dx)
     int rc = m->ops->backward(m, dy, dx);
     if (rc != ERR_OK && rc != ERR_TODO && rc != ERR_DEVICE && m->n_children == 0)
         return err_context("%s %s backward", m->ops->kind, m->name);
+    /* Its gradients are final for this pass: the backward hooks (Lesson 06's buckets). */
+    for (int i = 0; rc == ERR_OK && i < m->n_backward_hooks; i++) {
+        Value arg = value_ptr(m), r = value_none();
+        rc = callable_call(m->backward_hooks[i].fn, &arg, 1, &r);
+        if (rc != ERR_OK) return err_context("backward hook %d of %s", i + 1, m->label);
+    }
     return rc;
 }
 

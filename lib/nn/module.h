@@ -92,6 +92,8 @@ struct Module {
     int n_pre_hooks;                 /**< how many */
     ModuleHook *hooks;               /**< forward hooks, in registration order */
     int n_hooks;                     /**< how many */
+    ModuleHook *backward_hooks;      /**< backward hooks, in registration order */
+    int n_backward_hooks;            /**< how many */
     uint32_t next_hook_id;           /**< the id the next registered hook gets */
     void *impl;                      /**< class-specific state */
 };
@@ -149,6 +151,20 @@ WB_MUST_CHECK int module_register_forward_pre_hook(Module *m, Callable hook, Hoo
  * replaces it. Order and ownership as for pre-hooks.
  */
 WB_MUST_CHECK int module_register_forward_hook(Module *m, Callable hook, HookHandle *handle);
+
+/**
+ * @brief Register a backward hook: a callable run when @p m's backward has finished.
+ *
+ * module_backward() calls it with one VALUE_PTR argument, the module, once
+ * the module's backward (and its children's) has accumulated every gradient
+ * of its parameters: from then on this backward pass no longer touches them.
+ * It returns None. This is the moment PyTorch's DistributedDataParallel
+ * waits for to start a bucket's all-reduce while backward goes on through
+ * the layers before it (Lesson 06); PyTorch calls the like of it a
+ * post-accumulate-grad hook. Order and ownership as for forward hooks; an
+ * error from a hook stops the backward pass with it.
+ */
+WB_MUST_CHECK int module_register_backward_hook(Module *m, Callable hook, HookHandle *handle);
 
 /** @brief Remove a hook (`handle.remove()`); removing it twice is an ::ERR_ARG. */
 int module_remove_hook(HookHandle handle);

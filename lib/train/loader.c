@@ -33,6 +33,8 @@ struct Loader {
     int64_t want;          /* the next batch the worker prepares */
     int64_t ready[SLOTS];  /* the batch each slot holds, -1: free */
     long epoch;
+    Sampler sampler;       /* where the epochs' rows come from (sampler.rows NULL: itself) */
+    int64_t sampled;       /* with a sampler: its length */
 };
 
 void loader_order(const LoaderOptions *o, int64_t n, long epoch, int32_t *order)
@@ -109,8 +111,9 @@ static void host_free(const Loader *l, void *p)
         free(p);
 }
 
-int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOptions *o,
-               Loader **out)
+/* loader_new() and loader_new_sampled(): @p sampler may be NULL. */
+static int loader_make(const Tensor *x, const Tensor *y, Device device, const LoaderOptions *o,
+                       const Sampler *sampler, Loader **out)
 {
     *out = NULL;
     TRY(tensor_check_2d(x, DTYPE_F32, 0, 0, "loader", "x"));
@@ -129,20 +132,34 @@ int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOpti
         return err_set(ERR_ARG, "loader: pin_memory only helps copies to a CUDA device, and "
                                 "the device is the CPU");
     if (x->shape[0] > INT32_MAX) return err_set(ERR_ARG, "loader: more than 2^31 rows");
+    int64_t epoch_rows = x->shape[0];
+    if (sampler) {
+        if (!sampler->len || !sampler->rows)
+            return err_set(ERR_ARG, "loader: a sampler needs both its len and rows functions");
+        if (o->shuffle)
+            return err_set(ERR_ARG, "loader: a sampler and shuffle exclude each other (the "
+                                    "sampler decides the order; PyTorch says the same)");
+        epoch_rows = sampler->len(sampler->self);
+        if (epoch_rows < 0 || epoch_rows > INT32_MAX)
+            return err_set(ERR_ARG, "loader: the sampler gives %lld rows per epoch",
+                           (long long)epoch_rows);
+    }
     Loader *l = calloc(1, sizeof *l);
     if (!l) return err_set(ERR_NOMEM, "loader: out of memory");
     l->x = x, l->y = y, l->n = x->shape[0], l->d = x->shape[1];
     l->device = device;
     l->o = *o;
     l->pinned = o->pin_memory;
-    l->rows = o->drop_last ? l->n / o->batch_size * o->batch_size : l->n;
+    if (sampler) l->sampler = *sampler, l->sampled = epoch_rows;
+    l->rows = o->drop_last ? epoch_rows / o->batch_size * o->batch_size : epoch_rows;
     l->batches = (l->rows + o->batch_size - 1) / o->batch_size;
     l->ready[0] = l->ready[1] = -1;
     l->want = l->batches; /* nothing to prepare before loader_begin */
-    int64_t cap = o->batch_size < l->n ? o->batch_size : (l->n ? l->n : 1);
+    int64_t cap = o->batch_size < epoch_rows ? o->batch_size : (epoch_rows ? epoch_rows : 1);
     int64_t xs[2] = {cap, l->d};
+    int64_t order_len = epoch_rows > l->n ? epoch_rows : l->n;
     int rc = ERR_OK;
-    if (!(l->order = malloc(sizeof *l->order * (size_t)(l->n ? l->n : 1))))
+    if (!(l->order = malloc(sizeof *l->order * (size_t)(order_len ? order_len : 1))))
         TRY_OR_DONE(err_set(ERR_NOMEM, "loader: out of memory"));
     for (int s = 0; s < SLOTS; s++) {
         TRY_OR_DONE(host_alloc(l, sizeof(float) * (size_t)(cap * l->d), (void **)&l->hx[s]));
@@ -163,6 +180,38 @@ done:
         return rc;
     }
     *out = l;
+    return ERR_OK;
+}
+
+int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOptions *o,
+               Loader **out)
+{
+    return loader_make(x, y, device, o, NULL, out);
+}
+
+int loader_new_sampled(const Tensor *x, const Tensor *y, Device device, const LoaderOptions *o,
+                       Sampler sampler, Loader **out)
+{
+    *out = NULL;
+    return loader_make(x, y, device, o, &sampler, out);
+}
+
+/* Epoch @p epoch's order: the sampler's rows, each checked, or the loader's own order. */
+static int epoch_order(Loader *l, long epoch)
+{
+    if (!l->sampler.rows) {
+        loader_order(&l->o, l->n, epoch, l->order);
+        return ERR_OK;
+    }
+    int64_t len = l->sampler.len(l->sampler.self);
+    if (len != l->sampled)
+        return err_set(ERR_ARG, "loader: the sampler's length changed from epoch to epoch");
+    TRY(l->sampler.rows(l->sampler.self, epoch, l->order));
+    for (int64_t i = 0; i < len; i++)
+        if (l->order[i] < 0 || l->order[i] >= l->n)
+            return err_set(ERR_ARG, "loader: the sampler gave row %ld (position %lld of epoch "
+                                    "%ld); the dataset has rows 0 to %lld",
+                           (long)l->order[i], (long long)i, epoch, (long long)l->n - 1);
     return ERR_OK;
 }
 
@@ -202,16 +251,16 @@ int loader_begin(Loader *l, long epoch)
         l->want = l->batches;
         while (l->busy) pthread_cond_wait(&l->cv, &l->mu);
     }
-    loader_order(&l->o, l->n, epoch, l->order);
-    l->epoch = epoch;
+    int rc = epoch_order(l, epoch);
+    l->epoch = rc == ERR_OK ? epoch : 0; /* a refused order leaves no epoch to take batches of */
     l->next = 0;
     if (l->started) {
         l->ready[0] = l->ready[1] = -1;
-        l->want = 0;
+        l->want = rc == ERR_OK ? 0 : l->batches;
         pthread_cond_broadcast(&l->cv);
         pthread_mutex_unlock(&l->mu);
     }
-    return ERR_OK;
+    return rc;
 }
 
 int loader_next(Loader *l, Batch *batch, bool *done)

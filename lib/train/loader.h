@@ -38,6 +38,22 @@ typedef struct LoaderOptions {
     bool pin_memory;    /**< stage batches in pinned memory (only with a CUDA device) */
 } LoaderOptions;
 
+/**
+ * What decides which rows an epoch visits, and in what order: PyTorch's `Sampler`.
+ *
+ * A loader made with one (loader_new_sampled()) visits in epoch e the rows
+ * that rows(self, e, ...) gives, instead of all rows, shuffled or not, by
+ * itself. Lesson 06's DistributedSampler (lib/dist/sampler.h) gives each
+ * process its own shard of every epoch this way.
+ */
+typedef struct Sampler {
+    void *self; /**< the sampler's state, handed to both functions */
+    /** Rows per epoch (`len(sampler)`): the same for every epoch. */
+    int64_t (*len)(const void *self);
+    /** Epoch @p epoch's rows, in order, into @p rows (len() of them): `set_epoch`, then `iter`. */
+    int (*rows)(void *self, long epoch, int32_t *rows);
+} Sampler;
+
 /** A batch: features (rows, d) f32 and labels (rows) i32 on the loader's device. */
 typedef struct Batch {
     const Tensor *x; /**< features; valid until the next loader_next() */
@@ -58,6 +74,18 @@ typedef struct Loader Loader;
  */
 WB_MUST_CHECK int loader_new(const Tensor *x, const Tensor *y, Device device, const LoaderOptions *options,
                Loader **out);
+
+/**
+ * @brief loader_new() whose epochs visit the rows @p sampler gives (`DataLoader(...,
+ *        sampler=...)`), batch_size at a time.
+ *
+ * The sampler outlives the loader. As in PyTorch a sampler and shuffle exclude
+ * each other (::ERR_ARG); drop_last applies to the sampler's rows. A row
+ * outside the dataset is an ::ERR_ARG of loader_begin().
+ */
+WB_MUST_CHECK int loader_new_sampled(const Tensor *x, const Tensor *y, Device device,
+                                     const LoaderOptions *options, Sampler sampler,
+                                     Loader **out);
 
 /** @brief Stop the worker and release everything; NULL is allowed. */
 void loader_free(Loader *loader);

@@ -23,5 +23,9 @@ Suite *sched_suite(void);
 Suite *loader_suite(void);
 Suite *trainer_suite(void);
 Suite *hostile_suite(void);
+Suite *dist_suite(void);
+
+/* check_dist.c: this binary started by mpirun as one rank of a launch (--dist-worker). */
+int dist_worker_main(int argc, char **argv);
 
 #endif
