@@ -267,7 +267,7 @@ GPU_TESTS  := $(BUILD)/tests/gpu_tests
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
 	@echo
-	@echo "  make lesson37            run the day's five parts (PART=N for one, ARGS=... for options)"
+	@echo "  make lesson37            run the day's six parts (PART=N for one, ARGS=... for options)"
 	@echo "  make lesson37 IMPL=lessons   the same with your own exercises linked in"
 	@echo "  make demos               Lesson 03's six timing demos (ARGS=--quick: the class version)"
 	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused, demo-timeline"
@@ -290,7 +290,7 @@ help:
 	@echo "  make fixtures            regenerate tests/fixtures with PyTorch (needs python3-torch)"
 	@echo "  make clean               remove build/ and out/"
 	@echo
-	@echo "  Variables: IMPL=solutions|lessons  PART=1..5  ARGS='--epochs 5000'  SAN=1  ARCH=native"
+	@echo "  Variables: IMPL=solutions|lessons  PART=1..6  ARGS='--epochs 5000'  SAN=1  ARCH=native"
 	@echo "             SIM=1 (lessons: GPU parts on the CUDA simulator, for machines without a GPU)"
 	@echo "             STUDENT_DIR=lessons  BUILD_ROOT=build  GRADE_OUT=build/grade  V=1"
 

@@ -273,7 +273,11 @@ static int run_training(ProcessGroup *pg, const Options *o, bool verbose)
         printf("\n  4. Gradients averaged in %d buckets after every backward (sizes in floats:",
                nb);
         for (int i = 0; i < nb; i++) printf(" %lld", (long long)b[i].numel);
-        printf("),\n     with Lesson 05's trainer_call() around the wrapped model:\n");
+        printf("),\n     with Lesson 05's trainer_call() around the wrapped model, unchanged. The "
+               "trainer calls\n     module_call(model, x) and module_backward() as it always "
+               "did; the wrapper is a module, so\n     what it adds (the broadcast when made, the "
+               "all-reduce after backward) needs no change in\n     the caller: the __call__ "
+               "story of Lesson 04 again.\n");
         module_print(ddp, stdout);
         printf("    epoch  rank 0's shard loss  val loss  val acc\n");
     }
@@ -421,12 +425,12 @@ done:
 }
 
 /* A rank, started by mpirun: join the group, run the worker, leave. */
-static int run_worker(const Options *o)
+static int run_worker(const LessonContext *ctx, const Options *o)
 {
     ProcessGroup *pg = NULL;
     int rc = dist_init(o->device, &pg);
     if (rc == ERR_OK) {
-        bool lesson = strcmp(o->worker, "lesson") == 0;
+        bool lesson = strcmp(o->worker, "lesson") == 0 && !ctx->quiet;
         if (lesson) {
             if (pg->rank == 0)
                 printf("  1. Processes and ranks: mpirun started %d copies of this program; "
@@ -464,6 +468,7 @@ static int launch(const Run *run, int ranks, bool show, char *const extra[], dou
     char *argv[40] = {(char *)run->self, "--part", "6", "--out", (char *)run->ctx->out_dir,
                       "--no-plot", "--device", (char *)run->o->device, "--epochs", epochs};
     int k = 10;
+    if (run->ctx->quiet) argv[k++] = "--quiet";
     for (int i = 0; extra[i] && k < 38; i++) argv[k++] = extra[i];
     bool has_batch = false;
     for (int i = 10; i < k; i++) has_batch |= strcmp(argv[i], "--batch") == 0;
@@ -760,7 +765,18 @@ int lesson06_run(const LessonContext *ctx, int argc, char **argv)
             lesson_error(PART, "--worker cost needs --model, --data and --steps");
             return LESSON_BAD_INPUT;
         }
-        return run_worker(&o);
+        return run_worker(ctx, &o);
+    }
+    if (120 % o.ranks != 0) {
+        lesson_error(PART, "--ranks: the 120 training rows must split evenly (1, 2, 3, 4, 5, 6, 8, "
+                           "10, 12 or 15 ranks); otherwise the sampler pads the shards with "
+                           "repeated rows, and the run is no longer the same training as one rank");
+        return LESSON_BAD_INPUT;
+    }
+    if (120 / o.ranks < o.batch) {
+        lesson_error(PART, "--batch: each rank's shard of the 120 training rows must hold one "
+                           "batch; lower --batch or --ranks");
+        return LESSON_BAD_INPUT;
     }
     lesson_heading(PART, "Beyond one GPU: data-parallel training", README);
     if (!dist_mpi_built() || !dist_launcher()) {
@@ -768,11 +784,6 @@ int lesson06_run(const LessonContext *ctx, int argc, char **argv)
                "make deps installs it\n  (Debian: openmpi-bin libopenmpi-dev). The other parts "
                "run without it.\n");
         return LESSON_OK;
-    }
-    if (120 / o.ranks < o.batch) {
-        lesson_error(PART, "--batch: each rank's shard of the 120 training rows must hold one "
-                           "batch; lower --batch or --ranks");
-        return LESSON_BAD_INPUT;
     }
     Run run = {ctx, &o, ""};
     ssize_t len = readlink("/proc/self/exe", run.self, sizeof run.self - 1);
@@ -783,7 +794,10 @@ int lesson06_run(const LessonContext *ctx, int argc, char **argv)
     run.self[len] = '\0';
     int rc = section_training(&run);
     if (rc == ERR_OK && !o.no_cost && !strcmp(o.device, "cpu")) rc = section_cost(&run);
-    if (rc == ERR_OK) section_beyond(&run);
+    else if (rc == ERR_OK && !o.no_cost)
+        printf("\n  6. Cost: timed on CPU ranks, which can be 1, 2 and 4 on any machine (run "
+               "without --device\n     cuda for the table); NCCL needs a GPU per rank.\n");
+    if (rc == ERR_OK && !ctx->quiet) section_beyond(&run);
     if (rc != ERR_OK) {
         lesson_error(PART, err_message());
         return LESSON_FAILED;
