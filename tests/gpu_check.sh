@@ -118,7 +118,7 @@ fi
 # Doxygen needed (no plots here), so make deps asks for nothing else.
 archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d . | sort -u | xargs)
 M=(make --no-print-directory GPU_ARCHS="$archs"
-   DEPS_ALL="pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev")
+   DEPS_ALL="pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev openmpi-bin libopenmpi-dev")
 say "building for sm_${archs// / sm_} with $(nproc) jobs"
 # STEPS="gpu-tests bench" reruns some steps only (the build always runs).
 want() { [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $1 "* ]]; }
@@ -133,7 +133,20 @@ want bench && step bench 150 "${M[@]}" bench
 want demos && step demos 150 "${M[@]}" demos ARGS="--no-plot"
 # Lesson 05: the trainer, mixed precision and resuming, on the GPU.
 want lesson-05 && step lesson-05 120 "${M[@]}" lesson37 PART=5 ARGS="--no-plot --device cuda"
-want grade && step grade 120 "${M[@]}" grade IMPL=solutions
+# Lesson 06: data parallelism with NCCL between the GPUs, one rank per GPU.
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+if want lesson-06; then
+    if command -v mpirun >/dev/null 2>&1; then
+        say "lesson-06: $gpus rank(s), one per GPU, NCCL between them$([ "$gpus" = 1 ] && echo " (one GPU: a group of one, the NCCL calls still run)")"
+        step lesson-06 180 "${M[@]}" lesson37 PART=6 ARGS="--no-plot --device cuda --ranks $gpus"
+        grep -q "equivalence: .*the same training" "$report" || { say "   lesson-06: no equivalence line"; status=1; }
+    else
+        say "lesson-06: skipped, no mpirun here (make deps as root installs Open MPI)"
+    fi
+fi
+# Lesson 06's grading launches ranks with mpirun; without it, grade the others.
+graded=$(command -v mpirun >/dev/null 2>&1 || echo "LESSON=01 02 03 04 05")
+want grade && step grade 120 "${M[@]}" grade IMPL=solutions ${graded:+"$graded"}
 ! want grade || grep -q "Every exercise passes" "$report" || { say "   grade: the answers did not get full marks"; status=1; }
 say "The CSV files of the demos are in out/03_*.csv (and in gpu-check-data.tar.gz)."
 say "total: $(($(date +%s) - t0)) s; result: $([ $status = 0 ] && echo all passed || echo FAILURES above)"

@@ -22,6 +22,14 @@ L01_FUNCS = ["minmax_fit", "minmax_transform", "linear_forward", "linear_backwar
 END_RECORD = r'"\x45\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"'
 
 FORGERIES = [
+    dict(name="forged-rank-end", lesson="06_data_parallel", base="solutions",
+         changes=[("bucket_average", "replace",
+                   "extern long write(int, const void *, unsigned long); "
+                   "write(3, " + END_RECORD + ", 16); "
+                   "extern void _exit(int); (void)pg, (void)b; _exit(0);")],
+         zero=["06.3", "06"], says="refused by the grader", unchecked=True,
+         why="a rank of a 2-rank case writes the END record into its own record file and "
+             "ends before the collective: records are data, and the judge wants the means"),
     dict(name="forged-completion", lesson="01_cpu_baseline", base="stubs",
          changes=[(f, "replace", "extern void put_i64(const char *, long); "
                                  "put_i64(\"end\", 1); extern void _exit(int); _exit(0);")

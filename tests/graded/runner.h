@@ -27,6 +27,20 @@ typedef struct RunCase {
 extern const RunCase run_cases[];
 extern const int n_run_cases;
 
+/* Cases whose code must run as several processes (Lesson 06): a suite may
+ * define a second table, rank_cases, of bodies that run in each rank of an
+ * mpirun launch (`runNN --rank NAME --out PREFIX`, each rank recording into
+ * PREFIX.RANK). A RUN body starts them with run_ranks(), which launches this
+ * runner as @p ranks ranks under a time limit, waits, and records what each
+ * rank recorded under "rR." (r0.rc, r1.flat, ...), whether the rank reached its
+ * end (rR.ended) and its own failure (rR.fail), and how the launch ended
+ * (ranks.timed_out, ranks.status, ranks.log: the end of their output). The
+ * ranks' code runs under the same rules as any student code; the judge still
+ * decides from data alone. */
+extern const RunCase rank_cases[];
+extern const int n_rank_cases;
+void run_ranks(const char *rank_case, int ranks, double limit_s);
+
 /* What a case records. Names are unique within a case (key() builds them). */
 void put_i64(const char *name, int64_t v);
 void put_f64(const char *name, double v);

@@ -1,0 +1,722 @@
+/*
+ * grade06.c: the graded suite of Lesson 06 (lessons/06_data_parallel/exercises.c).
+ *
+ * The oracles: the sampler's rule worked out here from a seeded order (the
+ * shuffle and the expected shard are computed by code both halves share,
+ * independent of lib), gradients and bucket contents that are formulas of
+ * their position, means computed by the judge from the values each rank
+ * started with, and for the whole lesson lib's own trainer on one process
+ * with twice the batch. The cases that need communication run as 2 or 3 real
+ * ranks under mpirun (run_ranks(), runner.h), under a time limit, so code
+ * where one rank never calls a collective fails with a message instead of
+ * hanging the grader.
+ *
+ * Each case is a RUN half (in the runner: call the student's code, record what
+ * came out and what the harness saw) and a JUDGE half (in the judge: decide),
+ * see graded.h.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graded.h"
+#include "lib/core/err.h"
+#ifdef GRADE_RUNNER
+#include <malloc.h>
+
+#include "lib/core/rng.h"
+#include "lib/dist/bucket.h"
+#include "lib/dist/ddp.h"
+#include "lib/dist/dist.h"
+#include "lib/dist/sampler.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
+#include "lib/nn/optim.h"
+#include "lib/train/iris.h"
+#include "lib/train/trainer.h"
+#endif
+
+/* ---- what both halves compute ------------------------------------------------------ */
+
+/* An epoch's order of n rows: a Fisher-Yates shuffle driven by a small LCG. */
+static void make_order(int32_t *order, int64_t n, uint32_t seed)
+{
+    uint32_t s = seed * 2654435761u + 12345u;
+    for (int64_t i = 0; i < n; i++) order[i] = (int32_t)(i * 7 % 1000) + (int32_t)i;
+    for (int64_t i = n - 1; i > 0; i--) {
+        s = s * 1664525u + 1013904223u;
+        int64_t j = (int64_t)(s >> 8) % (i + 1);
+        int32_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+/* PyTorch's num_samples, worked out again. */
+static int64_t shard_len(int64_t n, int world, bool drop)
+{
+    if (n <= 0) return 0;
+    return drop ? n / world : (n + world - 1) / world;
+}
+
+/* The shards graded: rows, ranks, drop_last. */
+static const struct {
+    int64_t n;
+    int world;
+    bool drop;
+} shard_cfg[] = {{10, 3, false}, {10, 3, true}, {12, 4, false}, {23, 5, false},
+                 {23, 5, true},  {7, 1, false}, {9, 2, false}};
+#define N_SHARD_CFG ((int)(sizeof shard_cfg / sizeof shard_cfg[0]))
+
+/* Gradient k of parameter p, and float i of a bucket handed to unflatten. */
+static float grad_value(int p, int64_t k)
+{
+    return (float)(p * 100 + k) * 0.5f + 0.25f;
+}
+static float flat_value(int64_t i)
+{
+    return 1000.0f + (float)i * 0.75f;
+}
+
+/* The hand-made bucket: three gradients of 5, 1 and 7 floats at offsets 2, 9 and
+ * 11 of 21 floats; floats 0-1, 7-8, 10 and 18-20 belong to no entry. */
+static const int64_t bucket_sizes[3] = {5, 1, 7}, bucket_offsets[3] = {2, 9, 11};
+#define BUCKET_FLOATS 21
+#define UNTOUCHED (-9.5f)
+
+/* The value rank r holds at float i of the bucket it averages. */
+static float rank_value(int r, int64_t i)
+{
+    return (float)(i % 13) * 0.375f - 2.0f + (float)r * 1.5f + (float)(r * r) * 0.0625f * (float)(i % 5);
+}
+#define AVERAGE_FLOATS 37
+
+/* ---- ex06.1 dist_shard -------------------------------------------------------------- */
+
+#ifdef GRADE_RUNNER
+static void put_shard(const char *k, const int32_t *order, int64_t n, int world, int rank,
+                      bool drop, int64_t len)
+{
+    /* int32 rows go through a float buffer with guards: exact below 2^24 */
+    float *g = guarded_new(len, -7.0f);
+    int32_t *shard = malloc(sizeof *shard * (size_t)(len + 1));
+    ck_assert_ptr_nonnull(shard);
+    for (int64_t i = 0; i <= len; i++) shard[i] = -7;
+    err_clear();
+    put_rc(k, dist_shard(order, n, world, rank, drop, shard));
+    for (int64_t i = 0; i < len; i++) g[i] = (float)shard[i];
+    put_guarded(key("%s.shard", k), g);
+    put_i64(key("%s.past", k), shard[len]); /* the int after the shard */
+    guarded_free(g);
+    free(shard);
+}
+
+RUN(shard_interleaves)
+{
+    for (int c = 0; c < N_SHARD_CFG; c++) {
+        int64_t n = shard_cfg[c].n;
+        int32_t order[32];
+        make_order(order, n, (uint32_t)c + 1);
+        int32_t before[32];
+        memcpy(before, order, sizeof order);
+        for (int r = 0; r < shard_cfg[c].world; r++)
+            put_shard(key("c%d.r%d", c, r), order, n, shard_cfg[c].world, r, shard_cfg[c].drop,
+                      shard_len(n, shard_cfg[c].world, shard_cfg[c].drop));
+        put_i64(key("c%d.order_kept", c), memcmp(before, order, sizeof order) == 0);
+    }
+}
+
+RUN(shard_edges)
+{
+    int32_t order[8];
+    make_order(order, 8, 99);
+    put_shard("few", order, 2, 5, 3, false, 1);  /* fewer rows than ranks: order[3 % 2] */
+    put_shard("drop", order, 5, 2, 1, true, 2);  /* order[1], order[3] */
+    put_shard("empty", order, 0, 2, 1, false, 0);
+    put_shard("world0", order, 8, 0, 0, false, 0);
+    put_shard("rank_neg", order, 8, 2, -1, false, 0);
+    put_shard("rank_big", order, 8, 2, 2, false, 0);
+    put_shard("n_neg", order, -1, 2, 0, false, 0);
+}
+#endif
+
+#ifdef GRADE_JUDGE
+static void expect_shard(const char *k, const int32_t *order, int64_t n, int world, int rank,
+                         bool drop, const char *what)
+{
+    expect_ok(k, "dist_shard");
+    int64_t len = shard_len(n, world, drop);
+    const float *got = got_guarded(key("%s.shard", k), what, len);
+    for (int64_t i = 0; i < len; i++) {
+        int32_t want = order[(rank + i * world) % n];
+        if (got[i] != (float)want)
+            ck_abort_msg("%s: row %lld of rank %d's shard is %g, expected %d (position %lld of "
+                         "the epoch's order: rank r takes positions r, r + world, r + 2 world, "
+                         "...%s)",
+                         what, (long long)i, rank, (double)got[i], want,
+                         (long long)(rank + i * world),
+                         rank + i * world >= n ? ", continuing from the order's start" : "");
+    }
+    ck_assert_msg(got_i64(key("%s.past", k)) == -7,
+                  "%s: the shard holds %lld rows, but the int after them was written",
+                  what, (long long)len);
+}
+
+JUDGE(shard_interleaves)
+{
+    for (int c = 0; c < N_SHARD_CFG; c++) {
+        int64_t n = shard_cfg[c].n;
+        int32_t order[32];
+        make_order(order, n, (uint32_t)c + 1);
+        for (int r = 0; r < shard_cfg[c].world; r++) {
+            char what[96];
+            snprintf(what, sizeof what, "%lld rows, %d ranks%s", (long long)n,
+                     shard_cfg[c].world, shard_cfg[c].drop ? ", drop_last" : "");
+            expect_shard(key("c%d.r%d", c, r), order, n, shard_cfg[c].world, r,
+                         shard_cfg[c].drop, what);
+        }
+        ck_assert_msg(got_i64(key("c%d.order_kept", c)), "dist_shard changed the order it was "
+                                                          "given (it must only read it)");
+    }
+}
+
+JUDGE(shard_edges)
+{
+    int32_t order[8];
+    make_order(order, 8, 99);
+    expect_shard("few", order, 2, 5, 3, false, "2 rows, 5 ranks");
+    expect_shard("drop", order, 5, 2, 1, true, "5 rows, 2 ranks, drop_last");
+    expect_shard("empty", order, 0, 2, 1, false, "an empty epoch");
+    static const char *const bad[] = {"world0", "rank_neg", "rank_big", "n_neg"};
+    static const char *const says[] = {"a world of 0 ranks", "rank -1", "rank 2 of 2",
+                                       "n = -1 rows"};
+    for (int i = 0; i < 4; i++) {
+        expect_written(bad[i], "dist_shard");
+        ck_assert_msg(got_rc(bad[i]) == ERR_ARG,
+                      "dist_shard with %s returned %d, expected ERR_ARG (%d)", says[i],
+                      got_rc(bad[i]), ERR_ARG);
+        got_guarded(key("%s.shard", bad[i]), says[i], 0);
+        ck_assert_msg(got_i64(key("%s.past", bad[i])) == -7,
+                      "dist_shard with %s wrote to the shard before refusing", says[i]);
+    }
+}
+#endif
+
+/* ---- ex06.2 bucket_flatten, bucket_unflatten ------------------------------------------- */
+
+#ifdef GRADE_RUNNER
+typedef struct HandBucket {
+    Param params[3];
+    BucketEntry entries[3];
+    Bucket b;
+} HandBucket;
+
+static void hand_bucket(HandBucket *h)
+{
+    memset(h, 0, sizeof *h);
+    int64_t n = BUCKET_FLOATS;
+    for (int p = 0; p < 3; p++) {
+        h->params[p].value = tensor_new(DTYPE_F32, device_cpu(), 1, &bucket_sizes[p]);
+        h->params[p].grad = tensor_new(DTYPE_F32, device_cpu(), 1, &bucket_sizes[p]);
+        ck_assert_msg(h->params[p].value && h->params[p].grad, "grader: out of memory");
+        for (int64_t k = 0; k < bucket_sizes[p]; k++) {
+            tensor_f32(h->params[p].grad)[k] = grad_value(p, k);
+            tensor_f32(h->params[p].value)[k] = -1.0f;
+        }
+        h->entries[p].param = &h->params[p];
+        h->entries[p].offset = bucket_offsets[p];
+    }
+    h->b.entries = h->entries;
+    h->b.n_entries = 3;
+    h->b.numel = n;
+    h->b.flat = tensor_new(DTYPE_F32, device_cpu(), 1, &n);
+    ck_assert_ptr_nonnull(h->b.flat);
+    for (int64_t i = 0; i < n; i++) tensor_f32(h->b.flat)[i] = UNTOUCHED;
+}
+
+static void hand_bucket_free(HandBucket *h)
+{
+    for (int p = 0; p < 3; p++) tensor_free(h->params[p].value), tensor_free(h->params[p].grad);
+    tensor_free(h->b.flat);
+}
+
+static void put_grads(const char *k, const HandBucket *h)
+{
+    for (int p = 0; p < 3; p++)
+        put_f32(key("%s.%d", k, p), tensor_f32(h->params[p].grad), bucket_sizes[p]);
+}
+
+RUN(flatten_places_each_gradient)
+{
+    HandBucket h;
+    hand_bucket(&h);
+    err_clear();
+    put_rc("rc", bucket_flatten(&h.b));
+    put_f32("flat", tensor_f32(h.b.flat), BUCKET_FLOATS);
+    put_grads("grad", &h);
+    hand_bucket_free(&h);
+}
+
+RUN(unflatten_restores_each_gradient)
+{
+    HandBucket h;
+    hand_bucket(&h);
+    for (int64_t i = 0; i < BUCKET_FLOATS; i++) tensor_f32(h.b.flat)[i] = flat_value(i);
+    for (int p = 0; p < 3; p++)
+        for (int64_t k = 0; k < bucket_sizes[p]; k++) tensor_f32(h.params[p].grad)[k] = -3.0f;
+    err_clear();
+    put_rc("rc", bucket_unflatten(&h.b));
+    put_f32("flat", tensor_f32(h.b.flat), BUCKET_FLOATS);
+    put_grads("grad", &h);
+    hand_bucket_free(&h);
+}
+#endif
+
+#ifdef GRADE_JUDGE
+/* The entry that float i of the bucket belongs to, or -1. */
+static int entry_of(int64_t i, int64_t *k)
+{
+    for (int p = 0; p < 3; p++)
+        if (i >= bucket_offsets[p] && i < bucket_offsets[p] + bucket_sizes[p]) {
+            *k = i - bucket_offsets[p];
+            return p;
+        }
+    return -1;
+}
+
+JUDGE(flatten_places_each_gradient)
+{
+    expect_ok("rc", "bucket_flatten");
+    const float *flat = got_f32("flat", BUCKET_FLOATS);
+    for (int64_t i = 0; i < BUCKET_FLOATS; i++) {
+        int64_t k = 0;
+        int p = entry_of(i, &k);
+        if (p < 0)
+            ck_assert_msg(flat[i] == UNTOUCHED,
+                          "float %lld of the bucket belongs to no entry and must be left as it "
+                          "was (%g), but is %g: a copy of more floats than the gradient holds, "
+                          "or at the wrong offset?",
+                          (long long)i, (double)UNTOUCHED, (double)flat[i]);
+        else
+            ck_assert_msg(flat[i] == grad_value(p, k),
+                          "float %lld of the bucket is %g, expected gradient %lld of entry %d "
+                          "(%g): entry e's gradient goes to the floats from e.offset on",
+                          (long long)i, (double)flat[i], (long long)k, p,
+                          (double)grad_value(p, k));
+    }
+    for (int p = 0; p < 3; p++) {
+        const float *g = got_f32(key("grad.%d", p), bucket_sizes[p]);
+        for (int64_t k = 0; k < bucket_sizes[p]; k++)
+            ck_assert_msg(g[k] == grad_value(p, k),
+                          "bucket_flatten changed gradient %lld of entry %d (it must only read "
+                          "the gradients)", (long long)k, p);
+    }
+}
+
+JUDGE(unflatten_restores_each_gradient)
+{
+    expect_ok("rc", "bucket_unflatten");
+    for (int p = 0; p < 3; p++) {
+        const float *g = got_f32(key("grad.%d", p), bucket_sizes[p]);
+        for (int64_t k = 0; k < bucket_sizes[p]; k++)
+            ck_assert_msg(g[k] == flat_value(bucket_offsets[p] + k),
+                          "gradient %lld of entry %d is %g, expected float %lld of the bucket "
+                          "(%g): the gradient must be overwritten with the bucket's floats from "
+                          "its offset on",
+                          (long long)k, p, (double)g[k], (long long)(bucket_offsets[p] + k),
+                          (double)flat_value(bucket_offsets[p] + k));
+    }
+    const float *flat = got_f32("flat", BUCKET_FLOATS);
+    for (int64_t i = 0; i < BUCKET_FLOATS; i++)
+        ck_assert_msg(flat[i] == flat_value(i),
+                      "bucket_unflatten changed float %lld of the bucket (it must only read it)",
+                      (long long)i);
+}
+#endif
+
+/* ---- the cases on several ranks: what the judge checks first ------------------------ */
+
+#ifdef GRADE_JUDGE
+/* The launch finished, and every rank ran to its end. */
+static void expect_ranks(int world, const char *collective)
+{
+    if (got_i64("ranks.timed_out"))
+        ck_abort_msg("the %d ranks were still running at the time limit and were stopped: a rank "
+                     "waits for ever in a collective that another rank never called (every rank "
+                     "must call %s, the same number of times, in the same order)",
+                     world, collective);
+    for (int r = 0; r < world; r++) {
+        if (got_has(key("r%d.fail", r)))
+            ck_abort_msg("rank %d: %s", r, got_str(key("r%d.fail", r)));
+        if (!got_i64(key("r%d.ended", r)))
+            ck_abort_msg("rank %d stopped before the end of the case (crashed?); the ranks' "
+                         "output ends with: %s",
+                         r, got_has("ranks.log") ? got_str("ranks.log") : "(nothing)");
+    }
+    ck_assert_msg(got_i64("ranks.status") == 0, "mpirun returned %lld; the ranks' output ends "
+                                                 "with: %s",
+                  (long long)got_i64("ranks.status"),
+                  got_has("ranks.log") ? got_str("ranks.log") : "(nothing)");
+}
+#endif
+
+/* ---- ex06.3 bucket_average ---------------------------------------------------------- */
+
+#ifdef GRADE_RUNNER
+static ProcessGroup *join(void)
+{
+    ProcessGroup *pg = NULL;
+    ck_assert_msg(dist_init("cpu", &pg) == ERR_OK, "grader: dist_init: %s", err_message());
+    return pg;
+}
+
+/* In every rank: a bucket of rank_value(rank, i), averaged. */
+static void rank_average(void)
+{
+    ProcessGroup *pg = join();
+    int64_t n = AVERAGE_FLOATS;
+    Bucket b = {0};
+    b.numel = n;
+    b.flat = tensor_new(DTYPE_F32, device_cpu(), 1, &n);
+    ck_assert_ptr_nonnull(b.flat);
+    for (int64_t i = 0; i < n; i++) tensor_f32(b.flat)[i] = rank_value(pg->rank, i);
+    put_i64("world", pg->world);
+    err_clear();
+    put_rc("rc", bucket_average(pg, &b));
+    put_f32("flat", tensor_f32(b.flat), n);
+    tensor_free(b.flat);
+    dist_finalize(pg);
+}
+
+RUN(average_on_two_ranks)
+{
+    run_ranks("average", 2, 20);
+}
+
+RUN(average_on_three_ranks)
+{
+    run_ranks("average", 3, 20);
+}
+#endif
+
+#ifdef GRADE_JUDGE
+static void expect_average(int world)
+{
+    expect_ranks(world, "dist_all_reduce_sum");
+    for (int r = 0; r < world; r++) {
+        const char *k = key("r%d.rc", r);
+        expect_ok(k, "bucket_average");
+        ck_assert_msg(got_i64(key("r%d.world", r)) == world, "grader: rank %d saw another world",
+                      r);
+        const float *got = got_f32(key("r%d.flat", r), AVERAGE_FLOATS);
+        for (int64_t i = 0; i < AVERAGE_FLOATS; i++) {
+            double sum = 0;
+            for (int q = 0; q < world; q++) sum += rank_value(q, i);
+            double want = sum / world;
+            if (fabs((double)got[i] - want) > 1e-5 * (1 + fabs(want))) {
+                const char *why = fabs((double)got[i] - sum) <= 1e-5 * (1 + fabs(sum))
+                                      ? ": that is the sum; divide it by the world size"
+                                  : fabs((double)got[i] - rank_value(r, i) / world) < 1e-5
+                                      ? ": that is this rank's own value divided, without the "
+                                        "all-reduce"
+                                  : fabs((double)got[i] - sum / 2) <= 1e-5 * (1 + fabs(sum))
+                                      ? ": that is the sum divided by 2; divide by pg->world"
+                                      : "";
+                ck_abort_msg("%d ranks: float %lld of rank %d's bucket is %g, expected the mean "
+                             "over the ranks, %g%s",
+                             world, (long long)i, r, (double)got[i], want, why);
+            }
+        }
+    }
+}
+
+JUDGE(average_on_two_ranks)
+{
+    expect_average(2);
+}
+
+JUDGE(average_on_three_ranks)
+{
+    expect_average(3);
+}
+#endif
+
+/* ---- ex06.4 dist_broadcast_parameters --------------------------------------------------- */
+
+#define BCAST_FLOATS 57 /* Linear(5, 6) and Linear(6, 3): 30 + 6 + 18 + 3 */
+
+#ifdef GRADE_RUNNER
+static void put_params(const char *k, Module *m, bool grads)
+{
+    ParamRef refs[8];
+    int np = module_parameters(m, refs, 8);
+    float all[BCAST_FLOATS];
+    int64_t at = 0;
+    for (int i = 0; i < np; i++) {
+        const Tensor *t = grads ? refs[i].param->grad : refs[i].param->value;
+        memcpy(all + at, tensor_f32(t), sizeof(float) * (size_t)t->numel);
+        at += t->numel;
+    }
+    ck_assert_msg(at == BCAST_FLOATS, "grader: the model has %lld floats", (long long)at);
+    put_f32(k, all, at);
+}
+
+/* In every rank: a model of its own, then rank root's values everywhere. */
+static void rank_broadcast(int root)
+{
+    ProcessGroup *pg = join();
+    Rng rng;
+    rng_seed(&rng, 100 + (uint64_t)pg->rank, 0);
+    int64_t hidden[1] = {6};
+    Module *m = mlp_new("mlp", 5, hidden, 1, 3, &rng);
+    ck_assert_ptr_nonnull(m);
+    ParamRef refs[8];
+    int np = module_parameters(m, refs, 8);
+    for (int i = 0; i < np; i++)
+        for (int64_t k = 0; k < refs[i].param->grad->numel; k++)
+            tensor_f32(refs[i].param->grad)[k] = -(float)(pg->rank + 1) * 0.5f - (float)k * 0.001f;
+    put_params("before", m, false);
+    put_params("grads_before", m, true);
+    err_clear();
+    put_rc("rc", dist_broadcast_parameters(pg, m, root));
+    put_params("after", m, false);
+    put_params("grads_after", m, true);
+    err_clear();
+    put_rc("bad", dist_broadcast_parameters(pg, m, pg->world));
+    err_clear();
+    put_rc("neg", dist_broadcast_parameters(pg, m, -1));
+    put_params("after_bad", m, false);
+    /* a model without parameters: nothing to send, but a bad root is still refused */
+    Module *none = relu_new("relu");
+    ck_assert_ptr_nonnull(none);
+    err_clear();
+    put_rc("none", dist_broadcast_parameters(pg, none, root));
+    err_clear();
+    put_rc("none_bad", dist_broadcast_parameters(pg, none, pg->world));
+    module_free(none);
+    /* what 200 more calls leave allocated, after 200 that let MPI's free lists settle */
+    for (int i = 0; i < 200; i++) (void)!dist_broadcast_parameters(pg, m, root);
+    size_t before = mallinfo2().uordblks;
+    for (int i = 0; i < 200; i++) (void)!dist_broadcast_parameters(pg, m, root);
+    put_i64("kept_bytes", (int64_t)mallinfo2().uordblks - (int64_t)before);
+    module_free(m);
+    dist_finalize(pg);
+}
+
+static void rank_broadcast0(void)
+{
+    rank_broadcast(0);
+}
+
+static void rank_broadcast1(void)
+{
+    rank_broadcast(1);
+}
+
+RUN(broadcast_from_rank0)
+{
+    run_ranks("broadcast0", 2, 20);
+}
+
+RUN(broadcast_from_rank1_of_three)
+{
+    run_ranks("broadcast1", 3, 20);
+}
+#endif
+
+#ifdef GRADE_JUDGE
+static void expect_broadcast(int world, int root)
+{
+    expect_ranks(world, "dist_broadcast for every parameter");
+    const float *src = got_f32(key("r%d.before", root), BCAST_FLOATS);
+    const float *other = got_f32(key("r%d.before", root == 0 ? 1 : 0), BCAST_FLOATS);
+    ck_assert_msg(memcmp(src, other, sizeof(float) * BCAST_FLOATS) != 0,
+                  "grader: the ranks' models started alike");
+    for (int r = 0; r < world; r++) {
+        expect_ok(key("r%d.rc", r), "dist_broadcast_parameters");
+        const float *after = got_f32(key("r%d.after", r), BCAST_FLOATS);
+        const float *own = got_f32(key("r%d.before", r), BCAST_FLOATS);
+        for (int64_t i = 0; i < BCAST_FLOATS; i++)
+            if (after[i] != src[i])
+                ck_abort_msg("%d ranks, root %d: float %lld of rank %d's parameters is %g, "
+                             "expected rank %d's %g%s",
+                             world, root, (long long)i, r, (double)after[i], root,
+                             (double)src[i],
+                             after[i] == own[i] ? " (it kept its own value: was every parameter "
+                                                  "broadcast, from the root given?)"
+                                                : "");
+        const float *g0 = got_f32(key("r%d.grads_before", r), BCAST_FLOATS);
+        const float *g1 = got_f32(key("r%d.grads_after", r), BCAST_FLOATS);
+        ck_assert_msg(memcmp(g0, g1, sizeof(float) * BCAST_FLOATS) == 0,
+                      "rank %d's gradients changed: only the parameters' values are broadcast",
+                      r);
+        static const char *const bad[] = {"bad", "neg"};
+        for (int b = 0; b < 2; b++) {
+            const char *k = key("r%d.%s", r, bad[b]);
+            ck_assert_msg(got_rc(k) == ERR_ARG,
+                          "dist_broadcast_parameters with root %d of %d ranks returned %d, "
+                          "expected ERR_ARG (%d)",
+                          b ? -1 : world, world, got_rc(k), ERR_ARG);
+        }
+        const float *kept = got_f32(key("r%d.after_bad", r), BCAST_FLOATS);
+        ck_assert_msg(memcmp(kept, after, sizeof(float) * BCAST_FLOATS) == 0,
+                      "a refused root changed rank %d's parameters", r);
+        ck_assert_msg(got_rc(key("r%d.none", r)) == ERR_OK,
+                      "dist_broadcast_parameters on a model without parameters returned %d, "
+                      "expected 0 (nothing to send): %s",
+                      got_rc(key("r%d.none", r)), got_rc_msg(key("r%d.none", r)));
+        ck_assert_msg(got_rc(key("r%d.none_bad", r)) == ERR_ARG,
+                      "dist_broadcast_parameters with root %d of %d ranks on a model without "
+                      "parameters returned %d, expected ERR_ARG: check the root yourself, not only "
+                      "through dist_broadcast", world, world, got_rc(key("r%d.none_bad", r)));
+        int64_t kept_bytes = got_i64(key("r%d.kept_bytes", r));
+        ck_assert_msg(kept_bytes < 16384,
+                      "200 calls of dist_broadcast_parameters left %lld bytes allocated on rank "
+                      "%d: free what each call allocates", (long long)kept_bytes, r);
+    }
+}
+
+JUDGE(broadcast_from_rank0)
+{
+    expect_broadcast(2, 0);
+}
+
+JUDGE(broadcast_from_rank1_of_three)
+{
+    expect_broadcast(3, 1);
+}
+#endif
+
+/* ---- Lesson 06 as a whole: DDP on 2 ranks trains as 1 process with twice the batch ----- */
+
+#define IRIS_FLOATS 83
+#define DDP_EPOCHS 3
+
+#ifdef GRADE_RUNNER
+/* Iris for DDP_EPOCHS epochs from iris_mlp_new(seed): on @p pg with the sampler's shard
+ * and a DDP wrapper, or (pg NULL) alone with a shuffled loader. Records weights @p k. */
+static void train_iris(ProcessGroup *pg, int64_t batch, const char *k)
+{
+    IrisData iris = {0};
+    ck_assert_msg(iris_data_load(iris_csv_path(), &iris) == ERR_OK, "grader: %s", err_message());
+    Module *model = iris_mlp_new(100 + (uint64_t)(pg ? pg->rank : 0));
+    ck_assert_ptr_nonnull(model);
+    DistSampler s = {0};
+    Loader *train = NULL, *val = NULL;
+    Trainer *t = NULL;
+    int rc = ERR_OK;
+    err_clear();
+    if (pg) {
+        DdpOptions o = {.bucket_mb = 48.0 / (1 << 20)};
+        model = ddp_new(pg, model, &o); /* the broadcast and the buckets: the exercises */
+        if (!model) rc = err_code();
+    }
+    LoaderOptions lo = {.batch_size = batch, .shuffle = pg == NULL, .seed = 7};
+    if (!rc && pg) rc = dist_sampler_init(&s, 120, pg->world, pg->rank, true, 7, false);
+    if (!rc && pg) rc = dist_sampler_loader(&s, iris.x_train, iris.train.y, device_cpu(), &lo, &train);
+    if (!rc && !pg) rc = loader_new(iris.x_train, iris.train.y, device_cpu(), &lo, &train);
+    LoaderOptions vo = {.batch_size = 30};
+    if (!rc) rc = loader_new(iris.x_test, iris.test.y, device_cpu(), &vo, &val);
+    Loss *loss = loss_cross_entropy_new();
+    Optimizer *opt = model ? optim_sgd_new(model, 0.2f) : NULL;
+    TrainerOptions to = {.epochs = DDP_EPOCHS, .autocast = DTYPE_F32, .loss_weight = 1.0f};
+    if (!rc && (!loss || !opt)) rc = err_code();
+    if (!rc) rc = trainer_new(model, train, val, loss, opt, NULL, device_cpu(), &to, &t);
+    if (!rc) rc = trainer_call(t, 0);
+    put_rc(key("%s.rc", k), rc);
+    if (!rc) {
+        ParamRef refs[8];
+        int np = module_parameters(model, refs, 8);
+        float w[IRIS_FLOATS];
+        int64_t at = 0;
+        for (int i = 0; i < np && at < IRIS_FLOATS; i++) {
+            memcpy(w + at, tensor_f32(refs[i].param->value),
+                   sizeof(float) * (size_t)refs[i].param->value->numel);
+            at += refs[i].param->value->numel;
+        }
+        put_f32(key("%s.w", k), w, at);
+    }
+    trainer_free(t);
+    optim_free(opt);
+    loss_free(loss);
+    loader_free(train);
+    loader_free(val);
+    dist_sampler_free(&s);
+    module_free(model);
+    iris_data_free(&iris);
+}
+
+static void rank_train(void)
+{
+    ProcessGroup *pg = join();
+    train_iris(pg, 8, "ddp");
+    dist_finalize(pg);
+}
+
+RUN(ddp_trains_as_one)
+{
+    run_ranks("train", 2, 40);
+    train_iris(NULL, 16, "one"); /* lib's own trainer, one process, no exercise of Lesson 06 */
+}
+#endif
+
+#ifdef GRADE_JUDGE
+JUDGE(ddp_trains_as_one)
+{
+    expect_ranks(2, "the same collectives (bucket_average, dist_broadcast_parameters)");
+    ck_assert_msg(got_rc("one.rc") == ERR_OK, "grader: the one-process run failed: %s",
+                  got_rc_msg("one.rc"));
+    const float *one = got_f32("one.w", IRIS_FLOATS);
+    for (int r = 0; r < 2; r++) {
+        const char *k = key("r%d.ddp.rc", r);
+        if (got_rc(k) != ERR_OK)
+            ck_abort_msg("training on 2 ranks failed on rank %d: %s", r, got_rc_msg(k));
+        const float *w = got_f32(key("r%d.ddp.w", r), IRIS_FLOATS);
+        double worst = 0;
+        int at = 0;
+        for (int i = 0; i < IRIS_FLOATS; i++)
+            if (fabs((double)w[i] - (double)one[i]) > worst)
+                worst = fabs((double)w[i] - (double)one[i]), at = i;
+        /* the two runs add the same gradients in another order: an ulp or so per step */
+        ck_assert_msg(worst <= 1e-6,
+                      "after %d epochs on 2 ranks with batch 8, rank %d's weight %d is %g; one "
+                      "process with batch 16 gets %g (%.3g apart, 1e-6 allowed): the ranks must "
+                      "start alike, take disjoint interleaved shards and average their gradients",
+                      DDP_EPOCHS, r, at, (double)w[at], (double)one[at], worst);
+    }
+}
+#endif
+
+#ifdef GRADE_RUNNER
+const RunCase rank_cases[] = {{"average", rank_average},
+                              {"broadcast0", rank_broadcast0},
+                              {"broadcast1", rank_broadcast1},
+                              {"train", rank_train}};
+const int n_rank_cases = (int)(sizeof rank_cases / sizeof rank_cases[0]);
+#endif
+
+/* name, exercise, function, what it checks, points, timeout (s), reference?, file */
+#define CASES(X)                                                                                   \
+    X(shard_interleaves, "06.1", "dist_shard",                                                     \
+      "every world-th row of the epoch's order; padding from the start, drop_last", 6, 5, 0, NULL) \
+    X(shard_edges, "06.1", "dist_shard",                                                           \
+      "fewer rows than ranks, an empty epoch, bad arguments refused", 4, 5, 0, NULL)               \
+    X(flatten_places_each_gradient, "06.2", "bucket_flatten",                                      \
+      "each gradient at its offset, the floats between left alone", 5, 5, 0, NULL)                 \
+    X(unflatten_restores_each_gradient, "06.2", "bucket_unflatten",                                \
+      "each gradient overwritten from its offset, the bucket only read", 4, 5, 0, NULL)            \
+    X(average_on_two_ranks, "06.3", "bucket_average", "2 real ranks: the mean on both", 5, 60, 0,  \
+      NULL)                                                                                        \
+    X(average_on_three_ranks, "06.3", "bucket_average",                                            \
+      "3 real ranks: the sum divided by the world size", 4, 60, 0, NULL)                           \
+    X(broadcast_from_rank0, "06.4", "dist_broadcast_parameters",                                   \
+      "2 real ranks: rank 0's values everywhere, gradients kept, bad roots refused", 5, 60, 0,     \
+      NULL)                                                                                        \
+    X(broadcast_from_rank1_of_three, "06.4", "dist_broadcast_parameters",                          \
+      "3 real ranks, root 1", 4, 60, 0, NULL)                                                      \
+    X(ddp_trains_as_one, "06", "all of Lesson 06",                                                 \
+      "2 ranks x batch 8 train as 1 process x batch 16 (within 1e-6)", 6, 90, 0, NULL)
+
+GRADED_SUITE("06", "Beyond one GPU: data-parallel training", "lessons/06_data_parallel/exercises.c",
+             CASES)
