@@ -434,7 +434,9 @@ static int run_worker(const LessonContext *ctx, const Options *o)
         if (lesson) {
             if (pg->rank == 0)
                 printf("  1. Processes and ranks: mpirun started %d copies of this program; "
-                       "each is a rank.\n     The engine: %s.\n", pg->world, pg->engine);
+                       "each is a rank.\n     The engine: %s%s.\n", pg->world, pg->engine,
+                       pg->staged ? "; GPU memory goes through host copies to it (no NCCL in "
+                                    "this build)" : "");
             rc = say_who(pg);
         }
         if (rc == ERR_OK)
