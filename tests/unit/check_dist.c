@@ -137,6 +137,52 @@ START_TEST(test_a_sampled_loader_serves_the_shard)
 }
 END_TEST
 
+/* A sampler that hands out a row the dataset does not have. */
+static int64_t bad_len(const void *self)
+{
+    (void)self;
+    return 3;
+}
+static int bad_rows(void *self, long epoch, int32_t *rows)
+{
+    (void)self, (void)epoch;
+    rows[0] = 0, rows[1] = 9, rows[2] = 1;
+    return ERR_OK;
+}
+
+START_TEST(test_bad_samplers_and_launches_are_refused)
+{
+    int64_t n = 4, nd[2] = {n, 1};
+    Tensor *x = tensor_new(DTYPE_F32, device_cpu(), 2, nd);
+    Tensor *y = tensor_new(DTYPE_I32, device_cpu(), 1, &n);
+    LoaderOptions o = {.batch_size = 2};
+    Loader *l;
+    Sampler bad = {NULL, bad_len, bad_rows};
+    ck_assert_int_eq(loader_new_sampled(x, y, device_cpu(), &o, bad, &l), ERR_OK);
+    ck_assert_int_eq(loader_begin(l, 1), ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(err_message(), "row 9 (position 1 of epoch 1)"));
+    Batch batch;
+    bool done = false;
+    ck_assert_int_eq(loader_next(l, &batch, &done), ERR_ARG); /* a refused epoch is no epoch */
+    loader_free(l);
+    Sampler half = {NULL, bad_len, NULL};
+    ck_assert_int_eq(loader_new_sampled(x, y, device_cpu(), &o, half, &l), ERR_ARG);
+    tensor_free(x), tensor_free(y);
+    /* launches: no ranks, no limit, no mpirun */
+    char *argv[] = {"true", NULL};
+    DistLaunch r;
+    DistLaunchOptions lo = {0, 5, NULL, true};
+    ck_assert_int_eq(dist_launch(&lo, argv, &r), ERR_ARG);
+    lo.ranks = 1, lo.limit_s = 0;
+    ck_assert_int_eq(dist_launch(&lo, argv, &r), ERR_ARG);
+    lo.limit_s = 5;
+    setenv("PATH", "/nonexistent", 1);
+    ck_assert_ptr_null(dist_launcher());
+    ck_assert_int_eq(dist_launch(&lo, argv, &r), ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err_message(), "openmpi-bin"));
+}
+END_TEST
+
 /* ---- buckets ------------------------------------------------------------------------ */
 
 START_TEST(test_buckets_follow_backward_and_round_trip)
@@ -429,6 +475,7 @@ Suite *dist_suite(void)
     tcase_add_test(tc, test_epochs_shuffle_alike_on_every_rank);
     tcase_add_test(tc, test_a_sampled_loader_serves_the_shard);
     tcase_add_test(tc, test_buckets_follow_backward_and_round_trip);
+    tcase_add_test(tc, test_bad_samplers_and_launches_are_refused);
     suite_add_tcase(s, tc);
     tc = tcase_create("launches");
     tcase_add_checked_fixture(tc, setup_dir, teardown_dir);
