@@ -22,8 +22,8 @@
 
 const char *dist_launcher(void)
 {
-    static char found[4096];
-    if (found[0]) return found;
+    static char found[4096]; /* searched again each call: PATH may have changed */
+    found[0] = '\0';
     const char *path = getenv("PATH");
     if (!path) path = "/usr/local/bin:/usr/bin:/bin";
     for (const char *p = path; *p;) {

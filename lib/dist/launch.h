@@ -39,7 +39,7 @@ typedef struct DistLaunch {
 /**
  * @brief The launcher on the PATH ("/usr/bin/mpirun"), or NULL when there is none.
  *
- * The path stays valid for the program's life.
+ * The path stays valid until the next call.
  */
 const char *dist_launcher(void);
 
