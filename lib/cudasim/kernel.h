@@ -260,6 +260,12 @@ static inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 b
                                        grid, block, sharedMem, stream};
     return cudasim::launch_pointed(cfg, func, args, std::index_sequence_for<P...>{});
 }
+/* The kernel cast to a pointer to void has lost its parameters' types, which
+ * the simulator needs to copy the arguments: refused when compiled. */
+cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                             size_t sharedMem = 0, cudaStream_t stream = 0)
+    __attribute__((error("the CUDA simulator needs the kernel itself, not a void pointer: "
+                         "cudaLaunchKernel(kernel, grid, block, args, ...), which nvcc takes too")));
 
 /* Atomics: threads never interrupt one another in the simulator, so a plain
  * read-modify-write is atomic. (On a GPU the order of atomic additions varies
