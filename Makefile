@@ -359,16 +359,18 @@ demos: deps gpu-status $(call LESSON37,$(IMPL))
 $(DEMOS:%=demo-%): demo-%: deps gpu-status $(call LESSON37,$(IMPL))
 	@$(call LESSON37,$(IMPL)) --part 3 --demo $* $(ARGS)
 
+# Sanitized builds run several times slower: their tests get four times Check's time limits.
+TEST_ENV = $(if $(filter 1,$(SAN)),CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-4})
 test: deps gpu-status
 	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
 	@$(MAKE) --no-print-directory $(UNIT_BIN) $(HOSTILE_BIN) $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
 	@echo "== unit tests of lib (CPU)"
-	@$(UNIT_BIN)
+	@$(TEST_ENV) $(UNIT_BIN)
 	@echo "== hostile inputs: the corpus of tests/hostile, every truncation, bit flips"
 	@$(HOSTILE_BIN)
 	@echo "== kernels and the simulator, on the CUDA simulator (CPU)"
-	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
+	@$(TEST_ENV) ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
 	@$(MAKE) --no-print-directory test-conformance
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0 $(GPU_TESTS); \
