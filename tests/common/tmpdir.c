@@ -16,6 +16,14 @@ void tmpdir_make(char *dir, size_t size, const char *prefix)
     ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
+void tmpdir_write(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 int tmpdir_remove(const char *dir)
 {
     chmod(dir, 0755); /* a test may have taken the rights away */

@@ -9,6 +9,9 @@
  * it cannot. */
 void tmpdir_make(char *dir, size_t size, const char *prefix);
 
+/* Write n bytes of data to path (made or replaced); fails the test if it cannot. */
+void tmpdir_write(const char *path, const void *data, size_t n);
+
 /* Remove dir and everything below it, making folders writable first; 0 when all went. */
 int tmpdir_remove(const char *dir);
 

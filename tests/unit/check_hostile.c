@@ -49,14 +49,6 @@ static const char *in_dir(const char *name)
     return p;
 }
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 static void assert_refused(int rc, const char *path, const char *words)
 {
     ck_assert_msg(rc != ERR_OK, "%s was accepted", path);
@@ -69,7 +61,7 @@ static void assert_refused(int rc, const char *path, const char *words)
 START_TEST(test_reads_have_a_size_limit)
 {
     const char *path = in_dir("ten.txt");
-    write_file(path, "0123456789", 10);
+    tmpdir_write(path, "0123456789", 10);
     char *text;
     size_t len;
     ck_assert_int_eq(fileio_read_max(path, 10, "test file", &text, &len), ERR_OK);
@@ -136,7 +128,7 @@ START_TEST(test_unaligned_files_are_read_aligned)
         ck_assert_uint_eq((uintptr_t)safetensors_find(st, "h")->data % 2, 0);
         safetensors_free(st);
         /* The same from a file. */
-        write_file(in_dir("odd.safetensors"), b, len);
+        tmpdir_write(in_dir("odd.safetensors"), b, len);
         ck_assert_int_eq(safetensors_load(in_dir("odd.safetensors"), &st), ERR_OK);
         ck_assert_mem_eq(safetensors_find(st, "a")->data, a, sizeof a);
         ck_assert_uint_eq((uintptr_t)safetensors_find(st, "a")->data % 4, 0);
@@ -176,7 +168,7 @@ START_TEST(test_a_resaved_file_is_not_called_corrupted)
     size_t len;
     unsigned char *bytes = st_bytes(h, (8 - strlen(h) % 8) % 8, d, sizeof d, &len);
     const char *again = in_dir("again.safetensors");
-    write_file(again, bytes, len);
+    tmpdir_write(again, bytes, len);
     free(bytes);
     assert_refused(safetensors_load(again, &st), again, "re-saved by another tool");
     ck_assert_ptr_nonnull(strstr(err_message(), "drop wb.crc32"));
@@ -187,7 +179,7 @@ START_TEST(test_a_resaved_file_is_not_called_corrupted)
     ck_assert_int_eq(fileio_read(path, &text, &len), ERR_OK);
     mine = (unsigned char *)text;
     mine[len - 2] ^= 1;
-    write_file(again, mine, len);
+    tmpdir_write(again, mine, len);
     free(text);
     assert_refused(safetensors_load(again, &st), again, "checksum mismatch");
     ck_assert_ptr_nonnull(strstr(err_message(), "corrupted"));

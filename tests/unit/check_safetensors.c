@@ -65,14 +65,6 @@ static unsigned char *read_bytes(const char *path, size_t *n)
     return buf;
 }
 
-static void write_bytes(const char *path, const void *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fwrite(p, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 /* Where the string needle first appears in hay (n bytes), or NULL. */
 static unsigned char *find_bytes(unsigned char *hay, size_t n, const char *needle)
 {
@@ -103,7 +95,7 @@ static void write_raw(const char *path, const char *header, size_t header_len, c
         snprintf(hex, sizeof hex, "%08x", (unsigned)crc32_z(0, file, size));
         memcpy(digits, hex, 8);
     }
-    write_bytes(path, file, size);
+    tmpdir_write(path, file, size);
     free(file);
 }
 
@@ -358,7 +350,7 @@ START_TEST(test_python_reads_what_we_write)
     size_t size;
     unsigned char *file = read_bytes(path, &size);
     file[size - 1] ^= 1;
-    write_bytes(path, file, size);
+    tmpdir_write(path, file, size);
     free(file);
     p = popen(cmd, "r");
     out[0] = '\0';
@@ -383,7 +375,7 @@ START_TEST(test_truncated_files_say_so)
     size_t cuts[] = {0, 5, 8, 8 + n / 2, 8 + n, 8 + n + data / 2, size - 1};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         size_t cut = cuts[k];
-        write_bytes(cut_path, file, cut);
+        tmpdir_write(cut_path, file, cut);
         char want[512];
         if (cut < 8)
             snprintf(want, sizeof want,
@@ -425,7 +417,7 @@ START_TEST(test_bit_flips_are_caught)
 
     /* The length prefix: a high bit makes it absurd, a low one shifts the header's end. */
     file[5] ^= 1;
-    write_bytes(bad, file, size);
+    tmpdir_write(bad, file, size);
     snprintf(want, sizeof want,
              "the header length is %zu bytes, more than the 100000000 a "
              "safetensors header may have: not a safetensors file, or its "
@@ -439,7 +431,7 @@ START_TEST(test_bit_flips_are_caught)
     size_t where[] = {0, 8, 8 + 20, 8 + n - 1, 8 + n, 8 + n + 30, size - 1};
     for (size_t k = 0; k < sizeof where / sizeof where[0]; k++) {
         file[where[k]] ^= 8;
-        write_bytes(bad, file, size);
+        tmpdir_write(bad, file, size);
         file[where[k]] ^= 8;
         SafeTensors *none = (SafeTensors *)1;
         ck_assert_int_eq(safetensors_load(bad, &none), ERR_FORMAT);
@@ -454,12 +446,12 @@ START_TEST(test_bit_flips_are_caught)
     /* A changed digit is a mismatch with the new digits; a non-digit is no checksum at all. */
     unsigned char keep = file[digits];
     file[digits] = keep == '0' ? '1' : '0';
-    write_bytes(bad, file, size);
+    tmpdir_write(bad, file, size);
     SafeTensors *none;
     ck_assert_int_eq(safetensors_load(bad, &none), ERR_FORMAT);
     ck_assert_ptr_nonnull(strstr(err_message(), "checksum mismatch (stored "));
     file[digits] = 'g';
-    write_bytes(bad, file, size);
+    tmpdir_write(bad, file, size);
     char got[16];
     memcpy(got, file + digits, 8);
     got[8] = '\0';
@@ -473,7 +465,7 @@ START_TEST(test_bit_flips_are_caught)
     /* A damaged checksum key is not mistaken for a file without a checksum. */
     unsigned char *key = find_bytes(file, size, "wb.crc32");
     key[7] ^= 1;
-    write_bytes(bad, file, size);
+    tmpdir_write(bad, file, size);
     key[7] ^= 1;
     assert_load_fails(bad, ERR_FORMAT,
                       "__metadata__ has the key \"wb.crc33\", a damaged "
@@ -483,14 +475,14 @@ START_TEST(test_bit_flips_are_caught)
     /* No single-bit flip anywhere in the file loads. */
     for (size_t i = 0; i < size; i++) {
         file[i] ^= (unsigned char)(1u << (i % 8));
-        write_bytes(bad, file, size);
+        tmpdir_write(bad, file, size);
         file[i] ^= (unsigned char)(1u << (i % 8));
         none = NULL;
         int rc = safetensors_load(bad, &none);
         ck_assert_msg(rc != ERR_OK, "a flip of bit %zu of byte %zu went unnoticed", i % 8, i);
         ck_assert_ptr_null(none);
     }
-    write_bytes(bad, file, size);
+    tmpdir_write(bad, file, size);
     ck_assert_int_eq(safetensors_load(bad, &none), ERR_OK);
     safetensors_free(none);
     free(file);
@@ -762,7 +754,7 @@ START_TEST(test_sigkill_during_save_keeps_the_old_file)
      * process that is still running (a save going on elsewhere) stays. */
     char mine[300], alive[300];
     snprintf(mine, sizeof mine, "%s.tmp-%ld", path, (long)getpid());
-    write_bytes(mine, "junk", 4);
+    tmpdir_write(mine, "junk", 4);
     pid_t sleeper = fork();
     ck_assert_int_ge(sleeper, 0);
     if (sleeper == 0) {
@@ -770,7 +762,7 @@ START_TEST(test_sigkill_during_save_keeps_the_old_file)
             pause();
     }
     snprintf(alive, sizeof alive, "%s.tmp-%ld", path, (long)sleeper);
-    write_bytes(alive, "busy", 4);
+    tmpdir_write(alive, "busy", 4);
     ck_assert_int_eq(safetensors_save(path, &t, 1, meta, 1), ERR_OK);
     ck_assert_int_ne(access(mine, F_OK), 0);
     ck_assert_msg(access(tmp, F_OK) != 0, "the killed save's %s is still there", tmp);
@@ -805,7 +797,7 @@ START_TEST(test_failed_saves_touch_nothing)
 
     /* A file where a folder should be. */
     path_in(dir, sizeof dir, "plain");
-    write_bytes(dir, "x", 1);
+    tmpdir_write(dir, "x", 1);
     snprintf(path, sizeof path, "%s/x.safetensors", dir);
     ck_assert_int_eq(safetensors_save(path, &t, 1, NULL, 0), ERR_IO);
     ck_assert_ptr_nonnull(strstr(err_message(), ": Not a directory (does the folder exist?)"));
