@@ -8,8 +8,10 @@
  * without a GradScaler, and the underflow it prevents; bad checkpoints and
  * configs refused with one message each, and a save killed half-way;
  * reproducibility on the CPU and, on a GPU, the atomics that break it and the
- * deterministic mode that fixes it. With --resume FILE, only a run resumed
- * from that checkpoint, to the configured epochs.
+ * deterministic mode that fixes it; the memory one step holds, an out of
+ * memory provoked with a limit, and the same step from accumulated
+ * micro-batches. With --resume FILE, only a run resumed from that checkpoint,
+ * to the configured epochs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
