@@ -361,24 +361,6 @@ static float *random_matrix(int64_t n, uint64_t seed)
     return m;
 }
 
-/* The largest |C[i] - ref(i)| / scale over a sample of entries, computed in
- * double as dot products: a check independent of any BLAS. */
-static double spot_check(const float *A, const float *B, const float *C, int64_t n)
-{
-    double worst = 0;
-    for (int s = 0; s < 64; s++) {
-        int64_t i = (s * 7919) % n, j = (s * 104729 + 13) % n;
-        double ref = 0, scale = 0;
-        for (int64_t k = 0; k < n; k++) {
-            ref += (double)A[i + k * n] * B[k + j * n];
-            scale += fabs((double)A[i + k * n] * B[k + j * n]);
-        }
-        double err = fabs(C[i + j * n] - ref) / (scale > 0 ? scale : 1);
-        if (err > worst) worst = err;
-    }
-    return worst;
-}
-
 /* --blas-child N: time one product with the kernel this process started with, print
  * the rate line for the parent (matmul_cpu_measure_child) and nothing else of note. */
 static int blas_child(long n)
@@ -658,7 +640,7 @@ static void gpu_matmul(Device gpu, long n, double cpu_gflops)
     }
     if (!rc) rc = device_copy(ref, device_cpu(), C, gpu, bytes);
     if (!rc) printf("    spot check against double-precision dot products: error %.1e\n",
-                    spot_check(hA, hB, ref, n));
+                    matmul_spot_check(hA, hB, ref, n));
     for (int v = 0; !rc && v < matmul_variants(); v++) {
         rc = matmul_device(gpu, v, A, B, C, n, n, n); /* warm-up: loads the kernel */
         if (!rc) rc = device_synchronize(gpu);

@@ -191,9 +191,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The largest |C[i, j] - ref| / (the sum of |terms|) over 64 entries, in double: a check
- * independent of any BLAS. */
-static double spot_check(const float *A, const float *B, const float *C, int64_t n)
+double matmul_spot_check(const float *A, const float *B, const float *C, int64_t n)
 {
     double worst = 0;
     for (int s = 0; s < 64; s++) {
@@ -244,7 +242,7 @@ int matmul_cpu_measure(int64_t n, int reps, MatmulRate *r)
         TRY_OR_DONE(matmul_cpu(A, B, C, n, n, n));
         times[i] = timer_now() - t0;
     }
-    r->error = spot_check(A, B, C, n);
+    r->error = matmul_spot_check(A, B, C, n);
     qsort(times, (size_t)reps, sizeof *times, cmp_double);
     r->median_s = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
     r->min_s = times[0];

@@ -124,6 +124,13 @@ double matmul_rate_gflops(const MatmulRate *r);
  */
 WB_MUST_CHECK int matmul_cpu_measure(int64_t n, int reps, MatmulRate *r);
 
+/**
+ * @brief How far the column-major N x N product @p C is from A B: the largest
+ * |C[i, j] - ref| / (the sum of |terms|) over 64 entries, computed in double
+ * as dot products (a check that depends on no BLAS).
+ */
+double matmul_spot_check(const float *A, const float *B, const float *C, int64_t n);
+
 /** @brief @p r as the one line a child prints ("wb-blas-rate kernel=... median=..."). */
 void matmul_rate_format(const MatmulRate *r, char *buf, size_t size);
 
