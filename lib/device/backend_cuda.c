@@ -540,15 +540,21 @@ static int cuda_copy_async(Device d, void *dst, const void *src, size_t bytes)
     return ERR_OK;
 }
 
-static int cuda_copy_wait(Device d)
+/* Make the work queued on @p d from now on wait for @p ev (NULL: nothing to wait for). */
+static int stream_wait(Device d, cudaEvent_t ev, const char *what)
 {
     cudaStream_t s = NULL;
     TRY(stream(d, &s));
     g_tl_armed = false; /* a wait between streams, not a box of the timeline */
-    if (!g_copied[d.index]) return ERR_OK; /* nothing was copied */
-    cudaError_t e = cudaStreamWaitEvent(s, g_copied[d.index], 0);
-    if (e != cudaSuccess) return cuda_error("cudaStreamWaitEvent", d, e);
+    if (!ev) return ERR_OK;
+    cudaError_t e = cudaStreamWaitEvent(s, ev, 0);
+    if (e != cudaSuccess) return cuda_error(what, d, e);
     return ERR_OK;
+}
+
+static int cuda_copy_wait(Device d)
+{
+    return stream_wait(d, g_copied[d.index], "cudaStreamWaitEvent"); /* NULL: nothing copied */
 }
 
 static void cuda_graph_free(BackendGraph *graph);
@@ -937,12 +943,8 @@ static int cuda_comm_broadcast(void *comm, Device d, void *p, size_t bytes, int 
 
 static int cuda_comm_wait(Device d)
 {
-    cudaStream_t s = NULL;
-    TRY(stream(d, &s));
-    if (!g_comm_done[d.index]) return ERR_OK; /* no collective yet */
-    cudaError_t e = cudaStreamWaitEvent(s, g_comm_done[d.index], 0);
-    if (e != cudaSuccess) return cuda_error("cudaStreamWaitEvent for the collectives", d, e);
-    return ERR_OK;
+    /* NULL: no collective yet */
+    return stream_wait(d, g_comm_done[d.index], "cudaStreamWaitEvent for the collectives");
 }
 
 static void cuda_comm_free(void *comm)
