@@ -17,7 +17,7 @@ if (dumb) {
     set grid
 }
 set title title noenhanced
-set xlabel "ranks (4: more ranks than cores here)"
+set xlabel "ranks (ranks beyond the machine's cores take turns on them: see the table)"
 set ylabel "efficiency (1 = perfect)"
 set xrange [0.5:4.5]
 set yrange [0:1.2]
