@@ -68,6 +68,10 @@ RUNS = [
                  "05_amp": "Mixed precision, from the history of the float16 run with a "
                            "GradScaler: the losses, and the loss scale with the epochs "
                            "that skipped steps marked"}},
+    {"id": "06", "args": ["--part", "6", "--quick"],
+     "figures": {"06_scaling": "Data-parallel training on 1, 2 and 4 CPU ranks (4 "
+                               "oversubscribed): the scaling efficiency of one step of a "
+                               "small and a wide model"}},
 ]
 # Figures drawn from a run's data files here rather than by the lesson itself:
 # NAME: (gnuplot script, the data file inside the run's output folder, title).
