@@ -80,6 +80,10 @@ static int copy_file(const char *from, const char *to)
     return rc ? err_set(ERR_IO, "cannot write %s: %s", to, strerror(errno)) : ERR_OK;
 }
 
+/* On the CUDA simulator every GPU thread runs on the CPU: its times are labelled so. */
+static bool g_sim_times;
+static const char *time_label(void) { return g_sim_times ? "sim time" : "time"; }
+
 static void print_epochs(const Trainer *t, long from, long to)
 {
     const History *h = &t->hist;
@@ -94,7 +98,7 @@ static void print_epochs(const Trainer *t, long from, long to)
 static void epochs_header(void)
 {
     printf("    %5s %11s %9s %8s %9s %9s\n", "epoch", "train loss", "val loss", "val acc", "lr",
-           "time");
+           time_label());
 }
 
 /* Largest difference between two models' parameters. */
@@ -151,6 +155,14 @@ static int section_trainer(const LessonContext *ctx, const ExperimentConfig *cfg
            device_str(e->device, dev, sizeof dev));
     printf("  callbacks: metrics logger, checkpoint saver%s\n",
            cfg->patience ? ", early stopping" : "");
+    DeviceInfo info;
+    g_sim_times = !device_is_host(e->device) && device_info(e->device, &info) == ERR_OK &&
+                  info.simulated;
+    err_clear();
+    if (g_sim_times)
+        printf("  (%s is the CUDA simulator: the \"sim time\" columns are the CPU's time running "
+               "every GPU thread,\n  not a GPU's; compare them with each other, not with the CPU "
+               "rows of other lessons)\n", dev);
     printf("  trainer_call(t, 3): trains epochs 1 to 3\n");
     epochs_header();
     int rc = trainer_call(e->trainer, 3);
@@ -258,7 +270,7 @@ static int amp_row(const ExperimentConfig *base, const char *root, const char *p
 static int amp_table(const ExperimentConfig *c, const char *root)
 {
     printf("    %-22s %8s %9s %15s %8s %12s %9s\n", "precision", "val acc", "val loss",
-           "grads lost", "skipped", "final scale", "time");
+           "grads lost", "skipped", "final scale", time_label());
     TRY(amp_row(c, root, "float32", false, "float32"));
     TRY(amp_row(c, root, "float16", false, "float16, no scaler"));
     TRY(amp_row(c, root, "float16", true, "float16 + GradScaler"));
