@@ -97,10 +97,11 @@ CFLAGS_LIB := $(CFLAGS_ALL) -Werror
 # Student code: warnings are shown but do not stop the build. It sees only the
 # headers of lib/ and kernels/ (through STUDENT_INC, which holds links to those two
 # folders, not the repository root), lists every file it read (-MD, for the include
-# check of tests/graded/check_student.pl) and puts each function in a section of
-# its own (for that script's call graph).
+# check of tests/graded/check_student.pl), puts each function in a section of
+# its own (for that script's call graph) and makes no jump tables (a switch's
+# table would be a jump through a pointer, which that script refuses).
 STUDENT_INC := $(BUILD_ROOT)/student-include
-STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections
+STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections -fno-jump-tables
 CFLAGS_EX  := -std=c11 $(OPT) $(WARN) $(STUDENT_ONLY) $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
 LDLIBS     := $(LIB_PKG_LIBS) $(LIBMVEC) -lm -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
