@@ -15,6 +15,13 @@
 #    "a system call". An exercise that reaches anything else is refused: it is
 #    replaced by a stub that fails its cases with the reason. What a constructor
 #    reaches must be allowed too, or the whole file is refused.
+#    In a C file, what an exercise reaches must also name functions only to call
+#    them: a function's address (its own or lib's, in code or stored in data) is
+#    refused, since an address plus a constant reaches any function of the
+#    program, listed or not. And it may not call through a pointer (call *, jmp *;
+#    student code is compiled with -fno-jump-tables, so the compiler makes none of
+#    its own), except in the exercises a lesson's list names with indirect-calls:
+#    there only in the exercise's own code (a pointer the caller hands in).
 # 3. Exports: OUT.o is the object with every global symbol but the lesson's
 #    exercise functions made local, so a student file cannot replace a function
 #    of lib, the C library or the grader, plus the stubs of refused exercises.
@@ -67,6 +74,7 @@ my $ex_key = $kind eq 'cu' ? 'cu-exercises' : 'exercises';
 my %exercise = map { $_ => 1 } @{$mine{$ex_key} || []};
 die "check_student: no $ex_key for lesson $lesson in $allow_dir/$lesson.txt\n" unless %exercise;
 my @calls = (@{$mine{calls} || []}, $kind eq 'cu' ? @{$mine{'cu-calls'} || []} : ());
+my %indirect_ok = map { $_ => 1 } @{$mine{'indirect-calls'} || []};
 
 # The other lessons' exercises, to say so when one is called.
 my %others;
@@ -81,13 +89,14 @@ for my $f (glob "$allow_dir/[0-9][0-9].txt") {
 sub glob_re { my $g = quotemeta shift; $g =~ s/\\\*/.*/g; qr/^$g$/ }
 my @allowed = map { glob_re($_) } @calls;
 my @refused = map { [glob_re($_->[0]), $_->[1]] } @{$mine{refuse} || []};
+my @data_names = map { glob_re($_) } @{$mine{data} || []};
 
 # lib's and the kernels' functions, to name them as such.
 my %libsym;
 for my $a (@libs) {
     next unless -e $a;
     for (`nm -g --defined-only "$a" 2>/dev/null`) {
-        $libsym{$1} = 1 if /^\S+\s+[TDBR]\s+(\S+)$/;
+        $libsym{$2} = $1 if /^\S+\s+([TDBRWVGSi])\s+(\S+)$/;
     }
 }
 
@@ -154,9 +163,16 @@ if ($deps && -e $deps) {
 # ---- 2. the call graph --------------------------------------------------------------------
 
 my (@sections, %sym_section, %sym_bind, %sym_type, %sec_index_of_sym, @symtab);
+my @sec_exec;    # by index: the section holds code
 for (`readelf -SW "$object"`) {
-    $sections[$1] = $2 if /^\s*\[\s*(\d+)\]\s+(\S+)/;
+    # [Nr] Name Type Address Off Size ES Flg Lk Inf Al (Flg may be empty)
+    next unless /^\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$/;
+    my ($n, $name, $rest) = ($1, $2, $3);
+    $sections[$n] = $name;
+    my @rest = split ' ', $rest;
+    $sec_exec[$n] = @rest == 4 && $rest[0] =~ /X/ ? 1 : 0;
 }
+my %sec_index = map { defined $sections[$_] ? ($sections[$_] => $_) : () } 0 .. $#sections;
 for (`readelf -sW "$object"`) {
     # Num: Value Size Type Bind Vis Ndx Name
     next unless /^\s*\d+:\s+\S+\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+(\S+)\s*(\S*)/;
@@ -169,16 +185,17 @@ for (`readelf -sW "$object"`) {
 }
 
 # Edges: section -> sections and undefined symbols its relocations name.
-my (%edges, %undef_refs);
+my (%edges, %undef_refs, @relocs);
 my $current;
 for (`readelf -rW "$object"`) {
     if (/^Relocation section '\.rela?([^']*)'/) {
         $current = $1;
         next;
     }
-    next unless defined $current && /^[0-9a-f]+\s+[0-9a-f]+\s+\S+\s+[0-9a-f]+\s+(\S+)/;
-    my $name = $1;
+    next unless defined $current && /^([0-9a-f]+)\s+[0-9a-f]+\s+(\S+)\s+[0-9a-f]+\s+(\S+)/;
+    my ($offset, $rtype, $name) = (hex $1, $2, $3);
     $name =~ s/@.*//;
+    push @relocs, [$current, $offset, $rtype, $name];
     my $ndx = $sym_section{$name};
     if (defined $ndx && $ndx =~ /^\d+$/) {
         $edges{$current}{$sections[$ndx]} = 1;
@@ -196,6 +213,118 @@ for (`readelf -rW "$object"`) {
         $undef_refs{$sec}{'(a system call)'} = 1
             if defined $sec && /\s(syscall|sysenter|int\s+\$0x80)\b/;
     }
+}
+
+# Addresses of functions and calls through pointers, by section (C files only: the
+# CUDA file's registration code and the C++ runtime take addresses of their own).
+my (%address_refs, %indirect_calls);
+if ($kind eq 'c') {
+    (my $src_abs = abs_path($source) // $source) =~ s{^\Q$root\E/}{};
+    # Where an instruction is: the function (its label) and the line of the source.
+    my (%insn_at, $sec, $label, $where);
+    for (`objdump -drlw "$object" 2>/dev/null`) {
+        chomp;
+        if (/^Disassembly of section (\S+):/) { ($sec, $label, $where) = ($1, undef, undef); next }
+        next unless defined $sec;
+        if (/^[0-9a-f]+ <(.+)>:$/) { $label = $1; next }
+        if (m{^(/?\S+?):(\d+)(?: \(discriminator \d+\))?$}) {
+            my ($path, $line) = ($1, $2);
+            my $abs = abs_path($path) // $path;
+            $abs =~ s{^\Q$root\E/}{};
+            $where = ($abs eq $src_abs || basename($path) eq basename($source))
+                   ? "line $line" : "$abs:$line";
+            next;
+        }
+        next unless /^\s*([0-9a-f]+):\t([0-9a-f ]+?)\s*\t([^\t]*)(.*)$/;
+        my ($at, $bytes, $text, $tail) = (hex $1, $2, $3, $4);
+        my @w = split ' ', $text;
+        shift @w while @w && $w[0] =~ /^(notrack|bnd|lock|rep\w*|data16|addr32|[c-gs]s|rex\S*)$/;
+        my ($op, $arg) = ($w[0] // '', $w[1] // '');
+        my @b = split ' ', $bytes;
+        my $insn = { sec => $sec, at => $at, len => scalar @b, op => $op,
+                     arg => $arg, func => $label // $sec, where => $where };
+        $insn_at{$sec}{$at} = $insn;
+        my $branch = $op =~ /^(call|jmp|j[a-z]{1,3}|lcall|ljmp)[lqw]?$/;
+        if ($branch && $arg =~ /^\*/ && $tail !~ /R_X86_64_(REX_)?GOTPCRELX?\b/) {
+            push @{$indirect_calls{$sec}}, $insn;
+        }
+    }
+    # Which instruction holds the byte at offset (for a relocation).
+    my $insn_of = sub {
+        my ($s, $off) = @_;
+        for my $back (0 .. 15) {
+            my $i = $insn_at{$s}{$off - $back};
+            return $i if $i && $off < $i->{at} + $i->{len};
+        }
+        return undef;
+    };
+    my $is_code = sub {
+        my ($name) = @_;
+        my $ndx = $sym_section{$name};
+        $ndx = $sec_index{$name} if !defined $ndx && defined $sec_index{$name};
+        return $sec_exec[$ndx] if defined $ndx && $ndx =~ /^\d+$/;
+        return 0 if grep { $name =~ $_ } @data_names;
+        return 0 if $libsym{$name} && $libsym{$name} =~ /^[DBRVGS]$/;
+        return 1;    # an undefined name: a function unless it is known to be data
+    };
+    my %object_in;   # data section -> the variable it holds
+    for my $s (@symtab) {
+        my ($name, $type, $bind, $ndx) = @$s;
+        $object_in{$sections[$ndx]} //= $name if $type eq 'OBJECT' && $ndx =~ /^\d+$/;
+    }
+    for my $r (@relocs) {
+        my ($rsec, $off, $rtype, $name) = @$r;
+        next if $rsec =~ /^\.(debug|eh_frame|note|init_array|fini_array|preinit_array|ctors|dtors)/;
+        next unless $is_code->($name);
+        my $ndx = $sec_index{$rsec};
+        (my $shown = $name) =~ s/^\.text(\.unlikely|\.hot|\.startup)?\.//;
+        if (defined $ndx && $sec_exec[$ndx]) {
+            my $i = $insn_of->($rsec, $off);
+            next if $i && $rtype =~ /^R_X86_64_(PLT32|PC32)$/ && $i->{arg} !~ /^\*/
+                && $i->{op} =~ /^(call|jmp|j[a-z]{1,3})[lqw]?$/ && $off + 4 == $i->{at} + $i->{len};
+            next if $i && $rtype =~ /GOTPCREL/ && $i->{arg} =~ /^\*/
+                && $i->{op} =~ /^(call|jmp)[lqw]?$/;    # a call through the GOT (-fno-plt)
+            my $in = $i ? "in $i->{func}" . ($i->{where} ? ", $i->{where}" : '') : "in $rsec";
+            push @{$address_refs{$rsec}}, "it takes the address of $shown ($in) instead of "
+                . "calling it: a function's address plus a constant is any function of the "
+                . "program, so an exercise may name a function only to call it";
+        } else {
+            (my $var = $object_in{$rsec} // $rsec) =~ s/^\.(data\.rel\.ro|data\.rel|data|rodata|bss)(\.local)?\.//;
+            push @{$address_refs{$rsec}}, "it stores the address of $shown in data ($var): "
+                . "a function's address plus a constant is any function of the program, so "
+                . "an exercise may name a function only to call it";
+        }
+    }
+}
+
+# The first reason to refuse an exercise's code (or a constructor's, $ex undefined)
+# for the addresses it takes or the calls it makes through pointers: sections reached.
+sub pointer_problem {
+    my ($ex, @secs) = @_;
+    for my $s (@secs) { return $address_refs{$s}[0] if $address_refs{$s} }
+    for my $s (@secs) {
+        next unless $indirect_calls{$s};
+        next if defined $ex && $indirect_ok{$ex}
+            && $s =~ /^\.text(\.unlikely|\.hot)?\.\Q$ex\E(\.(part|cold|constprop|isra)\.\d+)*$/;
+        my $i = $indirect_calls{$s}[0];
+        my $in = "in $i->{func}" . ($i->{where} ? ", $i->{where}" : '');
+        return "it calls through a pointer ($in): a computed target can be any function of "
+             . "the program, so an exercise of Lesson $lesson calls by name what "
+             . "tests/graded/allow/$lesson.txt lists"
+             . (defined $ex && $indirect_ok{$ex}
+                ? " (only $ex itself may call the pointer it is handed)" : '');
+    }
+    return undef;
+}
+
+sub reach_sections {
+    my @todo = @_;
+    my %seen;
+    while (defined(my $s = shift @todo)) {
+        next if $seen{$s}++;
+        push @todo, keys %{$edges{$s} || {}};
+    }
+    return sort { ($a eq $_[0] ? 0 : 1) <=> ($b eq $_[0] ? 0 : 1) || $a cmp $b } keys %seen;
 }
 
 sub reach {
@@ -225,6 +354,9 @@ if (@ctor) {
     my ($sym, $why) = first_problem(reach(@ctor));
     push @whole, "$file has code that runs when the program starts or ends, and "
                . calls_text($sym, $why) if defined $sym;
+    my $ptr = defined $sym ? undef : pointer_problem(undef, reach_sections(@ctor));
+    push @whole, "$file has code that runs when the program starts or ends, and $ptr"
+        if defined $ptr;
 }
 
 if (@whole) {
@@ -238,8 +370,10 @@ for my $ex (sort keys %exercise) {
     my $ndx = $sym_section{$ex};
     next unless defined $ndx && $ndx =~ /^\d+$/;    # not defined here: lib's stub message
     my ($sym, $why) = first_problem(reach($sections[$ndx]));
-    next unless defined $sym;
-    $refused_ex{$ex} = "$ex (in $file) was refused by the grader: " . calls_text($sym, $why);
+    my $text = defined $sym ? calls_text($sym, $why)
+             : pointer_problem($ex, reach_sections($sections[$ndx]));
+    next unless defined $text;
+    $refused_ex{$ex} = "$ex (in $file) was refused by the grader: $text";
     print "refused: $refused_ex{$ex}\n";
 }
 
