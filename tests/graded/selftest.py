@@ -128,6 +128,30 @@ def function_span(text, function, returns):
     return m.end(), end + 1
 
 
+def lib_offset(lesson, expr):
+    """@OFFSET(a-b)@ of forgeries.py: lib's function a less its function b in the runner
+    of lesson (two digits) built from the answers, from nm, as a student reads it."""
+    a, b = expr.split("-")
+    p = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
+                        "selftest-build: ; @echo $(BUILD)", "selftest-build"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    runner = os.path.join(p.stdout.strip().splitlines()[-1], "grade", "solutions", "run" + lesson)
+    p = subprocess.run(["make", "--no-print-directory", runner], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build %s for an offset:\n%s" % (runner, p.stdout[-3000:]))
+    nm = subprocess.run(["nm", os.path.join(ROOT, runner)], stdout=subprocess.PIPE,
+                        text=True).stdout
+    addr = {}
+    for line in nm.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "Tt":
+            addr[f[2]] = int(f[0], 16)
+    if a not in addr or b not in addr:
+        fail("%s has no %s or %s for an offset" % (runner, a, b))
+    return hex(addr[a] - addr[b])
+
+
 def make_copy(name, lesson, base, changes, filename="exercises.c"):
     """A folder laid out like lessons/ with lesson's file from base, changed."""
     src_dir = os.path.join(ROOT, "solutions" if base == "solutions" else "lessons", lesson)
@@ -143,6 +167,7 @@ def make_copy(name, lesson, base, changes, filename="exercises.c"):
     returns = 'extern "C" cudaError_t' if filename.endswith(".cu") else "int"
     for function, how, code in changes:
         code = code.replace("@ROOT@", ROOT)
+        code = re.sub(r"@OFFSET\(([\w-]+)\)@", lambda m: lib_offset(lesson[:2], m.group(1)), code)
         if how == "top":
             text = code + text
         elif how == "end":
