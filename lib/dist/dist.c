@@ -18,6 +18,22 @@ struct DistWork {
     bool queued;   /* on the device's engine (NCCL): finished by comm_wait */
 };
 
+/* What dist_counts() reports: kept here, never reset, so a caller compares two readings. */
+static DistCounts counts;
+
+DistCounts dist_counts(void)
+{
+    return counts;
+}
+
+/* An all-reduce of @p t is about to be sent. */
+static void count_all_reduce(const Tensor *t)
+{
+    counts.all_reduces++;
+    counts.floats_reduced += (uint64_t)t->numel;
+    counts.last_reduced = t->data;
+}
+
 static int group_ok(const ProcessGroup *pg, const char *op)
 {
     if (!pg || !pg->ops) return err_set(ERR_ARG, "%s: no process group (dist_init first)", op);
@@ -81,6 +97,7 @@ int dist_all_reduce_sum(ProcessGroup *pg, Tensor *t)
 {
     TRY(group_ok(pg, "dist_all_reduce_sum"));
     TRY(check_f32(t, "dist_all_reduce_sum"));
+    count_all_reduce(t);
     if (t->numel == 0) return ERR_OK;
     if (device_is_host(t->device)) return pg->ops->all_reduce(pg, tensor_f32(t), t->numel);
     const BackendOps *ops = tensor_ops(t);
@@ -100,6 +117,7 @@ int dist_all_reduce_start(ProcessGroup *pg, Tensor *t, DistWork **work)
     *work = NULL;
     TRY(group_ok(pg, "dist_all_reduce_start"));
     TRY(check_f32(t, "dist_all_reduce_start"));
+    count_all_reduce(t);
     DistWork *w = calloc(1, sizeof *w);
     if (!w) return err_set(ERR_NOMEM, "dist_all_reduce_start: out of memory");
     w->pg = pg;

@@ -131,6 +131,23 @@ WB_MUST_CHECK int dist_reduce_f64(ProcessGroup *pg, double *v, int n, DistOp op)
  */
 WB_MUST_CHECK int dist_all_gather(ProcessGroup *pg, const void *mine, size_t bytes, void *all);
 
+/** How many all-reduces this process made (dist_counts()). */
+typedef struct DistCounts {
+    uint64_t all_reduces;     /**< dist_all_reduce_sum() and dist_all_reduce_start() calls */
+    uint64_t floats_reduced;  /**< the floats of their tensors, all together */
+    const void *last_reduced; /**< the data of the last tensor all-reduced, or NULL */
+} DistCounts;
+
+/**
+ * @brief The all-reduces this process has made since it started (of tensors that passed
+ *        the calls' checks).
+ *
+ * Never reset: compare two readings. Like the counters of counters.h, it
+ * makes communication visible (one all-reduce per bucket per step, not one
+ * per parameter), and lets tests check it.
+ */
+DistCounts dist_counts(void);
+
 /** @brief `t.mul_(f)` for an f32 tensor on its device (the division after an all-reduce). */
 WB_MUST_CHECK int dist_scale(Tensor *t, float f);
 
