@@ -586,6 +586,10 @@ int main(int argc, char **argv)
             return usage(argv[0]);
     }
     const GradedLesson *L = &graded_lesson;
+    if (grade_seed_choose() != 0) {
+        perror("grader: GRADE_SEED");
+        return 1;
+    }
     if (list) {
         for (int i = 0; i < L->n_cases; i++)
             write_case(stdout, i, 0, "listed", "");

@@ -95,4 +95,17 @@ void records_free(RecordSet *set);
  * keys of its own. */
 const char *key(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The seed of this grading run: a number the judge draws when it starts (from
+ * /dev/urandom) and hands to the runners it starts, and they to their ranks, in
+ * the environment (GRADE_SEED; set it by hand to repeat a run). Cases whose
+ * inputs a student's code must not be able to predict draw them from it: the
+ * student's code cannot read the environment (check_student.pl refuses the
+ * calls), and the judge knows the seed without asking the runner. 0 when it
+ * is not set. */
+uint64_t grade_seed(void);
+
+/* In the judge, before it starts a runner: draw the seed when GRADE_SEED is not
+ * already set. Returns 0, or -1 when the environment cannot be set. */
+int grade_seed_choose(void);
+
 #endif
