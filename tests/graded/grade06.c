@@ -85,10 +85,19 @@ static const int64_t bucket_sizes[3] = {5, 1, 7}, bucket_offsets[3] = {2, 9, 11}
 #define BUCKET_FLOATS 21
 #define UNTOUCHED (-9.5f)
 
-/* The value rank r holds at float i of the bucket it averages. */
-static float rank_value(int r, int64_t i)
+/* The value rank r holds at float i of the bucket it averages: drawn from the seed of
+ * this grading run (grade_seed(), protocol.h), so that no formula written in advance
+ * gives the mean. Multiples of 1/64 in [-8, 8): the sums over the ranks are exact. */
+static float rank_value(uint64_t seed, int r, int64_t i)
 {
-    return (float)(i % 13) * 0.375f - 2.0f + (float)r * 1.5f + (float)(r * r) * 0.0625f * (float)(i % 5);
+    uint64_t h = seed ^ ((uint64_t)(r + 1) * 0x9E3779B97F4A7C15ull) ^
+                 ((uint64_t)(i + 1) * 0xBF58476D1CE4E5B9ull);
+    h ^= h >> 31;
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 29;
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    return (float)((int64_t)(h % 1024) - 512) / 64.0f;
 }
 #define AVERAGE_FLOATS 37
 
@@ -371,21 +380,30 @@ static ProcessGroup *join(void)
     return pg;
 }
 
-/* In every rank: a bucket of rank_value(rank, i), averaged. */
+/* In every rank: a bucket of rank_value(seed, rank, i), averaged, and the all-reduces
+ * that took (lib counts them, dist_counts()). */
 static void rank_average(void)
 {
+    uint64_t seed = grade_seed();
+    ck_assert_msg(seed != 0, "grader: GRADE_SEED is not set (the judge sets it)");
     ProcessGroup *pg = join();
     int64_t n = AVERAGE_FLOATS;
     Bucket b = {0};
     b.numel = n;
-    b.flat = tensor_new(DTYPE_F32, device_cpu(), 1, &n);
-    ck_assert_ptr_nonnull(b.flat);
-    for (int64_t i = 0; i < n; i++) tensor_f32(b.flat)[i] = rank_value(pg->rank, i);
+    Tensor *flat = tensor_new(DTYPE_F32, device_cpu(), 1, &n);
+    ck_assert_ptr_nonnull(flat);
+    b.flat = flat;
+    for (int64_t i = 0; i < n; i++) tensor_f32(flat)[i] = rank_value(seed, pg->rank, i);
     put_i64("world", pg->world);
+    DistCounts before = dist_counts();
     err_clear();
     put_rc("rc", bucket_average(pg, &b));
-    put_f32("flat", tensor_f32(b.flat), n);
-    tensor_free(b.flat);
+    DistCounts after = dist_counts();
+    put_i64("ar.calls", (int64_t)(after.all_reduces - before.all_reduces));
+    put_i64("ar.floats", (int64_t)(after.floats_reduced - before.floats_reduced));
+    put_i64("ar.on_flat", after.last_reduced == flat->data);
+    put_f32("flat", tensor_f32(flat), n);
+    tensor_free(flat);
     dist_finalize(pg);
 }
 
@@ -403,21 +421,34 @@ RUN(average_on_three_ranks)
 #ifdef GRADE_JUDGE
 static void expect_average(int world)
 {
+    uint64_t seed = grade_seed();
+    ck_assert_msg(seed != 0, "grader: GRADE_SEED is not set");
     expect_ranks(world, "dist_all_reduce_sum");
     for (int r = 0; r < world; r++) {
         const char *k = key("r%d.rc", r);
         expect_ok(k, "bucket_average");
         ck_assert_msg(got_i64(key("r%d.world", r)) == world, "grader: rank %d saw another world",
                       r);
+        int64_t calls = got_i64(key("r%d.ar.calls", r));
+        int64_t floats = got_i64(key("r%d.ar.floats", r));
+        ck_assert_msg(calls == 1 && floats == AVERAGE_FLOATS && got_i64(key("r%d.ar.on_flat", r)),
+                      "%d ranks: rank %d's bucket_average made %lld all-reduces of %lld floats in "
+                      "all%s; expected one, of the bucket's flat tensor (%d floats): "
+                      "dist_all_reduce_sum(pg, b->flat), then dist_scale()",
+                      world, r, (long long)calls, (long long)floats,
+                      calls > 0 && !got_i64(key("r%d.ar.on_flat", r))
+                          ? ", the last not of the bucket's flat tensor"
+                          : "",
+                      AVERAGE_FLOATS);
         const float *got = got_f32(key("r%d.flat", r), AVERAGE_FLOATS);
         for (int64_t i = 0; i < AVERAGE_FLOATS; i++) {
             double sum = 0;
-            for (int q = 0; q < world; q++) sum += rank_value(q, i);
+            for (int q = 0; q < world; q++) sum += rank_value(seed, q, i);
             double want = sum / world;
             if (fabs((double)got[i] - want) > 1e-5 * (1 + fabs(want))) {
                 const char *why = fabs((double)got[i] - sum) <= 1e-5 * (1 + fabs(sum))
                                       ? ": that is the sum; divide it by the world size"
-                                  : fabs((double)got[i] - rank_value(r, i) / world) < 1e-5
+                                  : fabs((double)got[i] - rank_value(seed, r, i) / world) < 1e-5
                                       ? ": that is this rank's own value divided, without the "
                                         "all-reduce"
                                   : fabs((double)got[i] - sum / 2) <= 1e-5 * (1 + fabs(sum))
@@ -602,6 +633,36 @@ JUDGE(broadcast_from_rank1_of_three)
 #define DDP_EPOCHS 3
 
 #ifdef GRADE_RUNNER
+/* What the DDP wrapper's buckets did in training: lib's count of backward passes and
+ * buckets, the all-reduces made meanwhile, and (after the last step, whose averaged
+ * gradients unflatten wrote back) each bucket's flat tensor beside its gradients. */
+static void put_buckets(const char *k, Module *model, DistCounts before, DistCounts after)
+{
+    DdpStats st = ddp_stats(model);
+    put_i64(key("%s.steps", k), st.steps);
+    int nb = 0;
+    const Bucket *b = ddp_buckets(model, &nb);
+    put_i64(key("%s.buckets", k), nb);
+    put_i64(key("%s.ar.calls", k), (int64_t)(after.all_reduces - before.all_reduces));
+    put_i64(key("%s.ar.floats", k), (int64_t)(after.floats_reduced - before.floats_reduced));
+    float flat[IRIS_FLOATS];
+    int64_t at = 0;
+    double worst = 0;
+    for (int i = 0; i < nb; i++) {
+        const float *f = tensor_f32(b[i].flat);
+        for (int64_t j = 0; j < b[i].numel && at < IRIS_FLOATS; j++) flat[at++] = f[j];
+        for (int e = 0; e < b[i].n_entries; e++) {
+            const Tensor *g = b[i].entries[e].param->grad;
+            for (int64_t j = 0; j < g->numel; j++) {
+                double d = fabs((double)f[b[i].entries[e].offset + j] - (double)tensor_f32(g)[j]);
+                if (!(d <= worst)) worst = d; /* a NaN counts as far apart */
+            }
+        }
+    }
+    put_f32(key("%s.flat", k), flat, at);
+    put_f64(key("%s.flat_vs_grad", k), worst);
+}
+
 /* Iris for DDP_EPOCHS epochs from iris_mlp_new(seed): on @p pg with the sampler's shard
  * and a DDP wrapper, or (pg NULL) alone with a shuffled loader. Records weights @p k. */
 static void train_iris(ProcessGroup *pg, int64_t batch, const char *k)
@@ -616,7 +677,8 @@ static void train_iris(ProcessGroup *pg, int64_t batch, const char *k)
     int rc = ERR_OK;
     err_clear();
     if (pg) {
-        DdpOptions o = {.bucket_mb = 48.0 / (1 << 20)};
+        /* 200 bytes: buckets of 43 and 40 floats, the first with three gradients */
+        DdpOptions o = {.bucket_mb = 200.0 / (1 << 20)};
         model = ddp_new(pg, model, &o); /* the broadcast and the buckets: the exercises */
         if (!model) rc = err_code();
     }
@@ -631,8 +693,11 @@ static void train_iris(ProcessGroup *pg, int64_t batch, const char *k)
     TrainerOptions to = {.epochs = DDP_EPOCHS, .autocast = DTYPE_F32, .loss_weight = 1.0f};
     if (!rc && (!loss || !opt)) rc = err_code();
     if (!rc) rc = trainer_new(model, train, val, loss, opt, NULL, device_cpu(), &to, &t);
+    DistCounts before = dist_counts();
     if (!rc) rc = trainer_call(t, 0);
+    DistCounts after = dist_counts();
     put_rc(key("%s.rc", k), rc);
+    if (!rc && pg) put_buckets(k, model, before, after);
     if (!rc) {
         ParamRef refs[8];
         int np = module_parameters(model, refs, 8);
@@ -664,8 +729,12 @@ static void rank_train(void)
 
 RUN(ddp_trains_as_one)
 {
+#ifdef GRADE_REFERENCE
+    /* lib's own trainer with the answers, one process, no exercise of Lesson 06 */
+    train_iris(NULL, 16, "one");
+#else
     run_ranks("train", 2, 40);
-    train_iris(NULL, 16, "one"); /* lib's own trainer, one process, no exercise of Lesson 06 */
+#endif
 }
 #endif
 
@@ -673,13 +742,42 @@ RUN(ddp_trains_as_one)
 JUDGE(ddp_trains_as_one)
 {
     expect_ranks(2, "the same collectives (bucket_average, dist_broadcast_parameters)");
-    ck_assert_msg(got_rc("one.rc") == ERR_OK, "grader: the one-process run failed: %s",
-                  got_rc_msg("one.rc"));
-    const float *one = got_f32("one.w", IRIS_FLOATS);
+    ck_assert_msg(ref_i64("one.rc") == ERR_OK, "grader: the reference one-process run failed");
+    /* the reference run: lib's trainer with the answers, so that neither run can be skipped */
+    const float *one = ref_f32("one.w", IRIS_FLOATS);
+    const float *flat0 = NULL;
     for (int r = 0; r < 2; r++) {
         const char *k = key("r%d.ddp.rc", r);
         if (got_rc(k) != ERR_OK)
             ck_abort_msg("training on 2 ranks failed on rank %d: %s", r, got_rc_msg(k));
+        int64_t steps = got_i64(key("r%d.ddp.steps", r));
+        int64_t buckets = got_i64(key("r%d.ddp.buckets", r));
+        int64_t calls = got_i64(key("r%d.ddp.ar.calls", r));
+        int64_t floats = got_i64(key("r%d.ddp.ar.floats", r));
+        ck_assert_msg(steps > 0 && buckets == 2,
+                      "rank %d: the DDP wrapper saw %lld backward passes with %lld buckets "
+                      "(expected some, with 2 buckets): did the trainer train?",
+                      r, (long long)steps, (long long)buckets);
+        ck_assert_msg(calls == steps * buckets && floats == steps * IRIS_FLOATS,
+                      "rank %d made %lld all-reduces of %lld floats in %lld steps; expected one "
+                      "per bucket per step (%lld), of the %d gradient floats per step (%lld): "
+                      "bucket_average all-reduces the bucket's flat tensor, not each gradient",
+                      r, (long long)calls, (long long)floats, (long long)steps,
+                      (long long)(steps * buckets), IRIS_FLOATS,
+                      (long long)(steps * IRIS_FLOATS));
+        double apart = got_f64(key("r%d.ddp.flat_vs_grad", r));
+        ck_assert_msg(apart == 0,
+                      "rank %d: after the last step, a bucket's flat tensor and the gradients it "
+                      "holds differ by up to %g: the gradients must go into the bucket "
+                      "(bucket_flatten), be averaged there (bucket_average) and come back from it "
+                      "(bucket_unflatten)",
+                      r, apart);
+        const float *flat = got_f32(key("r%d.ddp.flat", r), IRIS_FLOATS);
+        if (!flat0) flat0 = flat;
+        else
+            ck_assert_msg(memcmp(flat0, flat, sizeof(float) * IRIS_FLOATS) == 0,
+                          "after the last step the two ranks' buckets differ: each must hold the "
+                          "mean over the ranks");
         const float *w = got_f32(key("r%d.ddp.w", r), IRIS_FLOATS);
         double worst = 0;
         int at = 0;
@@ -724,7 +822,7 @@ const int n_rank_cases = (int)(sizeof rank_cases / sizeof rank_cases[0]);
     X(broadcast_from_rank1_of_three, "06.4", "dist_broadcast_parameters",                          \
       "3 real ranks, root 1", 4, 60, 0, NULL)                                                      \
     X(ddp_trains_as_one, "06", "all of Lesson 06",                                                 \
-      "2 ranks x batch 8 train as 1 process x batch 16 (within 1e-6)", 6, 90, 0, NULL)
+      "2 ranks x batch 8 train as 1 process x batch 16 (within 1e-6)", 6, 90, 1, NULL)
 
 GRADED_SUITE("06", "Beyond one GPU: data-parallel training", "lessons/06_data_parallel/exercises.c",
              CASES)
