@@ -5,8 +5,10 @@
  * shuffle and the expected shard are computed by code both halves share,
  * independent of lib), gradients and bucket contents that are formulas of
  * their position, means computed by the judge from the values each rank
- * started with, and for the whole lesson lib's own trainer on one process
- * with twice the batch. The cases that need communication run as 2 or 3 real
+ * started with (drawn from the grading run's seed, grade_seed(), so that they
+ * cannot be known in advance), lib's count of the all-reduces made
+ * (dist_counts()), and for the whole lesson lib's own trainer with the
+ * answers on one process with twice the batch (the reference run). The cases that need communication run as 2 or 3 real
  * ranks under mpirun (run_ranks(), runner.h), under a time limit, so code
  * where one rank never calls a collective fails with a message instead of
  * hanging the grader.
@@ -455,8 +457,10 @@ static void expect_average(int world)
                                       ? ": that is the sum divided by 2; divide by pg->world"
                                       : "";
                 ck_abort_msg("%d ranks: float %lld of rank %d's bucket is %g, expected the mean "
-                             "over the ranks, %g%s",
-                             world, (long long)i, r, (double)got[i], want, why);
+                             "over the ranks, %g%s (the values come from this grading run's "
+                             "seed: GRADE_SEED=%llu make grade repeats them)",
+                             world, (long long)i, r, (double)got[i], want, why,
+                             (unsigned long long)seed);
             }
         }
     }
