@@ -22,19 +22,6 @@
 #include "lib/dist/launch.h"
 #include "protocol.h"
 
-/* The address space this process has mapped now (the first field of
- * /proc/self/statm, in pages), 0 when it cannot be read. */
-static rlim_t mapped_bytes(void)
-{
-    unsigned long pages = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f) {
-        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
-        fclose(f);
-    }
-    return (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
-}
-
 #define MEMORY_LIMIT_MB 2048
 
 static int out_fd = -1;
@@ -319,18 +306,7 @@ int main(int argc, char **argv)
     sanitized = 1;
 #endif
     if (strcmp(device_backend(), "CUDA") != 0 && !sanitized) {
-        /* The simulator reserves the address space of its device memory (and of
-         * its shadow) at its first allocation: a region far bigger than any
-         * limit, of which only what is allocated is ever used. Reserve it now,
-         * and let the case map MEMORY_LIMIT_MB more than the process holds. */
-        if (device_cuda_built()) {
-            void *p = NULL;
-            if (device_alloc(device_cuda(0), 1, &p) == ERR_OK) device_free(device_cuda(0), p, 1);
-            device_reset_peak_memory(device_cuda(0));
-            err_clear();
-        }
-        rlim_t limit = mapped_bytes() + ((rlim_t)MEMORY_LIMIT_MB << 20);
-        struct rlimit r = {limit, limit};
+        struct rlimit r = {(rlim_t)MEMORY_LIMIT_MB << 20, (rlim_t)MEMORY_LIMIT_MB << 20};
         setrlimit(RLIMIT_AS, &r);
     }
     c->run();
