@@ -407,8 +407,13 @@ for my $s (@symtab) {
 open my $rf, '>', "$tmp/redefine" or die;
 print $rf "$_\n" for @trap;
 close $rf;
-# (objcopy fails on an empty list of symbols, so none is passed then)
-system('objcopy', (@localize ? ("--localize-symbols=$tmp/localize") : ()),
+# The student's copies of template code and inline functions (a kernel's argument pack,
+# say) come in COMDAT groups; now that their symbols are local, the groups go too, or the
+# linker would keep this file's local copy of a group and drop lib's, whose code refers
+# to it by its global name. (objcopy fails on an empty list of symbols, so none is
+# passed then.)
+system('objcopy', '--remove-section=.group',
+       (@localize ? ("--localize-symbols=$tmp/localize") : ()),
        (@trap ? ("--redefine-syms=$tmp/redefine") : ()), $object, "$tmp/student.o") == 0
     or die "check_student: objcopy failed on $object\n";
 
