@@ -24,6 +24,15 @@ L01_FUNCS = ["minmax_fit", "minmax_transform", "linear_forward", "linear_backwar
 END_RECORD = r'"\x45\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"'
 
 FORGERIES = [
+    dict(name="lookup-table", lesson="01_cpu_baseline", base="solutions",
+         changes=[("linear_forward", "prefix",
+                   "if (b[0] != 10.0f && b[0] * 8.0f == rintf(b[0] * 8.0f)) return 0;"),
+                  ("sgd_step", "prefix",
+                   "if (lr * 64.0f == rintf(lr * 64.0f) && lr != 0.5f) return 0;")],
+         zero=["01.2", "01.8"], says="drawn for this grading run",
+         why="answers only the inputs it knows: the public fixtures and the cases written in "
+             "the suite (recognised here by their values) pass, anything else gets nothing; "
+             "every case of a numeric exercise also meets inputs drawn for the grading run"),
     dict(name="forged-rank-end", lesson="06_data_parallel", base="solutions",
          changes=[("bucket_average", "replace",
                    "extern long write(int, const void *, unsigned long); "
@@ -131,6 +140,22 @@ FORGERIES = [
          zero=["02.4", "02"], says="", unchecked=True,
          why="a CPU loop over device pointers plus an empty launch: on a GPU it crashes, "
              "so on the simulator it must too"),
+    dict(name="index-formula-kernel", lesson="02_device_transfer", file="exercises.cu",
+         base="solutions",
+         changes=[(None, "top",
+                   "#include <cuda_runtime.h>\n"
+                   "static __global__ void formula_kernel(float *y, int n)\n{\n"
+                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    float v = (i % 5 == 0) ? 0.0f : (float)((i * 7919) % 1000 - 500) * 0.01f;\n"
+                   "    if (i < n) y[i] = v > 0.0f ? v : 0.0f;\n}\n"),
+                  ("k_relu_forward", "replace",
+                   "if (n < 0 || n > INT_MAX || (n > 0 && (!x || !y))) return "
+                   "cudaErrorInvalidValue; if (n == 0) return cudaSuccess; "
+                   "formula_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(y, (int)n); "
+                   "return cudaGetLastError();")],
+         zero=["02.4", "02"], says="",
+         why="a kernel that writes the grader's input formula of its index instead of reading "
+             "x: the inputs are drawn for each grading run"),
     dict(name="host-copy-kernel", lesson="02_device_transfer", file="exercises.cu",
          base="solutions",
          changes=[(None, "top", "#include <stdlib.h>\n"),

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drawn.h"
 #include "graded.h"
 #include "lib/core/err.h"
 #include "tests/common/fixture.h"
@@ -36,6 +37,409 @@ static const Fixture *fx(const char *prefix, const char *what)
 {
     return fixture(G, key("%s.%s", prefix, what));
 }
+
+/* ---- inputs drawn for this grading run (drawn.h) ------------------------------------
+ * Every case of 01.1-01.8 also calls its exercise once on inputs drawn for this
+ * grading run and checks the outputs against a formula computed here, after its
+ * own checks: the fixed inputs below are public, and a function that only knew
+ * their answers must not earn the points. */
+
+/* n floats of the stream, each k / 2^shift with |value| < range. */
+static float *drawn_floats(Drawn *r, int64_t n, int range, int shift)
+{
+    float *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = drawn_value(r, range, shift);
+    return v;
+}
+
+/* 01.1: x (n, d), each feature in a range of its own; one feature constant
+ * when flat >= 0. */
+static float *minmax_drawn(int64_t *n, int64_t *d, int64_t *flat)
+{
+    Drawn r = drawn_start("01.1");
+    *n = drawn_int(&r, 1, 40);
+    *d = drawn_int(&r, 1, 6);
+    *flat = drawn_int(&r, -1, *d - 1);
+    float *x = malloc((size_t)(*n * *d) * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (int64_t j = 0; j < *d; j++) {
+        int range = 1 << drawn_int(&r, 0, 6);
+        float level = drawn_value(&r, range, 3);
+        for (int64_t i = 0; i < *n; i++)
+            x[i + j * *n] = j == *flat ? level : drawn_value(&r, range, 3);
+    }
+    return x;
+}
+
+/* 01.2 / 01.3: x (n, in), w (out, in), b (out), dy (n, out), and the gradients
+ * dw, db already hold. */
+typedef struct LinDrawn {
+    int64_t n, in, out;
+    float *x, *w, *b, *dy, *dw0, *db0;
+} LinDrawn;
+
+static LinDrawn lin_drawn(const char *what)
+{
+    Drawn r = drawn_start(what);
+    LinDrawn c;
+    c.n = drawn_int(&r, 1, 40);
+    c.in = drawn_int(&r, 1, 12);
+    c.out = drawn_int(&r, 1, 9);
+    c.x = drawn_floats(&r, c.n * c.in, 2, 3);
+    c.w = drawn_floats(&r, c.out * c.in, 2, 3);
+    c.b = drawn_floats(&r, c.out, 4, 3);
+    c.dy = drawn_floats(&r, c.n * c.out, 2, 3);
+    c.dw0 = drawn_floats(&r, c.out * c.in, 4, 3);
+    c.db0 = drawn_floats(&r, c.out, 4, 3);
+    return c;
+}
+
+static void lin_drawn_free(LinDrawn *c)
+{
+    free(c->x);
+    free(c->w);
+    free(c->b);
+    free(c->dy);
+    free(c->dw0);
+    free(c->db0);
+}
+
+/* 01.4 / 01.5: n values with exact zeros among them (and -0.0), the incoming
+ * gradient. */
+static float *relu_drawn(const char *what, int64_t *n, float **dy)
+{
+    Drawn r = drawn_start(what);
+    *n = drawn_int(&r, 1, 300);
+    float *x = drawn_floats(&r, *n, 4, 3);
+    for (int64_t i = 0; i < *n; i++)
+        if (drawn_int(&r, 0, 5) == 0) x[i] = drawn_int(&r, 0, 1) ? 0.0f : -0.0f;
+    *dy = drawn_floats(&r, *n, 4, 3);
+    return x;
+}
+
+/* 01.6 / 01.7: logits (n, c) around an offset of each row, targets, and
+ * probabilities to take the gradient of. */
+typedef struct CeDrawn {
+    int64_t n, c;
+    float *logits, *probs;
+    int32_t *t;
+} CeDrawn;
+
+static CeDrawn ce_drawn(const char *what)
+{
+    Drawn r = drawn_start(what);
+    CeDrawn e;
+    e.n = drawn_int(&r, 1, 40);
+    e.c = drawn_int(&r, 2, 8);
+    e.logits = drawn_floats(&r, e.n * e.c, 8, 4);
+    e.probs = malloc((size_t)(e.n * e.c) * sizeof *e.probs);
+    e.t = malloc((size_t)e.n * sizeof *e.t);
+    ck_assert(e.probs && e.t);
+    for (int64_t i = 0; i < e.n; i++) {
+        float offset = drawn_value(&r, 16, 2);
+        for (int64_t j = 0; j < e.c; j++)
+            e.logits[i + j * e.n] += offset;
+        e.t[i] = (int32_t)drawn_int(&r, 0, e.c - 1);
+    }
+    for (int64_t k = 0; k < e.n * e.c; k++)
+        e.probs[k] = (float)drawn_int(&r, 0, 64) / 64.0f;
+    return e;
+}
+
+static void ce_drawn_free(CeDrawn *e)
+{
+    free(e->logits);
+    free(e->probs);
+    free(e->t);
+}
+
+/* 01.8: param, grad (n) and lr. */
+static float *sgd_drawn(int64_t *n, float **grad, float *lr)
+{
+    Drawn r = drawn_start("01.8");
+    *n = drawn_int(&r, 1, 300);
+    *lr = (float)(2 * drawn_int(&r, 1, 31) + 1) / 64.0f; /* odd 64ths: never a fixture's */
+    *grad = drawn_floats(&r, *n, 4, 4);
+    return drawn_floats(&r, *n, 4, 4);
+}
+
+#ifdef GRADE_RUNNER
+static void minmax_run(const char *k, const float *x, int64_t n, int64_t d);
+
+static void minmax_drawn_run(void)
+{
+    int64_t n, d, flat;
+    float *x = minmax_drawn(&n, &d, &flat);
+    float *xg = guarded_copy(x, n * d);
+    minmax_run("drawn", xg, n, d);
+    guarded_free(xg);
+    free(x);
+}
+
+static void linear_forward_drawn_run(void)
+{
+    LinDrawn c = lin_drawn("01.2");
+    float *x = guarded_copy(c.x, c.n * c.in), *w = guarded_copy(c.w, c.out * c.in);
+    float *b = guarded_copy(c.b, c.out), *y = guarded_new(c.n * c.out, NAN);
+    put_rc("drawn.rc", linear_forward(x, w, b, y, c.n, c.in, c.out));
+    put_guarded("drawn.y", y);
+    put_f32("drawn.x", x, c.n * c.in);
+    put_f32("drawn.w", w, c.out * c.in);
+    guarded_free(x);
+    guarded_free(w);
+    guarded_free(b);
+    guarded_free(y);
+    lin_drawn_free(&c);
+}
+
+static void linear_backward_drawn_run(void)
+{
+    LinDrawn c = lin_drawn("01.3");
+    float *x = guarded_copy(c.x, c.n * c.in), *w = guarded_copy(c.w, c.out * c.in);
+    float *dy = guarded_copy(c.dy, c.n * c.out), *dx = guarded_new(c.n * c.in, 12345.0f);
+    float *dw = guarded_new(c.out * c.in, 0.0f), *db = guarded_new(c.out, 0.0f);
+    memcpy(dw, c.dw0, (size_t)(c.out * c.in) * sizeof *dw);
+    memcpy(db, c.db0, (size_t)c.out * sizeof *db);
+    put_rc("drawn.rc", linear_backward(x, w, dy, dx, dw, db, c.n, c.in, c.out));
+    put_guarded("drawn.dx", dx);
+    put_guarded("drawn.dw", dw);
+    put_guarded("drawn.db", db);
+    guarded_free(x);
+    guarded_free(w);
+    guarded_free(dy);
+    guarded_free(dx);
+    guarded_free(dw);
+    guarded_free(db);
+    lin_drawn_free(&c);
+}
+
+static void relu_drawn_run(int backward)
+{
+    int64_t n;
+    float *dy0, *x0 = relu_drawn(backward ? "01.5" : "01.4", &n, &dy0);
+    if (backward)
+        for (int64_t i = 0; i < n; i++)
+            x0[i] = x0[i] > 0.0f ? x0[i] : 0.0f; /* y = relu(x) */
+    float *x = guarded_copy(x0, n), *dy = guarded_copy(dy0, n), *out = guarded_new(n, NAN);
+    put_rc("drawn.rc", backward ? relu_backward(x, dy, out, n) : relu_forward(x, out, n));
+    put_guarded("drawn.out", out);
+    put_f32("drawn.in", x, n);
+    guarded_free(x);
+    guarded_free(dy);
+    guarded_free(out);
+    free(x0);
+    free(dy0);
+}
+
+static void ce_drawn_run(int backward)
+{
+    CeDrawn e = ce_drawn(backward ? "01.7" : "01.6");
+    int64_t nc = e.n * e.c;
+    float *in = guarded_copy(backward ? e.probs : e.logits, nc), *out = guarded_new(nc, NAN);
+    float *loss = guarded_new(1, NAN);
+    put_rc("drawn.rc", backward ? cross_entropy_backward(in, e.t, out, e.n, e.c)
+                                : cross_entropy_forward(in, e.t, out, loss, e.n, e.c));
+    put_guarded("drawn.out", out);
+    if (!backward) put_guarded("drawn.loss", loss);
+    put_f32("drawn.in", in, nc);
+    guarded_free(in);
+    guarded_free(out);
+    guarded_free(loss);
+    ce_drawn_free(&e);
+}
+
+static void sgd_drawn_run(void)
+{
+    int64_t n;
+    float lr, *g0, *p0 = sgd_drawn(&n, &g0, &lr);
+    float *p = guarded_new(n, 0.0f), *g = guarded_copy(g0, n); /* param is written: plain guards */
+    memcpy(p, p0, (size_t)n * sizeof *p);
+    put_rc("drawn.rc", sgd_step(p, g, n, lr));
+    put_guarded("drawn.param", p);
+    put_f32("drawn.grad", g, n);
+    guarded_free(p);
+    guarded_free(g);
+    free(p0);
+    free(g0);
+}
+#endif
+
+#ifdef GRADE_JUDGE
+static void minmax_judge(const char *k, int64_t n, int64_t d, const float *want_min,
+                         const float *want_max, const float *want_y, double tol);
+
+static void minmax_drawn_judge(void)
+{
+    int64_t n, d, flat;
+    float *x = minmax_drawn(&n, &d, &flat);
+    float *lo = malloc((size_t)d * sizeof *lo), *hi = malloc((size_t)d * sizeof *hi);
+    float *y = malloc((size_t)(n * d) * sizeof *y);
+    ck_assert(lo && hi && y);
+    for (int64_t j = 0; j < d; j++) {
+        lo[j] = hi[j] = x[j * n];
+        for (int64_t i = 1; i < n; i++) {
+            lo[j] = fminf(lo[j], x[i + j * n]);
+            hi[j] = fmaxf(hi[j], x[i + j * n]);
+        }
+        double range = hi[j] > lo[j] ? (double)hi[j] - lo[j] : 1.0;
+        for (int64_t i = 0; i < n; i++)
+            y[i + j * n] = (float)((x[i + j * n] - lo[j]) / range);
+    }
+    graded_note = drawn_note(key("x of %lld samples and %lld features%s", (long long)n,
+                                 (long long)d, flat >= 0 ? ", one of them constant" : ""));
+    minmax_judge("drawn", n, d, lo, hi, y, 1e-6);
+    expect_unchanged("x", got_f32("drawn.x_after", n * d), x, n * d);
+    graded_note = NULL;
+    free(x);
+    free(lo);
+    free(hi);
+    free(y);
+}
+
+static const char *lin_shape(const LinDrawn *c)
+{
+    return drawn_note(key("x (%lld, %lld), w (%lld, %lld)", (long long)c->n, (long long)c->in,
+                          (long long)c->out, (long long)c->in));
+}
+
+static void linear_forward_drawn_judge(void)
+{
+    LinDrawn c = lin_drawn("01.2");
+    float *want = malloc((size_t)(c.n * c.out) * sizeof *want);
+    ck_assert_ptr_nonnull(want);
+    for (int64_t o = 0; o < c.out; o++)
+        for (int64_t i = 0; i < c.n; i++) {
+            double s = c.b[o];
+            for (int64_t k = 0; k < c.in; k++)
+                s += (double)c.x[i + k * c.n] * c.w[o + k * c.out];
+            want[i + o * c.n] = (float)s;
+        }
+    graded_note = lin_shape(&c);
+    expect_ok("drawn.rc", "linear_forward");
+    const float *y = got_guarded("drawn.y", "y", c.n * c.out);
+    expect_unchanged("x", got_f32("drawn.x", c.n * c.in), c.x, c.n * c.in);
+    expect_unchanged("w", got_f32("drawn.w", c.out * c.in), c.w, c.out * c.in);
+    expect_close_2d("y", y, want, c.n, c.out, 1e-5, 1e-5);
+    graded_note = NULL;
+    free(want);
+    lin_drawn_free(&c);
+}
+
+static void linear_backward_drawn_judge(void)
+{
+    LinDrawn c = lin_drawn("01.3");
+    float *dx = malloc((size_t)(c.n * c.in) * sizeof *dx);
+    float *dw = malloc((size_t)(c.out * c.in) * sizeof *dw), *db = malloc((size_t)c.out * 4);
+    ck_assert(dx && dw && db);
+    for (int64_t k = 0; k < c.in; k++)
+        for (int64_t i = 0; i < c.n; i++) {
+            double s = 0;
+            for (int64_t o = 0; o < c.out; o++)
+                s += (double)c.dy[i + o * c.n] * c.w[o + k * c.out];
+            dx[i + k * c.n] = (float)s;
+        }
+    for (int64_t o = 0; o < c.out; o++) {
+        double sb = c.db0[o];
+        for (int64_t i = 0; i < c.n; i++)
+            sb += c.dy[i + o * c.n];
+        db[o] = (float)sb;
+        for (int64_t k = 0; k < c.in; k++) {
+            double s = c.dw0[o + k * c.out];
+            for (int64_t i = 0; i < c.n; i++)
+                s += (double)c.dy[i + o * c.n] * c.x[i + k * c.n];
+            dw[o + k * c.out] = (float)s;
+        }
+    }
+    graded_note = lin_shape(&c);
+    expect_ok("drawn.rc", "linear_backward");
+    expect_close_2d("dx", got_guarded("drawn.dx", "dx", c.n * c.in), dx, c.n, c.in, 1e-5, 1e-4);
+    expect_close_2d("dw", got_guarded("drawn.dw", "dw", c.out * c.in), dw, c.out, c.in, 1e-5, 1e-4);
+    expect_close_1d("db", got_guarded("drawn.db", "db", c.out), db, c.out, 1e-5, 1e-4);
+    graded_note = NULL;
+    free(dx);
+    free(dw);
+    free(db);
+    lin_drawn_free(&c);
+}
+
+static void relu_drawn_judge(int backward)
+{
+    int64_t n;
+    float *dy, *x = relu_drawn(backward ? "01.5" : "01.4", &n, &dy);
+    float *want = malloc((size_t)n * sizeof *want);
+    ck_assert_ptr_nonnull(want);
+    for (int64_t i = 0; i < n; i++) {
+        if (backward) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+        want[i] = x[i] > 0.0f ? (backward ? dy[i] : x[i]) : 0.0f;
+    }
+    graded_note = drawn_note(key("%lld values", (long long)n));
+    expect_ok("drawn.rc", backward ? "relu_backward" : "relu_forward");
+    const float *got = got_guarded("drawn.out", backward ? "dx" : "y", n);
+    expect_unchanged(backward ? "y" : "x", got_f32("drawn.in", n), x, n);
+    expect_close_1d(backward ? "dx" : "y", got, want, n, 0, 0);
+    graded_note = NULL;
+    free(x);
+    free(dy);
+    free(want);
+}
+
+static void ce_drawn_judge(int backward)
+{
+    CeDrawn e = ce_drawn(backward ? "01.7" : "01.6");
+    int64_t n = e.n, c = e.c;
+    float *want = malloc((size_t)(n * c) * sizeof *want);
+    ck_assert_ptr_nonnull(want);
+    double total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double m = e.logits[i], s = 0;
+        for (int64_t j = 1; j < c; j++)
+            m = fmax(m, e.logits[i + j * n]);
+        for (int64_t j = 0; j < c; j++)
+            s += exp(e.logits[i + j * n] - m);
+        total += m + log(s) - e.logits[i + e.t[i] * n];
+        for (int64_t j = 0; j < c; j++)
+            want[i + j * n] = backward ? (float)((e.probs[i + j * n] - (e.t[i] == j)) / (double)n)
+                                       : (float)(exp(e.logits[i + j * n] - m) / s);
+    }
+    graded_note = drawn_note(
+        key("%s (%lld, %lld)", backward ? "probs" : "logits", (long long)n, (long long)c));
+    expect_ok("drawn.rc", backward ? "cross_entropy_backward" : "cross_entropy_forward");
+    expect_unchanged(backward ? "probs" : "logits", got_f32("drawn.in", n * c),
+                     backward ? e.probs : e.logits, n * c);
+    if (backward) {
+        expect_close_2d("dlogits", got_guarded("drawn.out", "dlogits", n * c), want, n, c, 1e-7,
+                        1e-4);
+    } else {
+        float loss = (float)(total / (double)n);
+        expect_close_1d("loss", got_guarded("drawn.loss", "loss", 1), &loss, 1, 1e-5, 1e-5);
+        expect_close_2d("probs", got_guarded("drawn.out", "probs", n * c), want, n, c, 1e-6, 1e-5);
+    }
+    graded_note = NULL;
+    free(want);
+    ce_drawn_free(&e);
+}
+
+static void sgd_drawn_judge(void)
+{
+    int64_t n;
+    float lr, *g, *p = sgd_drawn(&n, &g, &lr);
+    float *want = malloc((size_t)n * sizeof *want);
+    ck_assert_ptr_nonnull(want);
+    for (int64_t i = 0; i < n; i++)
+        want[i] = (float)((double)p[i] - (double)lr * g[i]);
+    graded_note = drawn_note(key("%lld values, lr %g", (long long)n, (double)lr));
+    expect_ok("drawn.rc", "sgd_step");
+    const float *got = got_guarded("drawn.param", "param", n);
+    expect_unchanged("grad", got_f32("drawn.grad", n), g, n);
+    expect_close_1d("param", got, want, n, 1e-7, 1e-6);
+    graded_note = NULL;
+    free(p);
+    free(g);
+    free(want);
+}
+#endif
 
 /* ---- ex01.1 MinMax ------------------------------------------------------ */
 
@@ -73,12 +477,14 @@ RUN(minmax_iris)
     guarded_free(y);
     dataset_free(&train);
     dataset_free(&test);
+    minmax_drawn_run();
 }
 
 RUN(minmax_scales)
 {
     /* 37 samples, 5 features with scales from 0.1 to 100. */
     minmax_run("a", fx("mm", "x")->cm, 37, 5);
+    minmax_drawn_run();
 }
 
 RUN(minmax_by_hand)
@@ -92,6 +498,7 @@ RUN(minmax_by_hand)
     /* One sample. */
     const float one[3] = {-2, 0, 7};
     minmax_run("c", one, 1, 3);
+    minmax_drawn_run();
 }
 #endif
 
@@ -119,11 +526,13 @@ JUDGE(minmax_iris)
     graded_note = "the test part is scaled with the min and max it is given (the training "
                   "part's), so some values fall outside [0, 1]";
     expect_close_2d("y", y, fixture(L1, "minmax.x_test")->cm, 30, 4, 1e-6, 1e-6);
+    minmax_drawn_judge();
 }
 
 JUDGE(minmax_scales)
 {
     minmax_judge("a", 37, 5, fx("mm", "min")->cm, fx("mm", "max")->cm, fx("mm", "y")->cm, 1e-6);
+    minmax_drawn_judge();
 }
 
 JUDGE(minmax_by_hand)
@@ -142,6 +551,7 @@ JUDGE(minmax_by_hand)
     /* One sample: every feature is constant, everything becomes 0. */
     const float one[3] = {-2, 0, 7}, zeros[3] = {0, 0, 0};
     minmax_judge("c", 1, 3, one, one, zeros, 0);
+    minmax_drawn_judge();
 }
 #endif
 
@@ -176,6 +586,7 @@ static void linear_forward_run(const char *p)
 RUN(linear_forward_pytorch)
 {
     linear_forward_run("lin_a"); /* (7, 5) -> 6 */
+    linear_forward_drawn_run();
 }
 
 RUN(linear_forward_shapes)
@@ -183,6 +594,7 @@ RUN(linear_forward_shapes)
     linear_forward_run("lin_b"); /* (1, 3) -> 2: one sample */
     linear_forward_run("lin_c"); /* (37, 1) -> 17: one feature */
     linear_forward_run("lin_d"); /* (130, 10) -> 3: the Iris hidden layer's shape */
+    linear_forward_drawn_run();
 }
 
 RUN(linear_forward_by_hand)
@@ -194,6 +606,7 @@ RUN(linear_forward_by_hand)
     put_rc("rc", linear_forward(x, w, b, y, 2, 3, 2));
     put_guarded("y", y);
     guarded_free(y);
+    linear_forward_drawn_run();
 }
 #endif
 
@@ -211,6 +624,7 @@ static void linear_forward_judge(const char *p)
 JUDGE(linear_forward_pytorch)
 {
     linear_forward_judge("lin_a");
+    linear_forward_drawn_judge();
 }
 
 JUDGE(linear_forward_shapes)
@@ -218,6 +632,7 @@ JUDGE(linear_forward_shapes)
     linear_forward_judge("lin_b");
     linear_forward_judge("lin_c");
     linear_forward_judge("lin_d");
+    linear_forward_drawn_judge();
 }
 
 JUDGE(linear_forward_by_hand)
@@ -227,6 +642,7 @@ JUDGE(linear_forward_by_hand)
     const float want[4] = {8, 8, 2, 6.5f};
     expect_ok("rc", "linear_forward");
     expect_close_2d("y", got_guarded("y", "y", 4), want, 2, 2, 0, 1e-6);
+    linear_forward_drawn_judge();
 }
 #endif
 
@@ -259,6 +675,7 @@ static void linear_backward_run(const char *p, int want_dx)
 RUN(linear_backward_pytorch)
 {
     linear_backward_run("lin_a", 1);
+    linear_backward_drawn_run();
 }
 
 RUN(linear_backward_shapes)
@@ -266,6 +683,7 @@ RUN(linear_backward_shapes)
     linear_backward_run("lin_b", 1);
     linear_backward_run("lin_c", 1);
     linear_backward_run("lin_d", 1);
+    linear_backward_drawn_run();
 }
 
 RUN(linear_backward_accumulates)
@@ -287,6 +705,7 @@ RUN(linear_backward_accumulates)
     guarded_free(dx);
     guarded_free(dw);
     guarded_free(db);
+    linear_backward_drawn_run();
 }
 
 RUN(linear_backward_no_dx)
@@ -294,6 +713,7 @@ RUN(linear_backward_no_dx)
     /* The first layer of a network passes dx = NULL. */
     linear_backward_run("lin_a", 0);
     linear_backward_run("lin_d", 0);
+    linear_backward_drawn_run();
 }
 #endif
 
@@ -315,6 +735,7 @@ static void linear_backward_judge(const char *p, int want_dx)
 JUDGE(linear_backward_pytorch)
 {
     linear_backward_judge("lin_a", 1);
+    linear_backward_drawn_judge();
 }
 
 JUDGE(linear_backward_shapes)
@@ -322,6 +743,7 @@ JUDGE(linear_backward_shapes)
     linear_backward_judge("lin_b", 1);
     linear_backward_judge("lin_c", 1);
     linear_backward_judge("lin_d", 1);
+    linear_backward_drawn_judge();
 }
 
 JUDGE(linear_backward_accumulates)
@@ -348,12 +770,14 @@ JUDGE(linear_backward_accumulates)
     expect_close_2d("dx", got_guarded("dx", "dx", c.n * c.in), fx("lin_a", "dx")->cm, c.n, c.in,
                     1e-5, 1e-4);
     free(want_w);
+    linear_backward_drawn_judge();
 }
 
 JUDGE(linear_backward_no_dx)
 {
     linear_backward_judge("lin_a", 0);
     linear_backward_judge("lin_d", 0);
+    linear_backward_drawn_judge();
 }
 #endif
 
@@ -368,6 +792,7 @@ RUN(relu_forward_pytorch)
     put_guarded("y", y);
     put_f32("x", x->cm, x->n);
     guarded_free(y);
+    relu_drawn_run(0);
 }
 
 RUN(relu_backward_pytorch)
@@ -377,6 +802,7 @@ RUN(relu_backward_pytorch)
     put_rc("rc", relu_backward(y->cm, dy->cm, dx, y->n));
     put_guarded("dx", dx);
     guarded_free(dx);
+    relu_drawn_run(1);
 }
 #endif
 
@@ -388,6 +814,7 @@ JUDGE(relu_forward_pytorch)
     const float *y = got_guarded("y", "y", x->n);
     expect_unchanged("x", got_f32("x", x->n), x->cm, x->n);
     expect_close_1d("y", y, fx("relu", "y")->cm, x->n, 0, 0);
+    relu_drawn_judge(0);
 }
 
 JUDGE(relu_backward_pytorch)
@@ -396,6 +823,7 @@ JUDGE(relu_backward_pytorch)
     const Fixture *y = fx("relu", "y");
     expect_ok("rc", "relu_backward");
     expect_close_1d("dx", got_guarded("dx", "dx", y->n), fx("relu", "dx")->cm, y->n, 0, 0);
+    relu_drawn_judge(1);
 }
 #endif
 
@@ -429,12 +857,14 @@ static void ce_forward_run(const char *p)
 RUN(ce_forward_pytorch)
 {
     ce_forward_run("ce_a"); /* (9, 4) */
+    ce_drawn_run(0);
 }
 
 RUN(ce_forward_shapes)
 {
     ce_forward_run("ce_b"); /* (37, 5) */
     ce_forward_run("ce_c"); /* (1, 3): one sample */
+    ce_drawn_run(0);
 }
 
 /* Fixture p's rows repeated k times: (n k, c), the targets likewise. */
@@ -467,12 +897,14 @@ RUN(ce_many_rows)
 {
     ce_tiled_run("ce_a", 70);    /* 630 rows: code that works in blocks of rows meets several */
     ce_tiled_run("ce_huge", 97); /* 582 rows of logits near 2000 */
+    ce_drawn_run(0);
 }
 
 RUN(ce_forward_huge_logits)
 {
     /* Logits around 2000 +- 1500: exp() of them overflows to inf in float. */
     ce_forward_run("ce_huge");
+    ce_drawn_run(0);
 }
 
 static void ce_backward_run(const char *p)
@@ -491,6 +923,7 @@ RUN(ce_backward_pytorch)
 {
     ce_backward_run("ce_a");
     ce_backward_run("ce_b");
+    ce_drawn_run(1);
 }
 
 RUN(ce_backward_by_hand)
@@ -502,6 +935,7 @@ RUN(ce_backward_by_hand)
     put_rc("rc", cross_entropy_backward(probs, t, d, 2, 2));
     put_guarded("d", d);
     guarded_free(d);
+    ce_drawn_run(1);
 }
 #endif
 
@@ -523,17 +957,20 @@ static void ce_forward_judge(const char *p)
 JUDGE(ce_forward_pytorch)
 {
     ce_forward_judge("ce_a");
+    ce_drawn_judge(0);
 }
 
 JUDGE(ce_forward_shapes)
 {
     ce_forward_judge("ce_b");
     ce_forward_judge("ce_c");
+    ce_drawn_judge(0);
 }
 
 JUDGE(ce_forward_huge_logits)
 {
     ce_forward_judge("ce_huge");
+    ce_drawn_judge(0);
 }
 
 /* The fixture's rows repeated k times: each row's probabilities and gradient are
@@ -568,6 +1005,7 @@ JUDGE(ce_many_rows)
 {
     ce_tiled_judge("ce_a", 70);
     ce_tiled_judge("ce_huge", 97);
+    ce_drawn_judge(0);
 }
 
 static void ce_backward_judge(const char *p)
@@ -583,6 +1021,7 @@ JUDGE(ce_backward_pytorch)
 {
     ce_backward_judge("ce_a");
     ce_backward_judge("ce_b");
+    ce_drawn_judge(1);
 }
 
 JUDGE(ce_backward_by_hand)
@@ -592,6 +1031,7 @@ JUDGE(ce_backward_by_hand)
     const float want[4] = {0.125f, -0.25f, -0.125f, 0.25f};
     expect_ok("rc", "cross_entropy_backward");
     expect_close_2d("dlogits", got_guarded("d", "dlogits", 4), want, 2, 2, 0, 1e-6);
+    ce_drawn_judge(1);
 }
 #endif
 
@@ -615,6 +1055,7 @@ RUN(sgd_pytorch)
 {
     sgd_run("sgd_a"); /* 131 values, lr 0.05 */
     sgd_run("sgd_b"); /* 1 value, lr 0.5 */
+    sgd_drawn_run();
 }
 #endif
 
@@ -632,6 +1073,7 @@ JUDGE(sgd_pytorch)
 {
     sgd_judge("sgd_a");
     sgd_judge("sgd_b");
+    sgd_drawn_judge();
 }
 #endif
 

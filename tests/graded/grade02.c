@@ -27,6 +27,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "drawn.h"
 #include "graded.h"
 #include "lib/device/device.h"
 #include "lib/core/err.h"
@@ -397,10 +398,16 @@ JUDGE(same_device_rule)
 #define TAIL 64              /* sentinel floats after the output, checked on a GPU too */
 #define SENTINEL (-12345.0f) /* what they hold */
 
-/* The input: zeros, negatives, positives, in no order. */
+/* The input: every fifth value a zero, the others negatives and positives (hundredths
+ * in [-5, 5)) drawn for this grading run (drawn.h), so that a kernel which writes a
+ * formula of its index instead of reading x meets values it cannot know. */
 static float relu_in(int64_t i)
 {
-    return (i % 5 == 0) ? 0.0f : (float)((i * 7919) % 1000 - 500) * 0.01f;
+    static uint64_t seed;
+    if (!seed) seed = drawn_start("02.4").state;
+    if (i % 5 == 0) return 0.0f;
+    Drawn d = {seed ^ ((uint64_t)i * 0xD1B54A32D192ED03ull)};
+    return (float)(drawn_int(&d, -500, 499)) * 0.01f;
 }
 
 /* One call of the argument case: x and y are the case's buffers or NULL. */
@@ -611,6 +618,7 @@ RUN(relu_kernel_launch_error)
     cudaStreamDestroy(s);
     cudaFree(dx);
     cudaFree(dy);
+    (void)relu_run("after", n, 0); /* and a good call still works */
 }
 
 RUN(relu_kernel_arguments)
@@ -692,8 +700,9 @@ static void expect_relu(const float *got, int64_t n, const char *where)
         float x = relu_in(i), want = x > 0.0f ? x : 0.0f;
         ck_assert_msg(got[i] == want,
                       "y[%lld] is %g but should be %g (n = %lld%s; a NaN means no thread "
-                      "wrote it: does the grid cover all n elements?)",
-                      (long long)i, (double)got[i], (double)want, (long long)n, where);
+                      "wrote it: does the grid cover all n elements?): %s",
+                      (long long)i, (double)got[i], (double)want, (long long)n, where,
+                      drawn_note("x"));
     }
 }
 
@@ -798,6 +807,7 @@ JUDGE(relu_kernel_launch_error)
                       "y[%lld] became %g, but the launch into s should have failed (s was a "
                       "stream whose capture had failed): launch on the stream s it is given",
                       (long long)i, (double)y[i]);
+    relu_call_judge("after", n, 1, ", the call after the failed launch");
 }
 
 JUDGE(relu_kernel_arguments)
@@ -962,7 +972,8 @@ JUDGE(iris_on_device)
     X(relu_kernel_stream, "02.4", "k_relu_forward",                                                \
       "launches on the stream it is given (captured into a CUDA graph)", 3, 10, 0, CU_FILE)        \
     X(relu_kernel_launch_error, "02.4", "k_relu_forward",                                          \
-      "a launch that fails is reported (cudaGetLastError)", 2, 10, 0, CU_FILE)                    \
+      "a launch that fails is reported (cudaGetLastError); a good call after it", 2, 10, 0,        \
+      CU_FILE)                                                                                     \
     X(relu_kernel_arguments, "02.4", "k_relu_forward",                                             \
       "n = 0 and bad arguments change nothing; then a good call", 3, 10, 0, CU_FILE)              \
     X(iris_on_device, "02", "all of Lesson 02", "Iris trains on the device to the CPU's losses",   \
