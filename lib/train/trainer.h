@@ -9,9 +9,10 @@
  * precision), and then *called*: trainer_call(t, 3) trains to epoch 3, and
  * a later trainer_call(t, 0) goes on to the configured total, from where it
  * stands. Every epoch trains over all batches, validates, records the
- * history, steps the scheduler, saves the best model when the validation
+ * history, steps the scheduler, records the best epoch when the validation
  * loss improves, and calls the callbacks (Lesson 04's callables) with the
- * trainer, which may set the stop flag (early stopping).
+ * trainer, which may set the stop flag (early stopping) or save the best
+ * model (best_model_saver_new()).
  *
  * One training step is: forward under autocast, loss, backward with the
  * loss scaled (GradScaler), unscale, clip by global norm, optimizer step
@@ -130,8 +131,8 @@ WB_MUST_CHECK int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s);
 WB_MUST_CHECK int trainer_validate(Trainer *t, EpochStats *s);
 
 /**
- * @brief After an epoch: record it in the history, step the scheduler, save the best
- *        model on improvement, call the callbacks.
+ * @brief After an epoch: record it in the history, step the scheduler, record the best
+ *        epoch on improvement, call the callbacks.
  */
 WB_MUST_CHECK int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s);
 
@@ -165,8 +166,9 @@ WB_MUST_CHECK int metrics_logger_new(const char *path, Callable *out);
  * trainer's history: if v < best - min_delta, best = v and wait = 0;
  * otherwise wait += 1, and when wait reaches patience, set the trainer's
  * stop flag, write a reason ("no improvement in 3 epochs (best 0.1234 at
- * epoch 5)") and stopped_epoch. Returns None. A trainer with an empty
- * history is an ::ERR_ARG.
+ * epoch 5)": its own best, and the epoch it was reached, wait epochs ago)
+ * and stopped_epoch. Returns None. A trainer with an empty history is an
+ * ::ERR_ARG.
  */
 WB_MUST_CHECK int early_stopping_call(void *state, const Value *args, int nargs, Value *out);
 
