@@ -61,7 +61,9 @@ typedef struct DdpStats {
  * Takes ownership of @p model (also when it fails: it is freed then), which
  * must already be on the rank's device, and broadcasts rank 0's parameters to
  * every rank (exercise 06.4): every rank calls it, with the same model.
- * @p o may be NULL for PyTorch's defaults (25 MiB buckets, no overlap).
+ * @p o may be NULL for 25 MiB buckets (PyTorch's default bucket_cap_mb) without
+ * overlap. (PyTorch's DDP always starts a bucket's all-reduce during backward; here
+ * that is DdpOptions.overlap, off by default so that the lesson can time both.)
  * Returns NULL with the error set on failure.
  */
 Module *ddp_new(ProcessGroup *pg, Module *model, const DdpOptions *o);
