@@ -120,7 +120,7 @@ expect "CUDA_VISIBLE_DEVICES hides every GPU" "$tmp/cvd.log" \
 CUDASIM_DEVICES=4 CUDA_VISIBLE_DEVICES=2,0 PATH=$plain_path part2 "$sim_bin" --no-matmul \
     > "$tmp/map.log"
 expect "CUDA_VISIBLE_DEVICES=2,0: cuda:0 is GPU 2" "$tmp/map.log" \
-    "cuda:0 = the machine's GPU 2" "cuda:1 = the machine's GPU 0"
+    "cuda:0 = the simulated machine's GPU 2" "cuda:1 = the simulated machine's GPU 0"
 
 skip "WSL" "needs WSL; make test checks its detection (tests/unit/check_blas.c)"
 skip "CUDA_VISIBLE_DEVICES set after CUDA started" "needs a real GPU (the simulator reads it at every call)"

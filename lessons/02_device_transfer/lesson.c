@@ -277,6 +277,18 @@ static bool show_devices(const Options *o, Device *gpu)
         version(drv, sizeof drv, info.driver_version);
         version(rt, sizeof rt, info.runtime_version);
         version(blas, sizeof blas, info.cublas_version);
+        if (info.simulated) {
+            /* No GPU, no driver: what the simulator reports is its own model of one. */
+            printf("  cuda:%d = the simulated machine's GPU %d: %s, no GPU: the CPU runs the "
+                   "kernels\n",
+                   i, info.physical, info.name);
+            printf("      it reports %.1f GiB of memory (%.1f free), %d SM%s and compute "
+                   "capability %d.%d,\n      and CUDA %s and cuBLAS %s as the versions it "
+                   "stands for\n",
+                   gib(info.total_memory), gib(info.free_memory), info.sm_count,
+                   info.sm_count == 1 ? "" : "s", info.cc_major, info.cc_minor, rt, blas);
+            continue;
+        }
         printf("  cuda:%d = %s GPU %d: %s\n", i, env ? "the machine's" : "physical",
                info.physical, info.name);
         printf("      memory %.1f GiB (%.1f free), %d SMs, compute capability %d.%d\n",
