@@ -534,6 +534,22 @@ static void es_judge(const char *k_in, const EsInput *in, long want, const char 
                   "the trainer's stop_reason should say why (\"no improvement in N epochs "
                   "...\"), got \"%s\"",
                   reason);
+    if (got == 0) return;
+    /* The epoch of early stopping's own best: the last improvement before the stop. */
+    float best = INFINITY;
+    long at = 0;
+    for (long i = 0; i < got; i++)
+        if (in->losses[i] < best - in->min_delta) {
+            best = in->losses[i];
+            at = i + 1;
+        }
+    char want_at[32];
+    snprintf(want_at, sizeof want_at, "at epoch %ld)", at);
+    ck_assert_msg(strstr(reason, want_at) != NULL,
+                  "patience %d, min_delta %g, validation losses %s: the stop_reason should end "
+                  "with early stopping's best and the epoch it was reached (\"(best %.4f %s\"), "
+                  "got \"%s\"",
+                  in->patience, (double)in->min_delta, losses, (double)best, want_at, reason);
 }
 
 JUDGE(early_stopping_patience)
