@@ -2,10 +2,44 @@
 #include "lib/core/err.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 
 static _Thread_local char err_buf[1024];
 static _Thread_local ErrCode err_last = ERR_OK;
+
+/* A message is one line, whatever the values it quotes hold: a file's tensor name,
+ * metadata value or key can hold a newline or any control character, and a message
+ * that quotes it must not become two lines (or move the cursor). Such bytes are
+ * written as C escapes: "\n", "\r", "\x1b". A message cut short stays one line. */
+static void one_line(char *buf, size_t size)
+{
+    size_t n = strlen(buf), at = 0;
+    bool any = false;
+    for (size_t i = 0; i < n && !any; i++)
+        any = (unsigned char)buf[i] < 0x20 && buf[i] != '\t';
+    if (!any) return;
+    char out[sizeof err_buf];
+    size_t cap = size < sizeof out ? size : sizeof out;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        char esc[5];
+        int len = 1;
+        if (c == '\n')
+            len = 2, memcpy(esc, "\\n", 2);
+        else if (c == '\r')
+            len = 2, memcpy(esc, "\\r", 2);
+        else if (c < 0x20 && c != '\t')
+            len = snprintf(esc, sizeof esc, "\\x%02x", c);
+        else
+            esc[0] = (char)c;
+        if (at + (size_t)len >= cap) break;
+        memcpy(out + at, esc, (size_t)len);
+        at += (size_t)len;
+    }
+    out[at] = '\0';
+    memcpy(buf, out, at + 1);
+}
 
 int err_set(ErrCode code, const char *fmt, ...)
 {
@@ -13,6 +47,7 @@ int err_set(ErrCode code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err_buf, sizeof err_buf, fmt, ap);
     va_end(ap);
+    one_line(err_buf, sizeof err_buf);
     err_last = code;
     return (int)code;
 }
@@ -36,6 +71,7 @@ int err_context(const char *fmt, ...)
     if (o > cap - p) o = cap - p;
     memcpy(err_buf + p, old, o);
     err_buf[p + o] = '\0';
+    one_line(err_buf, sizeof err_buf);
     return (int)err_last;
 }
 

@@ -352,6 +352,13 @@ static bool blob_edit(Blob *b, const char *spec)
         }
         free(b->val[i]);
         b->val[i] = strdup(eq + 1);
+        /* "\n" in the manifest: a newline in the value, which the message must escape */
+        char *w = b->val[i];
+        for (const char *c = w; *c; c++) {
+            if (c[0] == '\\' && c[1] == 'n') *w++ = '\n', c++;
+            else *w++ = *c;
+        }
+        *w = '\0';
         return true;
     }
     if (!strcmp(op, "meta-drop")) {
