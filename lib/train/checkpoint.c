@@ -86,8 +86,11 @@ static int check_scalars(const char *path, const Scalars *v, const Trainer *t)
         TRY(check_real(path, "sched.lr", v->sched_lr, 0, FLT_MAX,
                        "a learning rate from 0 to 3.4e38"));
     }
-    TRY(check_real(path, "scaler.scale", v->scale, 0, FLT_MAX,
-                   "a loss scale from 0 to 3.4e38 (a float)"));
+    /* 0 or a subnormal scale is no scale: the scaled gradients vanish or, once 1/scale
+     * overflows, turn to NaN and every step is skipped; a scale of 0 never grows back. */
+    TRY(check_real(path, "scaler.scale", v->scale, FLT_MIN, FLT_MAX,
+                   "a loss scale from 1.2e-38 to 3.4e38 (a normal float; 0 or a subnormal "
+                   "one stops the training)"));
     if (v->growth < 0 || v->growth >= t->scaler.growth_interval)
         return err_set(ERR_FORMAT, "%s: metadata \"scaler.growth_tracker\" is %lld, expected 0 "
                                    "to %d (the growth interval less one)",
