@@ -168,8 +168,9 @@ bool lesson_options(int part, const LessonOption *opts, int argc, char **argv, i
         }
         const LessonOption *o = &opts[c - FIRST_VAL];
         if (!store(o, optarg)) {
-            fprintf(stderr, "lesson37: part %d: \"%s\" is not a valid value for --%s\n", part,
-                    optarg, o->name);
+            char what[256];
+            fprintf(stderr, "lesson37: part %d: --%s takes %s, not \"%s\"\n", part, o->name,
+                    takes(o, what, sizeof what), optarg);
             return refuse(part, opts, status);
         }
     }
