@@ -188,6 +188,15 @@ static int parse_csv(char *text, size_t len, const char *path, const DatasetSpec
         rc = err_set(ERR_FORMAT, "%s: the file contains NUL bytes; is it a text CSV file?", path);
         goto done;
     }
+    /* As the config reader does: a byte-order mark would otherwise be read as part of the
+     * first column's name, and a label column named first would be "not there". */
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        rc = err_set(ERR_FORMAT, "%s:1: the file starts with a byte-order mark (EF BB BF), "
+                                 "which would become part of the first column's name; save it "
+                                 "as UTF-8 without one",
+                     path);
+        goto done;
+    }
     char *p = text;
     for (int line_no = 1; p; line_no++) {
         char *nl = strchr(p, '\n');
