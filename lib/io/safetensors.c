@@ -738,17 +738,10 @@ static bool laid_out_here(const char *path, const SafeTensors *st, const char *h
     return same;
 }
 
-/* Check everything about the file in st->file (size bytes). */
-static int load_checked(const char *path, SafeTensors *st, size_t size)
+/* The 8-byte header length of a file of size bytes (at least 8): at most ST_MAX_HEADER,
+ * and no more than what follows it. */
+static int check_header_len(const char *path, uint64_t header_len, size_t size)
 {
-    const unsigned char *file = (const unsigned char *)st->file;
-    if (size < 8)
-        return err_set(ERR_FORMAT,
-                       "%s: the file is truncated: it holds %zu bytes, fewer than the "
-                       "8-byte header length a safetensors file starts with; an "
-                       "interrupted copy?",
-                       path, size);
-    uint64_t header_len = get_le64(file);
     if (header_len > ST_MAX_HEADER)
         return err_set(ERR_FORMAT,
                        "%s: the header length is %" PRIu64 " bytes, more than the %d a "
@@ -760,6 +753,21 @@ static int load_checked(const char *path, SafeTensors *st, size_t size)
                        "%s: the file is truncated: the header length is %" PRIu64
                        " bytes, but only %zu bytes follow it; an interrupted copy?",
                        path, header_len, size - 8);
+    return ERR_OK;
+}
+
+/* Check everything about the file in st->file (size bytes). */
+static int load_checked(const char *path, SafeTensors *st, size_t size)
+{
+    const unsigned char *file = (const unsigned char *)st->file;
+    if (size < 8)
+        return err_set(ERR_FORMAT,
+                       "%s: the file is truncated: it holds %zu bytes, fewer than the "
+                       "8-byte header length a safetensors file starts with; an "
+                       "interrupted copy?",
+                       path, size);
+    uint64_t header_len = get_le64(file);
+    TRY(check_header_len(path, header_len, size));
     const char *header = st->file + 8, *data = header + header_len;
     size_t data_len = size - 8 - (size_t)header_len;
 
@@ -864,6 +872,15 @@ int safetensors_load(const char *path, SafeTensors **out)
      * ever, as /dev/zero does) only up to ST_MAX_STREAM bytes. */
     struct stat sb;
     bool regular = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    /* The header length first: a file that is not a checkpoint (a 10 GB archive given by
+     * mistake) is refused from its first 8 bytes, not after it has been read whole. */
+    if (regular && sb.st_size >= 8) {
+        FILE *f = fopen(path, "rb");
+        unsigned char prefix[8];
+        bool got = f && fread(prefix, 1, 8, f) == 8;
+        if (f) fclose(f);
+        if (got) TRY(check_header_len(path, get_le64(prefix), (size_t)sb.st_size));
+    }
     char *buf = NULL;
     size_t size = 0;
     TRY(fileio_read_max(path, regular ? SIZE_MAX : ST_MAX_STREAM,

@@ -97,8 +97,9 @@ WB_MUST_CHECK int safetensors_save(const char *path, const StTensor *tensors, in
  * Every tensor's data is aligned for its dtype, also in files whose header
  * length is not a multiple of 8 or whose offsets are not multiples of the
  * element size (valid safetensors, which Python reads): such data is moved or
- * copied. A regular file is read whole; a pipe or a device only up to
- * ::ST_MAX_STREAM bytes.
+ * copied. A regular file is read whole, once its first 8 bytes (the header
+ * length) fit it: a large file that is not a checkpoint is refused without
+ * being read. A pipe or a device is read only up to ::ST_MAX_STREAM bytes.
  */
 WB_MUST_CHECK int safetensors_load(const char *path, SafeTensors **out);
 

@@ -679,6 +679,25 @@ START_TEST(test_long_names_and_missing_files)
 }
 END_TEST
 
+/* A file that is not a checkpoint, given by mistake, is refused from its first 8 bytes: a
+ * 64 GB (sparse) archive is not read into memory first. */
+START_TEST(test_a_huge_file_is_refused_from_its_first_bytes)
+{
+    char path[256];
+    path_in(path, sizeof path, "archive.zip");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite("PK\x03\x04\x14\x00\x00\x00", 1, 8, f), 8);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(truncate(path, (off_t)1 << 36), 0);
+    SafeTensors *st = (SafeTensors *)1;
+    ck_assert_int_eq(safetensors_load(path, &st), ERR_FORMAT);
+    ck_assert_ptr_null(st);
+    ck_assert_ptr_nonnull(strstr(err_message(), path));
+    ck_assert_ptr_nonnull(strstr(err_message(), "not a safetensors file"));
+}
+END_TEST
+
 /* ---- atomic saves ------------------------------------------------------- */
 
 static size_t kill_at;
@@ -995,6 +1014,7 @@ Suite *safetensors_suite(void)
     tcase_add_loop_test(tc2, test_bad_headers_name_the_tensor_field_and_problem, 0,
                         (int)(sizeof bad_headers / sizeof bad_headers[0]));
     tcase_add_test(tc2, test_long_names_and_missing_files);
+    tcase_add_test(tc2, test_a_huge_file_is_refused_from_its_first_bytes);
     suite_add_tcase(s, tc2);
 
     TCase *tc3 = tcase_create("atomic_save");
