@@ -855,13 +855,9 @@ static int run_resumed(const LessonContext *ctx, const ExperimentConfig *cfg, co
 {
     printf("Resuming from %s\n", path);
     Experiment *e = NULL;
-    TRY(experiment_open(cfg, root, &e));
+    TRY(experiment_open_resumed(cfg, root, path, &e)); /* refused: the folder is untouched */
     e->trainer->opts.progress = !ctx->quiet;
-    int rc = experiment_resume(e, path);
-    if (rc) {
-        experiment_free(e);
-        return rc;
-    }
+    int rc = ERR_OK;
     const Trainer *t = e->trainer;
     printf("  %s: epoch %ld of %ld, lr %.5f, optimizer step %lld, loss scale %g, best epoch %ld\n",
            e->dir, t->epoch, t->opts.epochs, (double)t->opt->lr, (long long)t->opt->step,

@@ -363,15 +363,10 @@ static int build(Experiment *e, const char *root)
     const ExperimentConfig *c = &e->cfg;
     TRY(device_from_string(c->device, &e->device));
     snprintf(e->dir, sizeof e->dir, "%s/%s", root, c->name);
-    TRY(make_dir(root));
-    TRY(make_dir(e->dir));
     snprintf(e->checkpoint, sizeof e->checkpoint, "%s/checkpoint.safetensors", e->dir);
     snprintf(e->best, sizeof e->best, "%s/best.safetensors", e->dir);
     snprintf(e->metrics, sizeof e->metrics, "%s/metrics.csv", e->dir);
     TRY(experiment_config_json(c, true, &e->config_json));
-    char path[700];
-    snprintf(path, sizeof path, "%s/config.json", e->dir);
-    TRY(write_atomic(path, e->config_json));
     TRY(load_data(e));
     Rng rng;
     rng_seed(&rng, c->seed, 0); /* the weights: stream 0 of the seed */
@@ -413,20 +408,45 @@ static int build(Experiment *e, const char *root)
     return ERR_OK;
 }
 
-int experiment_open(const ExperimentConfig *c, const char *root, Experiment **out)
+/* The folder and its config.json: the only files an experiment writes before it trains. */
+static int write_folder(const Experiment *e, const char *root)
+{
+    TRY(make_dir(root));
+    TRY(make_dir(e->dir));
+    char path[700];
+    snprintf(path, sizeof path, "%s/config.json", e->dir);
+    return write_atomic(path, e->config_json);
+}
+
+/* build(), then (when @p resume is not NULL) the checkpoint, and only then the folder. */
+static int open_experiment(const ExperimentConfig *c, const char *root, const char *resume,
+                           Experiment **out)
 {
     *out = NULL;
     Experiment *e = calloc(1, sizeof *e);
     if (!e) return err_set(ERR_NOMEM, "experiment: out of memory");
     e->cfg = *c;
     int rc = build(e, root);
+    if (rc) err_context("experiment %s", c->name);
+    if (!rc && resume) rc = experiment_resume(e, resume);
+    if (!rc && (rc = write_folder(e, root)) != ERR_OK) err_context("experiment %s", c->name);
     if (rc) {
-        err_context("experiment %s", c->name);
         experiment_free(e);
         return rc;
     }
     *out = e;
     return ERR_OK;
+}
+
+int experiment_open(const ExperimentConfig *c, const char *root, Experiment **out)
+{
+    return open_experiment(c, root, NULL, out);
+}
+
+int experiment_open_resumed(const ExperimentConfig *c, const char *root, const char *path,
+                            Experiment **out)
+{
+    return open_experiment(c, root, path, out);
 }
 
 /* Early stopping (the last callback) sees the staged history epoch by epoch, from a fresh

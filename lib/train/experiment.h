@@ -139,6 +139,17 @@ WB_MUST_CHECK int experiment_open(const ExperimentConfig *c, const char *root, E
  */
 WB_MUST_CHECK int experiment_resume(Experiment *e, const char *path);
 
+/**
+ * @brief experiment_open() and experiment_resume() of @p path as one, for a run resumed
+ *        from its checkpoint (`--resume`).
+ *
+ * Nothing is written until the checkpoint is taken: a refused file leaves the
+ * experiment's folder as it was (its config.json still the one of the run that
+ * saved it, or no folder at all), and returns its one message.
+ */
+WB_MUST_CHECK int experiment_open_resumed(const ExperimentConfig *c, const char *root,
+                                          const char *path, Experiment **out);
+
 /** @brief Release the experiment and everything it made; NULL is allowed. */
 void experiment_free(Experiment *e);
 

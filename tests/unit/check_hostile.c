@@ -426,6 +426,57 @@ START_TEST(test_resume_replays_early_stopping_or_changes_nothing)
 }
 END_TEST
 
+/* The whole file at path, or NULL when there is none. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strdup(buf);
+}
+
+START_TEST(test_a_refused_resume_leaves_the_folder_as_it_was)
+{
+    /* --resume with a config of the same name but another lr, and a refused file: the
+     * folder's config.json is still the saved run's, and a new name makes no folder. */
+    Experiment *src = open_run("kept", 0);
+    ck_assert_int_eq(trainer_call(src->trainer, 1), ERR_OK);
+    char config[600], bad[400];
+    snprintf(config, sizeof config, "%s/config.json", src->dir);
+    snprintf(bad, sizeof bad, "%s", in_dir("bad.safetensors"));
+    resave(src->checkpoint, bad, "optim.lr", "-0x1p-4");
+    char *before = slurp(config);
+    ck_assert_ptr_nonnull(before);
+    ExperimentConfig c;
+    hostile_config(&c, "kept");
+    c.lr = 0.02;
+    Experiment *e = NULL;
+    assert_refused(experiment_open_resumed(&c, g_dir, bad, &e), bad, "\"optim.lr\"");
+    ck_assert_ptr_null(e);
+    char *after = slurp(config);
+    ck_assert_msg(after && strcmp(after, before) == 0, "a refused resume rewrote %s", config);
+    free(after);
+    hostile_config(&c, "never_made");
+    assert_refused(experiment_open_resumed(&c, g_dir, in_dir("missing.safetensors"), &e),
+                   in_dir("missing.safetensors"), "missing.safetensors");
+    ck_assert_msg(access(in_dir("never_made"), F_OK) != 0, "a refused resume made a folder");
+    /* The good file is taken, and only then is the config written. */
+    hostile_config(&c, "kept");
+    c.lr = 0.02;
+    ck_assert_msg(experiment_open_resumed(&c, g_dir, src->checkpoint, &e) == ERR_OK, "%s",
+                  err_message());
+    after = slurp(config);
+    ck_assert_msg(after && strcmp(after, before) != 0, "the resumed run's config was not written");
+    free(after);
+    free(before);
+    experiment_free(e);
+    experiment_free(src);
+}
+END_TEST
+
 /* ---- files from other tools ---------------------------------------------------------------- */
 
 START_TEST(test_a_pytorch_state_dict_is_named_as_one)
@@ -515,6 +566,7 @@ Suite *hostile_suite(void)
     tcase_add_test(tc, test_csv_that_would_lose_data);
     tcase_add_test(tc, test_a_refused_load_changes_nothing);
     tcase_add_test(tc, test_resume_replays_early_stopping_or_changes_nothing);
+    tcase_add_test(tc, test_a_refused_resume_leaves_the_folder_as_it_was);
     tcase_add_test(tc, test_a_pytorch_state_dict_is_named_as_one);
     tcase_add_test(tc, test_a_killed_save_leaves_nothing_after_the_next);
     suite_add_tcase(s, tc);
