@@ -151,15 +151,18 @@ static int read_weights(const char *path, float *v, int64_t n)
 }
 
 /* Rank 0 prints each rank's line, in rank order. */
+#define RANK_LINE 320 /* one rank's line: say_who's longest fits */
+
 static int print_ranks(ProcessGroup *pg, const char *mine)
 {
-    char line[160] = "";
+    char line[RANK_LINE] = "";
     snprintf(line, sizeof line, "%s", mine);
     char *all = malloc(sizeof line * (size_t)pg->world);
     if (!all) return err_set(ERR_NOMEM, "out of memory");
     int rc = dist_all_gather(pg, line, sizeof line, all);
     if (rc == ERR_OK && pg->rank == 0)
-        for (int r = 0; r < pg->world; r++) printf("    %s\n", all + r * sizeof line);
+        for (int r = 0; r < pg->world; r++)
+            printf("    %s\n", all + r * sizeof line);
     fflush(stdout);
     free(all);
     return rc;
@@ -168,15 +171,17 @@ static int print_ranks(ProcessGroup *pg, const char *mine)
 /* Section 1: who is who. */
 static int say_who(ProcessGroup *pg)
 {
-    char dev[32], line[160], name[96] = "";
+    char dev[32], line[RANK_LINE], name[96] = "";
     device_str(pg->device, dev, sizeof dev);
     if (!device_is_host(pg->device)) {
         DeviceInfo info;
-        if (device_info(pg->device, &info) == ERR_OK) snprintf(name, sizeof name, " (%.80s)", info.name);
+        if (device_info(pg->device, &info) == ERR_OK)
+            snprintf(name, sizeof name, " (%.80s)", info.name);
     }
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    snprintf(line, sizeof line, "rank %d of %d  local rank %d  host %.24s  pid %ld  device %s%s%s%s",
-             pg->rank, pg->world, pg->local_rank, pg->host, (long)getpid(), dev, name,
+    snprintf(line, sizeof line,
+             "rank %d of %d  local rank %d  host %.24s  pid %ld  device %s%s%s%.40s", pg->rank,
+             pg->world, pg->local_rank, pg->host, (long)getpid(), dev, name,
              visible ? "  CUDA_VISIBLE_DEVICES=" : "", visible ? visible : "");
     return print_ranks(pg, line);
 }
