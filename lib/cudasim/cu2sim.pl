@@ -97,7 +97,7 @@ sub translate
 
     # ---- functions: kernels, device functions, their bodies ----------------
     (my $an = $m) =~ s{__launch_bounds__\s*\([^()]*(?:\([^()]*\)[^()]*)*\)}{' ' x length $&}ge;
-    my @device_ranges;
+    my (@device_ranges, @hd_ranges);
     while ($an =~ /\b(__global__|__device__)\b/g) {
         my ($kind, $at) = ($1, $-[0]);
         my $after = pos($an);
@@ -119,7 +119,8 @@ sub translate
         $end = length($an) - 1 if $end < 0;
         $body{$name} .= substr($an, $start, $end - $start + 1);
         $kernel_defs{$name}++ if $is_kernel{$name};
-        push @device_ranges, [$start, $end] unless $head =~ /\b__host__\b/;
+        if ($head =~ /\b__host__\b/) { push @hd_ranges, [$start, $end]; }
+        else { push @device_ranges, [$start, $end]; }
         pos($an) = $start + 1;
     }
     my $in_device = sub {
@@ -127,6 +128,18 @@ sub translate
         for my $r (@device_ranges) { return 1 if $pos > $r->[0] && $pos < $r->[1]; }
         return 0;
     };
+    my $in_hd = sub {
+        my ($pos) = @_;
+        for my $r (@hd_ranges) { return 1 if $pos > $r->[0] && $pos < $r->[1]; }
+        return 0;
+    };
+
+    # ---- printf in device code: printed lane by lane, as a GPU prints it ----
+    while ($m =~ /(?<![\w.>:])(?:std\s*::\s*|::\s*)?printf\s*\(/g) {
+        my ($s, $e) = ($-[0], $+[0]);
+        next unless $in_device->($s) || $in_hd->($s);
+        push @edits, [$s, $e, 'cudasim_printf('];
+    }
 
     # ---- what the simulator cannot run --------------------------------------
     while ($m =~ /\b(asm|__asm__)\b\s*(?:volatile\s*|__volatile__\s*)?\(/g) {
@@ -377,6 +390,8 @@ sub translate
         my $rep = '';
         if (!$inlined{$real}++) {
             my $sub = translate($f, $rel);
+            # pulled in once already (%inlined); in the main file g++ would warn
+            $sub =~ s/^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*//mg;
             $rep = $sub . "\n#line " . ($line_of->($at) + 1) . " \"$shown\"";
         }
         push @edits, [$at, $at + length $whole, $rep];

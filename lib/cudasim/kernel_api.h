@@ -79,6 +79,10 @@ int cudasim_register_kernel(const char *name, int uses_barriers, int instrumente
  * like any access, but never a race. */
 void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc);
 unsigned long long cudasim_clock64(void);
+/* printf in device code (the translator renames it): inside a kernel the
+ * text is kept and printed, as a GPU's printf buffer is, lane by lane at the
+ * block's next barrier or its end; outside one it is printf. */
+int cudasim_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 }
 
 #endif /* CUDASIM_KERNEL_API_H */

@@ -859,6 +859,36 @@ size_t g_main_stack_size = 0;
 
 std::vector<char *> g_stack_pool;
 
+/* printf in a kernel: each thread's lines since its block's last barrier,
+ * printed at the barrier or the block's end, the k-th printf of every lane
+ * of a warp together, lane by lane, warp after warp: the order a GPU's printf
+ * buffer gives a warp (the simulator runs the threads one at a time, some
+ * blocks last to first). */
+std::vector<std::vector<std::string>> g_printf;
+bool g_printf_any = false;
+
+void printf_begin(int nthreads)
+{
+    if ((int)g_printf.size() < nthreads) g_printf.resize(nthreads);
+    for (auto &v : g_printf) v.clear();
+    g_printf_any = false;
+}
+
+void printf_flush()
+{
+    if (!g_printf_any) return;
+    g_printf_any = false;
+    size_t n = g_printf.size();
+    for (size_t w = 0; w < n; w += 32) {
+        size_t end = std::min(n, w + 32), most = 0;
+        for (size_t i = w; i < end; i++) most = std::max(most, g_printf[i].size());
+        for (size_t k = 0; k < most; k++)
+            for (size_t i = w; i < end; i++)
+                if (k < g_printf[i].size()) fputs(g_printf[i][k].c_str(), stdout);
+    }
+    for (auto &v : g_printf) v.clear();
+}
+
 void describe_thread(char *buf, size_t n)
 {
     const uint3 &b = cudasim_block_idx, &t = cudasim_thread_idx;
@@ -1985,6 +2015,7 @@ bool resolve_barrier(int *bad)
         g_run.threads[i].state = READY;
     }
     g_stamp++; /* a new epoch: what came before is ordered with what comes after */
+    printf_flush();
     return true;
 }
 
@@ -2183,6 +2214,7 @@ restart:
         }
     }
     g_run.static_shared = 0;
+    printf_begin(g_run.nthreads); /* (a restart forgets what its first try printed) */
     arena_begin(cfg);
     cudasim_grid_dim = cfg->grid;
     cudasim_block_dim = cfg->block;
@@ -2202,6 +2234,7 @@ restart:
         g_checking = false;
         /* Back from the fault handler, which ran with the signal's PKRU. */
         allow_device_memory(true);
+        printf_flush(); /* what the block printed before it stopped */
     } else {
         g_checking = g_run.instrumented && g_check_level > 0;
         for (unsigned z = 0; z < cfg->grid.z; z++)
@@ -2215,6 +2248,7 @@ restart:
                         run_block_fibers();
                     else
                         run_block_plain();
+                    printf_flush();
                 }
         g_checking = false;
         g_run.in_kernel = false;
@@ -2429,6 +2463,35 @@ extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const vo
             for (uintptr_t g = a & ~(uintptr_t)3; g < a + n; g += 4) *shadow_of(g) |= SH_INIT;
         }
     }
+}
+
+extern "C" int cudasim_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n;
+    if (!g_run.in_kernel || g_tid < 0 || (size_t)g_tid >= g_printf.size()) {
+        n = vprintf(fmt, ap);
+        va_end(ap);
+        return n;
+    }
+    va_list again;
+    va_copy(again, ap);
+    char buf[512];
+    n = vsnprintf(buf, sizeof buf, fmt, ap);
+    std::string text;
+    if (n >= (int)sizeof buf) {
+        text.resize((size_t)n + 1);
+        vsnprintf(&text[0], (size_t)n + 1, fmt, again);
+        text.resize((size_t)n);
+    } else if (n > 0) {
+        text = buf;
+    }
+    va_end(again);
+    va_end(ap);
+    g_printf[g_tid].push_back(std::move(text));
+    g_printf_any = true;
+    return n;
 }
 
 extern "C" unsigned long long cudasim_clock64(void)
