@@ -477,9 +477,14 @@ $(SIMRUN_DIR)/%.cpp: /%.cu $(SIM_DIR)/cu2sim.pl
 	@echo "  CU2SIM /$*.cu"
 	$(Q)perl $(SIM_DIR)/cu2sim.pl /$*.cu > $@.tmp && mv $@.tmp $@
 
+# A program prints what nvcc's build prints only if float arithmetic is
+# IEEE's, in the order written: nvcc never reassociates (x + big - big is not
+# x, a Kahan sum keeps its correction) and keeps the sign of zero.
+SIMRUN_FP := -fno-associative-math -fsigned-zeros
+
 $(SIMRUN_DIR)/%.o: $(SIMRUN_DIR)/%.cpp
 	@echo "  CXX   /$*.cu (simulator)"
-	$(Q)$(CXX) $(CXXFLAGS_KSIM) -iquote /$(dir $*) -c $< -o $@
+	$(Q)$(CXX) $(CXXFLAGS_KSIM) $(SIMRUN_FP) -iquote /$(dir $*) -c $< -o $@
 
 $(SIMRUN_DIR)/%.sim: $(SIMRUN_DIR)/%.o $(SIM_A)
 	@echo "  LD    $@"
