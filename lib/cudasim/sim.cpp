@@ -21,6 +21,7 @@
  * returns it until cudaDeviceReset.
  */
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -88,6 +89,8 @@ std::string g_report_context; /* prefixed to reports: where a graph launch is */
 FILE *g_report_stream = (FILE *)1; /* 1: stderr, resolved at first use */
 unsigned long long g_launches = 0;
 
+std::string host_call_site();
+
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void report(const char *fmt, ...)
 {
@@ -107,7 +110,11 @@ void report(const char *fmt, ...)
     std::string text = buf;
     for (size_t at; cwd.size() > 1 && (at = text.find(cwd)) != std::string::npos;)
         text.erase(at, cwd.size());
-    g_report = g_report_context + text;
+    /* A runtime call, or a launch, is reported at the program's line that
+     * made it (a kernel's own reports name their thread and line). */
+    std::string site = host_call_site();
+    if (!site.empty()) site += ": ";
+    g_report = site + g_report_context + text;
     FILE *out = g_report_stream == (FILE *)1 ? stderr : g_report_stream;
     if (out) {
         fprintf(out, "cudasim: %s\n", g_report.c_str());
@@ -2282,6 +2289,26 @@ restart:
         goto restart;
     }
     return g_run.error;
+}
+
+/* The line of the program that called into the simulator, for a report made
+ * outside a kernel: the innermost frame of the call stack whose source is
+ * neither the simulator's nor the system's. "" inside a kernel, or without
+ * debug information. */
+std::string host_call_site()
+{
+    if (g_run.in_kernel) return "";
+    void *frames[48];
+    int n = backtrace(frames, 48);
+    for (int i = 1; i < n; i++) {
+        std::string l = source_line(frames[i]);
+        if (l.empty()) continue;
+        if (l.find("lib/cudasim/") != std::string::npos || l.compare(0, 5, "/usr/") == 0 ||
+            l.find("/include/c++/") != std::string::npos || l.compare(0, 2, "??") == 0)
+            continue;
+        return l;
+    }
+    return "";
 }
 
 } // namespace
