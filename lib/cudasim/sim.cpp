@@ -1576,6 +1576,79 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, bool
 
 char g_altstack[64 * 1024];
 
+/* The program's executable code (its PT_LOAD segments that execute), found
+ * when the fault handler is installed, for fault_line. */
+uintptr_t g_exe_base = 0, g_exe_lo = 0, g_exe_hi = 0;
+
+int note_exe(struct dl_phdr_info *info, size_t, void *)
+{
+    if (info->dlpi_name && info->dlpi_name[0]) return 0; /* a shared library */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+        uintptr_t lo = info->dlpi_addr + ph.p_vaddr, hi = lo + ph.p_memsz;
+        if (!g_exe_lo || lo < g_exe_lo) g_exe_lo = lo;
+        if (hi > g_exe_hi) g_exe_hi = hi;
+    }
+    g_exe_base = info->dlpi_addr;
+    return 1;
+}
+
+/* " at file:line" of the instruction that faulted, into buf ("" if it is not
+ * the program's own code or has no line), for a fault in host code. It runs
+ * in the signal handler: system calls and the formatting of numbers only,
+ * and addr2line in a process of its own. */
+void fault_line(void *uctx, char *buf, size_t size)
+{
+    buf[0] = '\0';
+#if defined(__x86_64__) && defined(REG_RIP)
+    uintptr_t pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+    if (pc < g_exe_lo || pc >= g_exe_hi || size < 16) return;
+    char exe[64], hex[32];
+    snprintf(exe, sizeof exe, "/proc/%d/exe", (int)getpid());
+    snprintf(hex, sizeof hex, "0x%lx", (unsigned long)(pc - g_exe_base));
+    int fd[2];
+    if (pipe(fd) != 0) return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) dup2(null, 2);
+        close(fd[0]);
+        char *argv[] = {(char *)"addr2line", (char *)"-e", exe, hex, nullptr};
+        execvp("addr2line", argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    char text[512];
+    size_t got = 0;
+    ssize_t n;
+    while (pid > 0 && got < sizeof text - 1 && (n = read(fd[0], text + got, sizeof text - 1 - got)) > 0)
+        got += (size_t)n;
+    close(fd[0]);
+    if (pid > 0) waitpid(pid, nullptr, 0);
+    text[got] = '\0';
+    size_t len = strcspn(text, "\n");
+    text[len] = '\0';
+    char *disc = strstr(text, " (discriminator");
+    if (disc) *disc = '\0';
+    len = strlen(text);
+    if (len < 3 || text[0] == '?' || strcmp(text + len - 2, ":0") == 0 || strcmp(text + len - 2, ":?") == 0)
+        return;
+    /* A file under the current folder by its relative name, as reports say. */
+    char cwd[1024];
+    const char *shown = text;
+    if (getcwd(cwd, sizeof cwd - 1)) {
+        size_t c = strlen(cwd);
+        if (strncmp(text, cwd, c) == 0 && text[c] == '/') shown = text + c + 1;
+    }
+    snprintf(buf, size, "; the access is at %s", shown);
+#else
+    (void)uctx;
+    (void)size;
+#endif
+}
+
 /* Host code touched a buffer's mapping outside any device operation: say
  * what happened, in one line written straight to stderr (the program is
  * about to die, so even with reports silenced; and without stdio, which the
@@ -1600,16 +1673,18 @@ void report_host_access(uintptr_t a, uintptr_t start, const Alloc &al, void *uct
     else
         snprintf(where, sizeof where, "%zu bytes before the start of a %zu-byte %s buffer",
                  (size_t)(start - a), al.size, kind);
+    char line[600];
+    fault_line(uctx, line, sizeof line);
     int n;
     if (al.device)
         n = snprintf(msg, sizeof msg,
                      "cudasim: host code %s device memory at %p (%s): on a GPU the CPU cannot "
-                     "dereference device pointers; copy the data with cudaMemcpy first\n",
-                     did, (void *)a, where);
+                     "dereference device pointers; copy the data with cudaMemcpy first%s\n",
+                     did, (void *)a, where, line);
     else
         n = snprintf(msg, sizeof msg,
-                     "cudasim: host code %s memory at %p (%s): an index beyond the buffer\n",
-                     did, (void *)a, where);
+                     "cudasim: host code %s memory at %p (%s): an index beyond the buffer%s\n",
+                     did, (void *)a, where, line);
     if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
     ssize_t ignored = write(STDERR_FILENO, msg, (size_t)n);
     (void)ignored;
@@ -1712,6 +1787,7 @@ void install_fault_handler()
     __sanitizer_set_death_callback(on_asan_death);
 #endif
     g_page = (size_t)sysconf(_SC_PAGESIZE);
+    dl_iterate_phdr(note_exe, nullptr);
 #if CUDASIM_HAVE_PKEYS
     /* The key starts denied to this thread (and other threads are denied
      * every key but 0 from their start, or from this one's). */

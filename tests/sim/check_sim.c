@@ -966,8 +966,12 @@ START_TEST(test_host_access_to_device_memory_dies)
 #endif
     ck_assert_msg(strstr(err, want) != NULL, "the message \"%s\" does not say \"%s\"", err, want);
     const char *rest = "(byte 20 of a 4096-byte cudaMalloc buffer): on a GPU the CPU cannot "
-                       "dereference device pointers; copy the data with cudaMemcpy first\n";
+                       "dereference device pointers; copy the data with cudaMemcpy first";
     ck_assert_msg(strstr(err, rest) != NULL, "the message \"%s\" does not say \"%s\"", err, rest);
+    /* and where: the line of host_touches_device_memory that made the access */
+    const char *where = strstr(err, "; the access is at ");
+    ck_assert_msg(where && strstr(where, "check_sim.c:") != NULL,
+                  "the message \"%s\" does not say at which line of check_sim.c", err);
     const char *second = strstr(strstr(err, "cudasim:") + 1, "cudasim:");
     ck_assert_msg(second == NULL, "more than one message: \"%s\"", err);
 }
