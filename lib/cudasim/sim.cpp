@@ -1018,6 +1018,36 @@ std::string capture(const std::vector<std::string> &args)
 
 std::map<std::pair<const void *, bool>, std::string> g_lines;
 
+/* "file:line" with file the .cu a translated file came from. The translator
+ * keeps the lines and starts its output with `#line 1 "prog.cu"`, but GCC
+ * names the file it compiled for some lines of its debug information (those
+ * of a loop's copies, with a discriminator), and a report must not point at
+ * a file the student never wrote. */
+std::string untranslated(const std::string &where)
+{
+    size_t colon = where.rfind(':');
+    if (colon == std::string::npos || colon < 4 || where.compare(colon - 4, 4, ".cpp") != 0)
+        return where;
+    std::string file = where.substr(0, colon);
+    static std::map<std::string, std::string> origin;
+    auto found = origin.find(file);
+    if (found == origin.end()) {
+        std::string cu;
+        if (FILE *f = fopen(file.c_str(), "r")) {
+            char line[4096];
+            const char *tag = "#line 1 \"";
+            if (fgets(line, sizeof line, f) && strncmp(line, tag, strlen(tag)) == 0) {
+                cu = line + strlen(tag);
+                size_t end = cu.rfind('"');
+                cu = end == std::string::npos ? std::string() : cu.substr(0, end);
+            }
+            fclose(f);
+        }
+        found = origin.emplace(file, cu).first;
+    }
+    return found->second.empty() ? where : found->second + where.substr(colon);
+}
+
 /* "file:line" of the code at pc, "" if unknown. pc is a return address (the
  * call is the instruction before it) unless exact. addr2line reads the
  * program's debug information; of the inlined functions at pc, the innermost
@@ -1061,6 +1091,7 @@ std::string source_line(const void *pc, bool exact = false)
             }
         }
         if (out.empty()) out = first;
+        out = untranslated(out);
         char cwd[4096];
         if (getcwd(cwd, sizeof cwd)) {
             std::string c = std::string(cwd) + "/";
