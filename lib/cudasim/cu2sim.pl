@@ -30,7 +30,7 @@ use Cwd qw(realpath);
 
 my $path = shift @ARGV or die "usage: cu2sim.pl FILE.cu\n";
 my $errors = 0;
-my (%body, %is_kernel, %template_kernel, %kernel_defs, %inlined);
+my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %inlined);
 
 sub fail
 {
@@ -112,6 +112,10 @@ sub translate
         my $head = substr($an, $head_start, $close - $head_start);
         $is_kernel{$name} = 1 if $kind eq '__global__' || $head =~ /\b__global__\b/;
         $template_kernel{$name} = 1 if $is_kernel{$name} && $head =~ /\btemplate\s*</;
+        # Parameters with default values: a launch may leave them out.
+        my $params = substr($an, $open + 1, $close - $open - 1);
+        1 while $params =~ s/\([^()]*\)|<[^<>]*>|\{[^{}]*\}/ /g;
+        $default_args{$name} = 1 if $is_kernel{$name} && $params =~ /(?<![=!<>])=(?!=)/;
         my $rest = substr($an, $close + 1, 400);
         next unless $rest =~ /^\s*(?:const\s*|noexcept\s*|->\s*[\w:<>\s*&]+)?\{/;
         my $start = $close + 1 + $+[0] - 1;
@@ -228,11 +232,30 @@ sub translate
             next;
         }
         (my $label = $expr) =~ s/\s+//g;
+        # A launch in a macro whose parameter is the kernel
+        # (#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)): which kernel
+        # is known only where the macro is used.
+        my $macro_param = 0;
+        {
+            my $ls = rindex($m, "\n", $lt) + 1;
+            while ($ls > 1 && substr($m, $ls - 2, 1) eq '\\') { $ls = rindex($m, "\n", $ls - 2) + 1; }
+            if (substr($m, $ls, $lt - $ls) =~ /^\s*#\s*define\s+\w+\(([^()]*)\)/) {
+                my %params = map { s/^\s+|\s+$//gr => 1 } split /,/, $1;
+                $macro_param = 1 if $params{$base} && $expr eq $base;
+            }
+        }
         my $call;
-        if (!$templated && ($template_kernel{$base} || ($kernel_defs{$base} || 0) > 1)) {
+        my $lambda = "[](auto &&...cudasim_a) { $expr("
+                   . "static_cast<decltype(cudasim_a) &&>(cudasim_a)...); }, ";
+        if ($macro_param) {
+            $call = "cudasim::launch_deduced(#$base, $lambda";
+        } elsif (!$templated && ($template_kernel{$base} || ($kernel_defs{$base} || 0) > 1)) {
             # Template arguments deduced from the call's arguments (or overloads).
-            $call = "cudasim::launch_deduced(\"$label\", [](auto &&...cudasim_a) { $expr("
-                  . "static_cast<decltype(cudasim_a) &&>(cudasim_a)...); }, ";
+            $call = "cudasim::launch_deduced(\"$label\", $lambda";
+        } elsif (!$templated && $default_args{$base}) {
+            # Parameters left to their default values: the call supplies them.
+            $call = "cudasim::launch_deduced(\"$label\", reinterpret_cast<const void *>(&$expr), "
+                  . $lambda;
         } else {
             $call = "cudasim::launch(\"$label\", $expr, ";
         }

@@ -220,6 +220,15 @@ static inline DeducedLauncher<F> launch_deduced(const char *name, F fn, dim3 gri
 {
     return DeducedLauncher<F>{{name, nullptr, grid, block, shared_bytes, stream}, fn};
 }
+/* The same for a kernel with parameters left to their default values: kern
+ * is the kernel itself (for cudaFuncSetAttribute), call a lambda calling it. */
+template <typename F>
+static inline DeducedLauncher<F> launch_deduced(const char *name, const void *kern, F call,
+                                                dim3 grid, dim3 block, size_t shared_bytes = 0,
+                                                cudaStream_t stream = 0)
+{
+    return DeducedLauncher<F>{{name, kern, grid, block, shared_bytes, stream}, call};
+}
 
 /* cudaLaunchKernel: args[i] points to the i-th argument. */
 template <typename... P, size_t... I>
