@@ -207,12 +207,31 @@ sub translate
         my $end = $j + 1;
         my $templated = 0;
         if ($j >= 0 && substr($m, $j, 1) eq '>') {
+            # Back to the matching <; a parenthesized part is passed whole,
+            # as its < and > compare (k<(N > 4) ? 8 : 4><<<...>>>).
             my $depth = 0;
             for (; $j >= 0; $j--) {
                 my $c = substr($m, $j, 1);
-                $depth++ if $c eq '>' || $c eq ')';
-                $depth-- if $c eq '<' || $c eq '(';
+                if ($c eq ')') {
+                    my $close = 0;
+                    for (; $j >= 0; $j--) {
+                        my $d = substr($m, $j, 1);
+                        $close++ if $d eq ')';
+                        $close-- if $d eq '(';
+                        last if $close == 0 || $d =~ /[;{}]/;
+                    }
+                    last if $j < 0 || substr($m, $j, 1) ne '(';
+                    next;
+                }
+                last if $c =~ /[;{}]/;
+                $depth++ if $c eq '>';
+                $depth-- if $c eq '<';
                 last if $depth == 0;
+            }
+            if ($j < 0 || substr($m, $j, 1) ne '<') {
+                $bad->($lt, "cannot tell which kernel this <<< >>> launches (its template "
+                            . "arguments do not balance)");
+                next;
             }
             $j--;
             $j-- while $j >= 0 && substr($m, $j, 1) =~ /\s/;
