@@ -1738,12 +1738,14 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
         if (!al && g_device_ops.load() == 0 && sig == SIGSEGV) {
             uintptr_t fs;
             if (const Freed *f = find_freed(a, &fs)) {
-                char msg[400];
+                char msg[1000], line[600];
+                fault_line(uctx, line, sizeof line);
                 int n = snprintf(msg, sizeof msg,
                                  "cudasim: host code touched device memory at %p, in a %zu-byte "
-                                 "cudaMalloc buffer that cudaFree had freed (a use after free; "
-                                 "on a GPU the CPU cannot dereference device pointers at all)\n",
-                                 (void *)a, f->size);
+                                 "%s buffer that cudaFree had freed (a use after free%s)%s\n",
+                                 (void *)a, f->size, f->managed ? "cudaMallocManaged" : "cudaMalloc",
+                                 f->managed ? "" : "; on a GPU the CPU cannot dereference device "
+                                                   "pointers at all", line);
                 if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
                 ssize_t ignored = write(STDERR_FILENO, msg, (size_t)n);
                 (void)ignored;
