@@ -134,6 +134,15 @@ static void visit_pointers(void (*visit)(const void *), const T &a)
     }
 }
 
+/* An argument whose type is a pointer to an object. */
+template <typename T>
+static void visit_pointer_argument(void (*visit)(const void *), const T &a)
+{
+    if constexpr (std::is_pointer<T>::value &&
+                  std::is_object<typename std::remove_pointer<T>::type>::value)
+        visit((const void *)a);
+}
+
 /* A kernel with its arguments converted to its parameters' types. */
 template <typename... P>
 struct Pack final : Args {
@@ -150,6 +159,10 @@ struct Pack final : Args {
     void writable_pointers(void (*visit)(const void *)) const override
     {
         std::apply([visit](const P &...a) { (visit_pointers<true>(visit, a), ...); }, args);
+    }
+    void pointer_arguments(void (*visit)(const void *)) const override
+    {
+        std::apply([visit](const P &...a) { (visit_pointer_argument(visit, a), ...); }, args);
     }
 };
 
@@ -175,6 +188,10 @@ struct DeducedPack final : Args {
     void writable_pointers(void (*visit)(const void *)) const override
     {
         std::apply([visit](const A &...a) { (visit_pointers<true>(visit, a), ...); }, args);
+    }
+    void pointer_arguments(void (*visit)(const void *)) const override
+    {
+        std::apply([visit](const A &...a) { (visit_pointer_argument(visit, a), ...); }, args);
     }
 };
 

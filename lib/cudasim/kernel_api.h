@@ -35,6 +35,9 @@ struct Args {
     /* The same, less the pointers to const: the buffers the kernel may
      * write through its arguments (the others are not checked for races). */
     virtual void writable_pointers(void (*visit)(const void *)) const { pointers(visit); }
+    /* Calls visit with each argument whose type is a pointer (not the words
+     * of a struct): each must be device memory, or NULL. */
+    virtual void pointer_arguments(void (*visit)(const void *)) const { (void)visit; }
 };
 
 enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };

@@ -2232,6 +2232,27 @@ void find_read_only_buffers(const cudasim::Args *args)
     }
 }
 
+const size_t *find_symbol(const void *p, uintptr_t *start);
+
+/* A pointer argument into host memory (malloc, new, a host array or
+ * variable): a GPU's kernel cannot dereference it, and faults where it does.
+ * Here the kernel could reach it: reported once per kernel, and it runs. */
+void check_host_pointer(const void *p)
+{
+    uintptr_t a = (uintptr_t)p, start;
+    if (!p || a - g_rg_lo < g_rg_span || a - g_sh_lo < g_sh_span || find_alloc(p) ||
+        find_symbol(p, &start))
+        return;
+    static std::set<std::string> told;
+    if (!told.insert(g_run.cfg->name).second) return;
+    g_hazards++;
+    report("kernel %s is given %p as a pointer argument, which is host memory (malloc, new, or "
+           "a host array or variable), not device memory: on most GPU machines the kernel "
+           "cannot dereference it and fails with an illegal address where it does; pass "
+           "the cudaMalloc (or cudaMallocManaged) pointer",
+           g_run.cfg->name, p);
+}
+
 /* Unknown kernels get fibers (the safe choice) and are taken as not
  * instrumented (their buffers count as written after the launch). */
 KernelInfo kernel_info(const char *name)
@@ -2317,6 +2338,7 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
     check_level();
     g_global_races = g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches);
     find_read_only_buffers(args);
+    args->pointer_arguments(check_host_pointer);
 restart:
     g_run.need_fibers = false;
     g_run.nthreads = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
