@@ -906,7 +906,8 @@ void describe_thread(char *buf, size_t n)
 /* Leave the launch: from a fiber, a plain thread or the fault handler. */
 [[noreturn]] void abort_launch(cudaError_t e)
 {
-    if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorAssert)
+    if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorAssert ||
+        e == cudaErrorLaunchTimeout)
         g_sticky = e;
     g_last = g_run.error = e;
     g_checking = false;
@@ -2600,8 +2601,67 @@ extern "C" void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::
     return g_arena + off;
 }
 
+namespace {
+/* A thread that waits for another block (a spin lock, a hand-made grid
+ * barrier) or for a thread of its block past no barrier would wait forever
+ * here, where a thread runs until it reaches a barrier and blocks run one
+ * after another. Such a wait repeats one atomic or volatile read of one
+ * address, finding the same value: after kSpinLimit times in a row, the
+ * launch stops with a report instead of hanging. */
+struct Spin {
+    const void *pc;
+    uintptr_t a;
+    int tid;
+    unsigned long long block;
+    uint64_t value;
+    unsigned long long count;
+} g_spin;
+const unsigned long long kSpinLimit = 50000000;
+
+__attribute__((noinline, cold)) void report_spin(const void *pc)
+{
+    char who[200];
+    describe_thread(who, sizeof who);
+    std::string line = source_line(pc);
+    report("%s%s%s: the thread read the same value at the same address %llu times in a row: it "
+           "waits for a change that another thread or block would make. The simulator runs a "
+           "thread until it reaches a barrier and blocks one after another, so the wait would "
+           "never end; on a GPU blocks are not guaranteed to run at the same time either (wait "
+           "for another block by ending the kernel and launching the next, or with a "
+           "cooperative launch's grid sync) (CUDA reports: the launch timed out and was "
+           "terminated)",
+           who, line.empty() ? "" : " at ", line.c_str(), kSpinLimit);
+    abort_launch(cudaErrorLaunchTimeout);
+}
+
+inline void spin_check(uintptr_t a, size_t n, const void *pc)
+{
+    Spin &s = g_spin;
+    if (pc != s.pc || a != s.a || g_tid != s.tid || g_run.block_serial != s.block) {
+        s = Spin{pc, a, g_tid, g_run.block_serial, 0, 0};
+        return;
+    }
+    /* The access before this one, at the same address, went through: the
+     * memory is there to read (a wild address faults at the access itself). */
+    uint64_t v = 0;
+    memcpy(&v, (const void *)a, n < sizeof v ? n : sizeof v);
+    if (s.count == 0 || v != s.value) {
+        s.value = v;
+        s.count = 1;
+    } else if (__builtin_expect(++s.count == kSpinLimit, 0)) {
+        report_spin(pc);
+    }
+}
+} // namespace
+
 extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc)
 {
+    struct SpinAfter {
+        uintptr_t a;
+        size_t n;
+        const void *pc;
+        ~SpinAfter() { if (g_run.in_kernel) spin_check(a, n, pc); }
+    } spin{(uintptr_t)p, n, pc};
     if (!g_checking) return;
     uintptr_t a = (uintptr_t)p;
     if (a - g_sh_lo < g_sh_span) {
@@ -2679,6 +2739,14 @@ extern "C" unsigned long long cudasim_clock64(void)
     CUDASIM_HOOK(prefix##write16, 16, true)
 CUDASIM_HOOKS(__tsan_)
 CUDASIM_HOOKS(__tsan_unaligned_)
+#undef CUDASIM_HOOK
+/* Volatile reads are how a hand-written wait polls: watched for spinning. */
+#define CUDASIM_HOOK(name, n, w)                                                                  \
+    extern "C" void name(void *p)                                                                  \
+    {                                                                                              \
+        if (__builtin_expect(g_checking, 0)) on_access((uintptr_t)p, n, w, __builtin_return_address(0)); \
+        if (!(w) && g_run.in_kernel) spin_check((uintptr_t)p, n, __builtin_return_address(0));     \
+    }
 CUDASIM_HOOKS(__tsan_volatile_)
 #undef CUDASIM_HOOKS
 #undef CUDASIM_HOOK
@@ -3070,6 +3138,7 @@ const char *cudaGetErrorString(cudaError_t e)
     case cudaErrorInvalidPitchValue: return "invalid pitch argument";
     case cudaErrorInvalidSymbol: return "invalid device symbol";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
     case cudaErrorNotSupported: return "operation not supported";
     case cudaErrorStreamCaptureUnsupported:
         return "operation not permitted when stream is capturing";
@@ -3112,6 +3181,7 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorInvalidPitchValue: return "cudaErrorInvalidPitchValue";
     case cudaErrorInvalidSymbol: return "cudaErrorInvalidSymbol";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
     case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";

@@ -44,6 +44,7 @@ typedef enum cudaError {
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchTimeout = 702,
     cudaErrorAssert = 710,
     cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
