@@ -72,19 +72,38 @@ static int check_scalars(const char *path, const Scalars *v, const Trainer *t)
         return err_set(ERR_FORMAT, "%s: metadata \"best_val_loss\" is %.9g, expected a loss "
                                    "from 0 to 3.4e38, or inf before any epoch improved",
                        path, v->best);
-    TRY(check_real(path, "optim.lr", v->lr, 0, FLT_MAX, "a learning rate from 0 to 3.4e38"));
+    /* A config's "lr" and "eta_min" are at most CHECKPOINT_MAX_LR, and no scheduler goes
+     * above the larger of them (the cosine's chained form, in double, may pass it by a
+     * rounding error, which the optimizer's float does not keep: sched.lr is compared as
+     * a float). */
+    TRY(check_real(path, "optim.lr", v->lr, 0, CHECKPOINT_MAX_LR,
+                   "a learning rate from 0 to 100 (a config's largest)"));
     if (v->optim_step < 0)
         return err_set(ERR_FORMAT, "%s: metadata \"optim.step\" is %lld, expected 0 or more",
                        path, v->optim_step);
     if (t->sched) {
-        if (v->sched_last < 0)
-            return err_set(ERR_FORMAT, "%s: metadata \"sched.last_epoch\" is %lld, expected 0 "
-                                       "or more",
-                           path, v->sched_last);
-        TRY(check_real(path, "sched.base_lr", v->sched_base, DBL_MIN, FLT_MAX,
-                       "a learning rate above 0, up to 3.4e38"));
-        TRY(check_real(path, "sched.lr", v->sched_lr, 0, FLT_MAX,
-                       "a learning rate from 0 to 3.4e38"));
+        /* The trainer steps its scheduler once at the end of every epoch, from a
+         * scheduler made with it (last_epoch 0): another count is another schedule. */
+        if (v->sched_last != v->epoch)
+            return err_set(ERR_FORMAT, "%s: metadata \"sched.last_epoch\" is %lld, expected "
+                                       "the epoch, %lld: the scheduler steps once per epoch, and "
+                                       "another count would change the learning rates from here",
+                           path, v->sched_last, v->epoch);
+        TRY(check_real(path, "sched.base_lr", v->sched_base, DBL_MIN, CHECKPOINT_MAX_LR,
+                       "a learning rate above 0, up to 100 (a config's largest)"));
+        if (!(v->sched_lr >= 0.0 && v->sched_lr <= FLT_MAX &&
+              (float)v->sched_lr <= (float)CHECKPOINT_MAX_LR))
+            return err_set(ERR_FORMAT, "%s: metadata \"sched.lr\" is %.9g, expected a learning "
+                                       "rate from 0 to 100 (a config's largest)",
+                           path, v->sched_lr);
+        /* The optimizer runs at the scheduler's rate rounded to float (sched_step() sets
+         * it; checkpoint_save() writes a rate set by hand as the scheduler's, as the next
+         * sched_step() would take it). */
+        if ((float)v->sched_lr != (float)v->lr)
+            return err_set(ERR_FORMAT, "%s: metadata \"optim.lr\" is %.9g and \"sched.lr\" "
+                                       "is %.17g, expected the same rate (the optimizer's is the "
+                                       "scheduler's, rounded to float)",
+                           path, v->lr, v->sched_lr);
     }
     /* 0 or a subnormal scale is no scale: the scaled gradients vanish or, once 1/scale
      * overflows, turn to NaN and every step is skipped; a scale of 0 never grows back. */
@@ -98,6 +117,45 @@ static int check_scalars(const char *path, const Scalars *v, const Trainer *t)
     if (v->skipped < 0 || v->skipped > LONG_MAX)
         return err_set(ERR_FORMAT, "%s: metadata \"scaler.skipped\" is %lld, expected 0 or more",
                        path, v->skipped);
+    return ERR_OK;
+}
+
+/* The scalars that follow from the history (epoch values each, checked by check_series()),
+ * as the trainer keeps them. */
+static int check_with_history(const char *path, const Scalars *v, const float *val_loss,
+                              const float *skipped)
+{
+    /* trainer_end_epoch() takes a validation loss below the best so far (inf at first;
+     * NaN and inf never are) as the new best: the first epoch of the lowest one. */
+    float best = INFINITY;
+    long long best_epoch = 0;
+    for (long long k = 0; k < v->epoch; k++)
+        if (val_loss[k] < best) best = val_loss[k], best_epoch = k + 1;
+    if (v->best_epoch != best_epoch)
+        return err_set(ERR_FORMAT, "%s: metadata \"best_epoch\" is %lld, expected %lld: the "
+                                   "first epoch with the lowest \"history.val_loss\" (0 when no "
+                                   "epoch has one below inf)",
+                       path, v->best_epoch, best_epoch);
+    if (v->best != (double)best && best_epoch == 0)
+        return err_set(ERR_FORMAT, "%s: metadata \"best_val_loss\" is %.9g, expected inf: no "
+                                   "epoch has a \"history.val_loss\" below inf",
+                       path, v->best);
+    if (v->best != (double)best)
+        return err_set(ERR_FORMAT, "%s: metadata \"best_val_loss\" is %.9g, expected %.9g: the "
+                                   "\"history.val_loss\" of the best epoch, %lld",
+                       path, v->best, (double)best, best_epoch);
+    /* Every epoch has at least one batch (trainer_new()), and each batch steps the
+     * optimizer or, under a GradScaler, is counted in "history.skipped": an epoch without a
+     * skipped step made at least one step. (Not more is known: the batches per epoch change
+     * with the world size a run is resumed at, and an optimizer may have stepped before
+     * the trainer was made.) */
+    long long least = 0;
+    for (long long k = 0; k < v->epoch; k++) least += skipped[k] == 0.0f;
+    if (v->optim_step < least)
+        return err_set(ERR_FORMAT, "%s: metadata \"optim.step\" is %lld, expected at least "
+                                   "%lld: each epoch with no skipped step in \"history.skipped\" "
+                                   "made at least one optimizer step",
+                       path, v->optim_step, least);
     return ERR_OK;
 }
 
@@ -277,6 +335,9 @@ static Scalars scalars_of(const Trainer *t, long epoch)
         SchedState ss;
         sched_state(t->sched, &ss);
         v.sched_last = ss.last_epoch, v.sched_base = ss.base_lr, v.sched_lr = ss.lr;
+        /* A rate set by hand since the last sched_step(): that step would go on from it
+         * (sched.h), and so does the resumed run. */
+        if ((float)ss.lr != t->opt->lr) v.sched_lr = t->opt->lr;
     }
     v.scaler_on = t->scaler.enabled;
     v.scale = t->scaler.scale;
@@ -302,6 +363,7 @@ int checkpoint_save(const Trainer *t, long epoch, const char *path)
                        where, epoch, t->hist.n);
     Scalars v = scalars_of(t, epoch);
     TRY(check_scalars(where, &v, t));
+    TRY(check_with_history(where, &v, t->hist.val_loss, t->hist.skipped));
     Writer *w = calloc(1, sizeof *w);
     if (!w) return err_set(ERR_NOMEM, "%s: out of memory", where);
     int rc = put_model(w, where, t->model);
@@ -676,6 +738,7 @@ static int stage_state(const SafeTensors *st, Trainer *t, const char *path, Chec
         }
         if (v->epoch) memcpy(s->series[i], f->data, sizeof(float) * (size_t)v->epoch);
     }
+    rc = check_with_history(path, v, s->series[1], s->series[6]);
 done:
     tensor_free(like);
     return rc;

@@ -20,9 +20,12 @@
  * version, every tensor's presence, dtype and shape against this trainer's
  * model and optimizer, every value: weights and buffers finite, learning
  * rates, loss scale and losses in range, every metadata field parsed
- * strictly) into scratch copies, and only then touches the trainer, in one
- * step that cannot fail half-way: a bad file changes nothing, and its one
- * message names the file and the field. Saving checks what it writes with
+ * strictly, and what must agree agreeing: the scheduler's count with the
+ * epoch and its rate with the optimizer's, the best epoch and loss with the
+ * history, the step count with the epochs trained) into scratch copies,
+ * and only then touches the trainer, in one step that cannot fail half-way:
+ * a bad file changes nothing, and its one message names the file and the
+ * field. Saving checks what it writes with
  * the same rules (a diverged run's NaN weights are not saved), so what the
  * workbook writes it reads back. Tensors are copied to wherever the
  * trainer's model is, so a checkpoint saved on a GPU loads on the CPU and
@@ -47,6 +50,10 @@
 #define CHECKPOINT_WEIGHTS_FORMAT "workbook-weights"
 /** The version this build writes and reads. */
 #define CHECKPOINT_VERSION 1
+/** The largest learning rate a checkpoint holds ("optim.lr", "sched.base_lr", "sched.lr"):
+ *  a config's "lr" and "eta_min" go up to it, and the schedulers never raise a rate above
+ *  their base or eta_min (StepLR's gamma is at most 1). */
+#define CHECKPOINT_MAX_LR 100.0
 
 /**
  * @brief Save the trainer's whole state after epoch @p epoch to @p path, atomically.

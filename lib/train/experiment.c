@@ -117,7 +117,7 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
         c->n_hidden = v->count;
     }
     TRY(get_choice(root, "optimizer", g_optim, c->optimizer, sizeof c->optimizer));
-    TRY(get_real(root, "lr", 1e-9, 100.0, &c->lr));
+    TRY(get_real(root, "lr", 1e-9, CHECKPOINT_MAX_LR, &c->lr));
     TRY(get_real(root, "momentum", 0.0, 0.999999, &c->momentum));
     TRY(get_real(root, "weight_decay", 0.0, 1.0, &c->weight_decay));
     TRY(get_choice(root, "scheduler", g_sched, c->scheduler, sizeof c->scheduler));
@@ -125,7 +125,7 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
     TRY(get_int(root, "step_size", 1, 1000000, &i64));
     c->step_size = (int)i64;
     TRY(get_real(root, "gamma", 1e-6, 1.0, &c->gamma));
-    TRY(get_real(root, "eta_min", 0.0, 100.0, &c->eta_min));
+    TRY(get_real(root, "eta_min", 0.0, CHECKPOINT_MAX_LR, &c->eta_min));
     i64 = c->epochs;
     TRY(get_int(root, "epochs", 1, 1000000, &i64));
     c->epochs = (long)i64;

@@ -57,6 +57,11 @@ int trainer_new(Module *model, Loader *train, Loader *val, Loss *loss, Optimizer
     if (o->grad_scaler && o->autocast == DTYPE_F32)
         return err_set(ERR_ARG, "trainer: a GradScaler without mixed precision does nothing; "
                                 "turn on autocast (float16) or turn the scaler off");
+    /* An epoch without a batch would train nothing and still count (under a GradScaler,
+     * whose epochs may have no step): a checkpoint's step count could not be checked. */
+    if (loader_batches(train) < 1)
+        return err_set(ERR_ARG, "trainer: the training loader has no batches (no rows, or "
+                                "fewer rows than a batch with drop_last): nothing to train on");
     Trainer *t = calloc(1, sizeof *t);
     if (!t) return err_set(ERR_NOMEM, "trainer: out of memory");
     t->model = model, t->train = train, t->val = val, t->loss = loss, t->opt = opt;
@@ -229,11 +234,13 @@ int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s)
     h->loss_scale[i] = grad_scaler_factor(&t->scaler);
     h->seconds[i] = (float)(timer_now() - t->epoch_start);
     h->skipped[i] = (float)s->skipped;
-    if (t->sched) TRY(sched_step(t->sched));
+    /* The best goes with the history, even if the scheduler fails below: a checkpoint's
+     * best_epoch is the history's (checkpoint.c checks it). */
     if (s->val_loss < t->best_val_loss) {
         t->best_val_loss = s->val_loss;
         t->best_epoch = epoch; /* best_model_saver_new() saves it, if asked */
     }
+    if (t->sched) TRY(sched_step(t->sched));
     for (int k = 0; k < t->n_callbacks; k++) {
         Value arg = value_ptr(t), r = value_none();
         int rc = callable_call(t->callbacks[k], &arg, 1, &r);

@@ -9,8 +9,8 @@
  * precision), and then *called*: trainer_call(t, 3) trains to epoch 3, and
  * a later trainer_call(t, 0) goes on to the configured total, from where it
  * stands. Every epoch trains over all batches, validates, records the
- * history, steps the scheduler, records the best epoch when the validation
- * loss improves, and calls the callbacks (Lesson 04's callables) with the
+ * history, records the best epoch when the validation loss improves, steps
+ * the scheduler, and calls the callbacks (Lesson 04's callables) with the
  * trainer, which may set the stop flag (early stopping) or save the best
  * model (best_model_saver_new()).
  *
@@ -101,7 +101,8 @@ typedef struct Trainer {
 
 /**
  * @brief Make a trainer. The model, loaders, loss, optimizer and scheduler must already be
- *        on (or for) @p device; nothing is copied or owned.
+ *        on (or for) @p device; nothing is copied or owned. The training loader must give
+ *        at least one batch per epoch.
  */
 WB_MUST_CHECK int trainer_new(Module *model, Loader *train, Loader *val, Loss *loss, Optimizer *opt,
                 Scheduler *sched, Device device, const TrainerOptions *options, Trainer **out);
@@ -131,8 +132,8 @@ WB_MUST_CHECK int trainer_train_epoch(Trainer *t, long epoch, EpochStats *s);
 WB_MUST_CHECK int trainer_validate(Trainer *t, EpochStats *s);
 
 /**
- * @brief After an epoch: record it in the history, step the scheduler, record the best
- *        epoch on improvement, call the callbacks.
+ * @brief After an epoch: record it in the history, record the best epoch on improvement,
+ *        step the scheduler, call the callbacks.
  */
 WB_MUST_CHECK int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s);
 

@@ -552,6 +552,76 @@ START_TEST(test_a_killed_save_leaves_nothing_after_the_next)
 }
 END_TEST
 
+/* ---- what a checkpoint's scalars must agree with -------------------------------------- */
+
+/* A rate set by hand since the last scheduler step is saved as the scheduler's, as its
+ * next step would take it: the file loads, and the resumed run goes on as the live one. A
+ * rate above a config's largest is not saved at all. */
+START_TEST(test_a_rate_set_by_hand_is_saved_as_the_schedulers)
+{
+    Experiment *a = open_run("hand-a", 0), *b = open_run("hand-b", 0);
+    ck_assert_int_eq(trainer_call(a->trainer, 1), ERR_OK);
+    ck_assert_int_eq(optim_set_lr(a->opt, 0.003f), ERR_OK);
+    const char *path = in_dir("hand.safetensors");
+    ck_assert_msg(checkpoint_save(a->trainer, 1, path) == ERR_OK, "%s", err_message());
+    ck_assert_msg(checkpoint_load(b->trainer, path) == ERR_OK, "%s", err_message());
+    ck_assert(b->opt->lr == 0.003f && b->sched->state.lr == (double)0.003f);
+    ck_assert_int_eq(trainer_call(a->trainer, 2), ERR_OK);
+    ck_assert_int_eq(trainer_call(b->trainer, 2), ERR_OK);
+    ck_assert(a->opt->lr == b->opt->lr && a->sched->state.lr == b->sched->state.lr);
+    ck_assert_int_eq(optim_set_lr(a->opt, 128.0f), ERR_OK);
+    assert_refused(checkpoint_save(a->trainer, 2, path), path, "\"optim.lr\" is 128");
+    experiment_free(a);
+    experiment_free(b);
+}
+END_TEST
+
+/* Under a GradScaler a whole epoch may be skipped (inf gradients at every step): here two
+ * epochs of Adam end with a step count below 2 (0), which the history's skipped steps
+ * explain; the checkpoint loads. */
+START_TEST(test_an_epoch_of_skipped_steps_saves_and_loads)
+{
+    ExperimentConfig c;
+    hostile_config(&c, "skips");
+    c.loss_weight = 1e6; /* gradients past float16's range at a scale of 65536 */
+    Experiment *e = NULL, *again = NULL;
+    ck_assert_msg(experiment_open(&c, g_dir, &e) == ERR_OK, "%s", err_message());
+    e->trainer->opts.progress = false;
+    ck_assert_msg(trainer_call(e->trainer, 2) == ERR_OK, "%s", err_message());
+    const float *skipped = e->trainer->hist.skipped;
+    ck_assert_msg(e->opt->step < 2 && skipped[0] > 0 && skipped[1] > 0,
+                  "skipped %g and %g, step %lld: expected fewer steps than epochs",
+                  (double)skipped[0], (double)skipped[1], (long long)e->opt->step);
+    snprintf(c.name, sizeof c.name, "skips2");
+    ck_assert_msg(experiment_open(&c, g_dir, &again) == ERR_OK, "%s", err_message());
+    ck_assert_msg(checkpoint_load(again->trainer, e->checkpoint) == ERR_OK, "%s", err_message());
+    ck_assert_int_eq(again->opt->step, e->opt->step);
+    experiment_free(again);
+    experiment_free(e);
+}
+END_TEST
+
+/* An epoch needs a batch: without one, a GradScaler's epoch would count without a step,
+ * and a checkpoint's step count could not be checked against its history. */
+START_TEST(test_a_trainer_needs_a_batch_per_epoch)
+{
+    Experiment *e = open_run("batches", 0);
+    Loader *none = NULL;
+    LoaderOptions o = {.batch_size = 1000, .drop_last = true};
+    ck_assert_int_eq(loader_new(e->x_train, e->train.y, device_cpu(), &o, &none), ERR_OK);
+    ck_assert_int_eq(loader_batches(none), 0);
+    Trainer *t = NULL;
+    TrainerOptions to = e->trainer->opts;
+    ck_assert_int_eq(trainer_new(e->model, none, e->val_loader, e->loss, e->opt, e->sched,
+                                 e->device, &to, &t),
+                     ERR_ARG);
+    ck_assert_ptr_null(t);
+    ck_assert_msg(strstr(err_message(), "no batches"), "%s", err_message());
+    loader_free(none);
+    experiment_free(e);
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
     Suite *s = suite_create("hostile");
@@ -569,6 +639,9 @@ Suite *hostile_suite(void)
     tcase_add_test(tc, test_a_refused_resume_leaves_the_folder_as_it_was);
     tcase_add_test(tc, test_a_pytorch_state_dict_is_named_as_one);
     tcase_add_test(tc, test_a_killed_save_leaves_nothing_after_the_next);
+    tcase_add_test(tc, test_a_rate_set_by_hand_is_saved_as_the_schedulers);
+    tcase_add_test(tc, test_an_epoch_of_skipped_steps_saves_and_loads);
+    tcase_add_test(tc, test_a_trainer_needs_a_batch_per_epoch);
     suite_add_tcase(s, tc);
     return s;
 }
