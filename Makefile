@@ -629,7 +629,8 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
 
-$(UNIT_BIN): $(UNIT_OBJ) $(call flavor_objs,solutions,cpu)
+# The option parser of lesson37's parts is tested with the hostile inputs (check_hostile.c).
+$(UNIT_BIN): $(UNIT_OBJ) $(BUILD)/obj/lessons/options.o $(call flavor_objs,solutions,cpu)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(call flavor_libs,cpu)

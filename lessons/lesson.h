@@ -61,6 +61,7 @@ typedef enum LessonOptionKind {
     LESSON_OPT_LONG,   /* a whole decimal number from lo to hi, into a long */
     LESSON_OPT_FLOAT,  /* a number from lo to hi, into a float */
     LESSON_OPT_TEXT,   /* any text (a file, a device), into a const char * */
+    LESSON_OPT_DEVICE, /* a device spelled "cpu", "cuda" or "cuda:N", into a const char * */
     LESSON_OPT_CHOICE, /* one of choices, into a const char * */
 } LessonOptionKind;
 
@@ -87,6 +88,8 @@ typedef struct LessonOption {
     {name, LESSON_OPT_FLOAT, LESSON_OPT_TO_(float, to), value, help, lo, hi, NULL}
 #define OPT_TEXT(name, to, value, help) \
     {name, LESSON_OPT_TEXT, LESSON_OPT_TO_(const char *, to), value, help, 0, 0, NULL}
+#define OPT_DEVICE(name, to, value, help) \
+    {name, LESSON_OPT_DEVICE, LESSON_OPT_TO_(const char *, to), value, help, 0, 0, NULL}
 #define OPT_CHOICE(name, to, value, choices, help) \
     {name, LESSON_OPT_CHOICE, LESSON_OPT_TO_(const char *, to), value, help, 0, 0, choices}
 #define OPT_END {0}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lessons/lesson.h"
+#include "lib/device/device.h"
 
 /* Most options a table may have; getopt_long gets them as values FIRST_VAL + index. */
 #define MAX_OPTIONS 24
@@ -56,6 +57,10 @@ static bool store(const LessonOption *o, const char *value)
     case LESSON_OPT_LONG: return parse_long(value, (long)o->lo, (long)o->hi, o->to);
     case LESSON_OPT_FLOAT: return parse_float(value, (float)o->lo, (float)o->hi, o->to);
     case LESSON_OPT_TEXT: *(const char **)o->to = value; return true;
+    case LESSON_OPT_DEVICE: /* the spelling, as a config's "device" is checked */
+        if (!device_spelled(value)) return false;
+        *(const char **)o->to = value;
+        return true;
     case LESSON_OPT_CHOICE:
         for (int i = 0; o->choices[i]; i++) {
             if (strcmp(value, o->choices[i]) == 0) {
@@ -78,6 +83,7 @@ static const char *takes(const LessonOption *o, char *buf, size_t n)
     case LESSON_OPT_FLOAT:
         snprintf(buf, n, "a number from %g to %g", o->lo, o->hi);
         break;
+    case LESSON_OPT_DEVICE: snprintf(buf, n, "%s", DEVICE_SPELLING); break;
     case LESSON_OPT_CHOICE:
         snprintf(buf, n, "one of");
         for (int i = 0; o->choices[i]; i++)

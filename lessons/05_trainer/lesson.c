@@ -55,7 +55,7 @@ static bool parse_options(int argc, char **argv, Options *o, int *status)
     const LessonOption table[] = {
         OPT_TEXT("config", &o->config, "FILE",
                  "an experiment config (JSON); default: the lesson's digits run"),
-        OPT_TEXT("device", &o->device, "D", "cpu, cuda or cuda:N (default: the config's, cpu)"),
+        OPT_DEVICE("device", &o->device, "D", "cpu, cuda or cuda:N (default: the config's, cpu)"),
         OPT_LONG("epochs", &o->epochs, "N", 4, 100000, "epochs of the main run (default 12)"),
         OPT_TEXT("resume", &o->resume, "FILE",
                  "load this checkpoint into the configured trainer and train on to the "

@@ -73,6 +73,14 @@ int device_count(int *count)
     return ops->device_count(count);
 }
 
+bool device_spelled(const char *text)
+{
+    if (!text) return false;
+    if (strcmp(text, "cpu") == 0 || strcmp(text, "cuda") == 0) return true;
+    size_t nd = strncmp(text, "cuda:", 5) == 0 ? strspn(text + 5, "0123456789") : 0;
+    return nd >= 1 && nd <= 4 && text[5 + nd] == '\0';
+}
+
 int device_from_string(const char *text, Device *out)
 {
     if (!text) return err_set(ERR_ARG, "device: no device string given");

@@ -90,6 +90,19 @@ const char *device_backend(void);
  */
 WB_MUST_CHECK int device_count(int *count);
 
+/** What a device string may be, for messages: the spelling device_spelled() accepts. */
+#define DEVICE_SPELLING "\"cpu\", \"cuda\" or \"cuda:N\" (N the GPU's number, 0 for the first)"
+
+/**
+ * @brief True when @p text is spelled as a device: "cpu", "cuda" or "cuda:N" with N of one
+ *        to four decimal digits.
+ *
+ * Only the spelling, as a config file or a command line is read (a typo is refused
+ * there, naming the key or the option); whether that GPU is there is device_from_string()'s
+ * to say when the device is opened.
+ */
+bool device_spelled(const char *text);
+
 /**
  * @brief Parse a device string against the devices this program can see.
  *

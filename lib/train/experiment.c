@@ -140,11 +140,8 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
                                  "\"cuda:1\")");
         /* The spelling is checked here, so that a typo names this file and the key; whether
          * that GPU is there is known only when the experiment opens it. */
-        size_t nd = strncmp(s, "cuda:", 5) == 0 ? strspn(s + 5, "0123456789") : 0;
-        if (strcmp(s, "cpu") != 0 && strcmp(s, "cuda") != 0 &&
-            (nd == 0 || nd > 4 || s[5 + nd] != '\0'))
-            return json_error(v, "must be \"cpu\", \"cuda\" or \"cuda:N\" (N the GPU's "
-                                 "number, 0 for the first), got \"%.20s\"", s);
+        if (!device_spelled(s))
+            return json_error(v, "must be " DEVICE_SPELLING ", got \"%.20s\"", s);
         snprintf(c->device, sizeof c->device, "%s", s);
     }
     int64_t seed = (int64_t)(c->seed & 0x7fffffffffffffffULL);

@@ -19,11 +19,13 @@
 #include "lib/core/err.h"
 #include "lib/core/fileio.h"
 #include "lib/core/rng.h"
+#include "lib/device/device.h"
 #include "lib/io/json.h"
 #include "lib/io/safetensors.h"
 #include "lib/train/checkpoint.h"
 #include "lib/train/data.h"
 #include "lib/train/experiment.h"
+#include "lessons/lesson.h"
 #include "suites.h"
 #include "tests/common/tmpdir.h"
 #include "tests/hostile/hostile.h"
@@ -622,6 +624,53 @@ START_TEST(test_a_trainer_needs_a_batch_per_epoch)
 }
 END_TEST
 
+/* --device on a command line is spelled as a config's "device" is: checked when it is
+ * read, not cut to fit and refused later (or never). */
+START_TEST(test_a_device_option_is_checked_when_read)
+{
+    ck_assert(device_spelled("cpu") && device_spelled("cuda") && device_spelled("cuda:0") &&
+              device_spelled("cuda:9999"));
+    const char *bad[] = {"cuda:99999999999999999999", "cuda:99999", "cuda:", "cuda:-1",
+                         "CPU", "cpu\n", "cuda:1x", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_msg(!device_spelled(bad[i]), "\"%s\" accepted", bad[i]);
+        const char *device = NULL;
+        const LessonOption table[] = {
+            OPT_DEVICE("device", &device, "D", "cpu, cuda or cuda:N"),
+            OPT_END,
+        };
+        char *argv[] = {"lesson37", "--device", (char *)bad[i], NULL};
+        const char *log = in_dir("stderr.txt");
+        fflush(stderr);
+        int saved = dup(STDERR_FILENO);
+        ck_assert(freopen(log, "w", stderr) != NULL);
+        int status = -1;
+        bool go_on = lesson_options(5, table, 3, argv, &status);
+        fflush(stderr);
+        ck_assert_int_eq(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+        close(saved);
+        ck_assert_msg(!go_on && status == LESSON_BAD_INPUT, "--device \"%s\" accepted", bad[i]);
+        ck_assert_ptr_null(device);
+        char *text;
+        size_t len;
+        ck_assert_int_eq(fileio_read(log, &text, &len), ERR_OK);
+        char want[200];
+        snprintf(want, sizeof want, "lesson37: part 5: --device takes %s, not \"%s\"\n",
+                 DEVICE_SPELLING, bad[i]);
+        ck_assert_msg(strchr(bad[i], '\n') ? strstr(text, "--device takes " DEVICE_SPELLING) != NULL
+                                             : strncmp(text, want, strlen(want)) == 0,
+                      "%s", text);
+        free(text);
+    }
+    const char *device = NULL;
+    const LessonOption table[] = {OPT_DEVICE("device", &device, "D", "a device"), OPT_END};
+    char *argv[] = {"lesson37", "--device", "cuda:3", NULL};
+    int status = -1;
+    ck_assert(lesson_options(5, table, 3, argv, &status) && status == LESSON_OK);
+    ck_assert_str_eq(device, "cuda:3");
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
     Suite *s = suite_create("hostile");
@@ -642,6 +691,7 @@ Suite *hostile_suite(void)
     tcase_add_test(tc, test_a_rate_set_by_hand_is_saved_as_the_schedulers);
     tcase_add_test(tc, test_an_epoch_of_skipped_steps_saves_and_loads);
     tcase_add_test(tc, test_a_trainer_needs_a_batch_per_epoch);
+    tcase_add_test(tc, test_a_device_option_is_checked_when_read);
     suite_add_tcase(s, tc);
     return s;
 }
