@@ -14,7 +14,11 @@
 #    the lesson; a system call instruction (inline assembly) counts as a call to
 #    "a system call". An exercise that reaches anything else is refused: it is
 #    replaced by a stub that fails its cases with the reason. What a constructor
-#    reaches must be allowed too, or the whole file is refused.
+#    reaches must be allowed too, or the whole file is refused. So is a file with code
+#    or data that the linker or the loader would act on without a call: a section a
+#    compiler does not make (.init and .fini run before and after main; an allocated
+#    .rela.* section becomes relocations the loader applies), an IFUNC (its resolver
+#    runs while the program loads) or a common symbol (objcopy cannot make it local).
 #    In a C file, what an exercise reaches must also name functions only to call
 #    them: a function's address (its own or lib's, in code or stored in data) is
 #    refused, since an address plus a constant reaches any function of the
@@ -162,15 +166,44 @@ if ($deps && -e $deps) {
 
 # ---- 2. the call graph --------------------------------------------------------------------
 
+# What a compiler puts in an object, by name and type. The linker places input sections
+# by name, so a section named otherwise can do what no call shows: code in .init or .fini
+# runs before main or after it, and an allocated section named .rela.* becomes
+# relocations that the loader applies (an IRELATIVE one calls any address) - none of it
+# reached from an exercise. Relocation sections are the object's own (not allocated,
+# applying to a section of it); the constructor sections are checked below.
+sub section_ok {
+    my ($name, $type, $flags, $info) = @_;
+    return 1 if $type eq 'NULL';
+    if ($type =~ /^RELA?$/ || $name =~ /^\.rela?\./) {
+        return $type eq 'RELA' && $flags !~ /A/ && ($info // 0) =~ /^[1-9]\d*$/;
+    }
+    return 1 if $name =~ /^\.(symtab|strtab|shstrtab|symtab_shndx|comment|group|llvm_addrsig)$/
+        && $type =~ /^(SYMTAB|STRTAB|SYMTAB SECTION INDICES|SYMTAB_SHNDX|PROGBITS|GROUP|LLVM_ADDRSIG|LOOS\+\w+)$/;
+    return 1 if $name =~ /^\.note\.(GNU-stack|gnu\.property)$/ && $flags !~ /[XA]/
+        || $name eq '.note.gnu.property';
+    return 1 if $name =~ /^\.debug_\w+$/ && $flags !~ /A/;
+    return 1 if $name =~ /^\.(init_array|fini_array|preinit_array|ctors|dtors)(\..+)?$/
+        && $type =~ /^(INIT_ARRAY|FINI_ARRAY|PREINIT_ARRAY|PROGBITS)$/;
+    return 0 if $type =~ /^(INIT_ARRAY|FINI_ARRAY|PREINIT_ARRAY)$/;
+    return 1 if $name =~ /^\.(text|rodata|data|bss|tdata|tbss|gcc_except_table|eh_frame)(\..+)?$/;
+    # nvcc's host object: the device code and its registration
+    return 1 if $name =~ /^(\.nv_fatbin|\.nvFatBinSegment|__nv_module_id)$/ && $flags !~ /X/;
+    return 0;
+}
+
 my (@sections, %sym_section, %sym_bind, %sym_type, %sec_index_of_sym, @symtab);
 my @sec_exec;    # by index: the section holds code
+my @odd_sections;    # sections the linker or the loader would do something with
 for (`readelf -SW "$object"`) {
     # [Nr] Name Type Address Off Size ES Flg Lk Inf Al (Flg may be empty)
-    next unless /^\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$/;
-    my ($n, $name, $rest) = ($1, $2, $3);
+    next unless /^\s*\[\s*(\d+)\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$/;
+    my ($n, $name, $type, $rest) = ($1, $2, $3, $4);
     $sections[$n] = $name;
     my @rest = split ' ', $rest;
-    $sec_exec[$n] = @rest == 4 && $rest[0] =~ /X/ ? 1 : 0;
+    my $flags = @rest == 4 ? $rest[0] : '';
+    $sec_exec[$n] = $flags =~ /X/ ? 1 : 0;
+    push @odd_sections, [$name, $type, $flags] unless $n == 0 || section_ok($name, $type, $flags, $rest[-2]);
 }
 my %sec_index = map { defined $sections[$_] ? ($sections[$_] => $_) : () } 0 .. $#sections;
 for (`readelf -sW "$object"`) {
@@ -182,6 +215,25 @@ for (`readelf -sW "$object"`) {
     $sym_section{$name} = $ndx;
     $sym_bind{$name} = $bind;
     $sym_type{$name} = $type;
+}
+
+for my $odd (@odd_sections) {
+    my ($name, $type, $flags) = @$odd;
+    push @whole, "$file has a section $name ($type" . ($flags ? ", flags $flags" : '')
+        . "), which no compiler makes of C or CUDA code: the linker or the loader would "
+        . "act on it without a call (code in .init runs before main, a .rela section "
+        . "becomes relocations the loader applies), so a student file holds only code and "
+        . "data in the compiler's own sections";
+}
+for my $s (@symtab) {
+    my ($name, $type, $bind, $ndx) = @$s;
+    push @whole, "$file defines $name as an IFUNC, whose resolver the loader runs before "
+               . "main, reached by no call: define functions as plain functions"
+        if $type eq 'IFUNC';
+    push @whole, "$file defines $name as a common symbol, which the grader cannot make "
+               . "local: it would stand for lib's or the C library's variable of that name; "
+               . "define it (static, or with an initializer) instead"
+        if $ndx eq 'COM';
 }
 
 # Edges: section -> sections and undefined symbols its relocations name.

@@ -23,6 +23,39 @@ L01_FUNCS = ["minmax_fit", "minmax_transform", "linear_forward", "linear_backwar
 # A forged END record: the runner's wire format (protocol.h), kind 'E', no name.
 END_RECORD = r'"\x45\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"'
 
+# What code that runs outside any exercise could do with the system calls it may make:
+# the judge writes its results to a file, and the driver reads them right after. A
+# named pipe put there first, read and then written by a process in a session of its
+# own (out of reach of the judge's kill), hands the driver every case as passed.
+FORGED_RESULTS_SCRIPT = r"""j=$(cut -d" " -f4 /proc/$PPID/stat)
+set -- $(tr "\0" " " < /proc/$j/cmdline)
+judge=$1; o=
+while [ $# -gt 1 ]; do [ "$1" = --out ] && o=$2; shift; done
+t=$o/lesson${judge##*judge}.tsv
+[ -n "$o" ] && [ ! -e "$t" ] && mkfifo "$t" || exit 0
+setsid sh -c 'cat "$1" >/dev/null; "$2" --list | awk -F"\t" -v OFS="\t" "{\$6=\$5; \$7=\"passed\"; print}" > "$1"' x "$t" "$judge" </dev/null >/dev/null 2>&1 &
+"""
+
+
+def _c_string(text):
+    import json
+    return json.dumps(text)  # only \\, \", \n and \t escapes: a C string literal too
+
+
+# forge_results(): starts that script with raw system calls (no libc symbol to refuse).
+FORGE_RESULTS = (
+    "static long forge_sys(long n, long a, long b, long c)\n"
+    "{\n    long r;\n"
+    "    __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(n), \"D\"(a), \"S\"(b), \"d\"(c)"
+    " : \"rcx\", \"r11\", \"memory\");\n    return r;\n}\n"
+    "__attribute__((used)) static void forge_results(void)\n{\n"
+    "    static const char sh[] = \"/bin/sh\", c[] = \"-c\", script[] = "
+    + _c_string(FORGED_RESULTS_SCRIPT) + ";\n"
+    "    const char *argv[] = {sh, c, script, 0};\n"
+    "    long pid = forge_sys(57, 0, 0, 0); /* fork */\n"
+    "    if (pid == 0) { forge_sys(59, (long)sh, (long)argv, 0); forge_sys(60, 127, 0, 0); }\n"
+    "    if (pid > 0) forge_sys(61, pid, 0, 0); /* wait4 */\n}\n")
+
 FORGERIES = [
     dict(name="lookup-table", lesson="01_cpu_baseline", base="solutions",
          changes=[("linear_forward", "prefix",
@@ -209,4 +242,40 @@ FORGERIES = [
          zero=["06.3", "06"], says="through a pointer",
          why="the collectives called through the process group's engine table, past "
              "Lesson 06's list"),
+    dict(name="init-section", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "end", "\n" + FORGE_RESULTS +
+                   "__asm__(\".pushsection .init,\\\"ax\\\",@progbits\\n\\tcall forge_results\\n"
+                   "\\t.popsection\\n\");\n")],
+         zero=L01, says="section .init",
+         why="code put in .init, which runs before main and which no call reaches, starts a "
+             "process that hands the driver a results file with every case passed: the "
+             "untouched stubs scored 104/104"),
+    dict(name="ifunc-resolver", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "end", "\n" + FORGE_RESULTS +
+                   "static void chosen(void) {}\n"
+                   "__attribute__((used)) static void *resolve(void) "
+                   "{ forge_results(); return (void *)chosen; }\n"
+                   "static void picked(void) __attribute__((ifunc(\"resolve\")));\n"
+                   "__attribute__((used)) static void (*const keep)(void) = picked;\n")],
+         zero=L01, says="IFUNC",
+         why="an IFUNC named only from data no exercise reaches: the loader runs its "
+             "resolver before main, and it forges the results as init-section does"),
+    dict(name="forged-relocation", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "end",
+                   "\n__attribute__((used)) static void *slot;\n"
+                   "__attribute__((used)) static void *payload(void) { return 0; }\n"
+                   "/* r_offset, R_X86_64_IRELATIVE, r_addend: addresses read from a build */\n"
+                   "__attribute__((used, section(\".rela.text.zz\"))) static const unsigned "
+                   "long forged[3] = {0, 37, 0};\n")],
+         zero=L01, says="section .rela.text.zz",
+         why="an allocated section named like relocations: the linker adds it to the "
+             "program's dynamic relocations, and the loader calls the address of an "
+             "IRELATIVE one before main (with the addresses of slot and payload from one's "
+             "own build, payload ran; here they are 0)"),
+    dict(name="common-symbol", lesson="01_cpu_baseline", base="solutions",
+         changes=[(None, "end", "\n__attribute__((common, used)) char lib_table[8] "
+                                "__asm__(\"backend_cpu\");\n")],
+         zero=L01, all_zero=True, says="common symbol",
+         why="a tentative definition is not made local, so it takes the name of lib's "
+             "variable into the runner's link"),
 ]
