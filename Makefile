@@ -99,7 +99,9 @@ CFLAGS_LIB := $(CFLAGS_ALL) -Werror
 # folders, not the repository root), lists every file it read (-MD, for the include
 # check of tests/graded/check_student.pl), puts each function in a section of
 # its own (for that script's call graph) and makes no jump tables (a switch's
-# table would be a jump through a pointer, which that script refuses).
+# table would be a jump through a pointer, which that script refuses). Its rules
+# keep the assembly the compiler made (-save-temps=obj), in which that script
+# looks for asm statements.
 STUDENT_INC := $(BUILD_ROOT)/student-include
 STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections -fno-jump-tables
 CFLAGS_EX  := -std=c11 $(OPT) $(WARN) $(STUDENT_ONLY) $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
@@ -599,7 +601,7 @@ $(LIB_A): $(LIB_OBJ)
 $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_DIR)/%/exercises.c | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(CFLAGS_EX) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_EX) -save-temps=obj -c $< -o $@
 
 $(BUILD)/obj/solutions/%/exercises.o: solutions/%/exercises.c
 	@mkdir -p $(@D)
@@ -745,7 +747,7 @@ $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_DIR)/%.cu $(SIM_DIR)/cu2sim
 $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  CXX   $(STUDENT_DIR)/$*.cu (simulator)"
-	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -iquote $(STUDENT_DIR)/$(dir $*) -c $< -o $@
+	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -save-temps=obj -iquote $(STUDENT_DIR)/$(dir $*) -c $< -o $@
 
 $(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_DIR)/%.cu | $(STUDENT_INC)
 	@mkdir -p $(@D)
@@ -768,14 +770,14 @@ $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.checked.o: \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
 	@echo "  CHECK $(STUDENT_DIR)/$*/exercises.c"
 	$(Q)$(CHECK_STUDENT) --lesson $(firstword $(subst _, ,$*)) --kind c --object $< \
-	  --deps $(<:.o=.d) --source $(STUDENT_DIR)/$*/exercises.c --out $@
+	  --deps $(<:.o=.d) --asm $(<:.o=.s) --source $(STUDENT_DIR)/$*/exercises.c --out $@
 define cu_check_rule
 $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.checked.o: \
         $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.o tests/graded/check_student.pl \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
 	@echo "  CHECK $(STUDENT_DIR)/$$*/exercises.cu ($(1))"
 	$$(Q)$$(CHECK_STUDENT) --lesson $$(firstword $$(subst _, ,$$*)) --kind cu --object $$< \
-	  --deps $$(<:.o=.d) --source $(STUDENT_DIR)/$$*/exercises.cu --out $$@
+	  --deps $$(<:.o=.d) --asm $$(<:.o=.s) --source $(STUDENT_DIR)/$$*/exercises.cu --out $$@
 endef
 $(eval $(call cu_check_rule,sim))
 $(eval $(call cu_check_rule,cuda))

@@ -2,12 +2,17 @@
 # check_student.pl: what a student object may contain, checked before it is linked.
 #
 #   check_student.pl --lesson 01 --kind c|cu --object OBJ --deps DEPFILE --root DIR
-#                    --out OUT.o --cc CC [--lib ARCHIVE ...]
+#                    --out OUT.o --cc CC [--asm OBJ.s] [--lib ARCHIVE ...]
 #
 # 1. Includes: every file its compilation read (DEPFILE, from -MD) is the student's
 #    source, a header under lib/ or kernels/, or a system header. Anything else (an
 #    answer under solutions/, a test under tests/, a .c or .cu of lib) refuses the
 #    whole file.
+# 1b. No assembly: the compiler's assembly output (ASM, from -save-temps) has no
+#    inline or top-level asm. What the check below reads is the disassembly, and
+#    assembly can hide what it does from it (a system call in the bytes of another
+#    instruction, a jump through `ret`), so a file with any is refused whole. (nvcc's
+#    build keeps no assembly: there the disassembly's system calls are still caught.)
 # 2. Calls: the object is compiled with -ffunction-sections, so its relocations give
 #    a call graph. For each exercise function, everything reachable from it (static
 #    helpers, tables of pointers) may call only what tests/graded/allow/ lists for
@@ -40,11 +45,11 @@ use File::Basename qw(dirname basename);
 use File::Temp qw(tempdir);
 use Getopt::Long;
 
-my ($lesson, $kind, $object, $deps, $root, $out, $cc, $source) = ('', 'c');
+my ($lesson, $kind, $object, $deps, $root, $out, $cc, $source, $asm) = ('', 'c');
 my @libs;
 GetOptions('lesson=s' => \$lesson, 'kind=s' => \$kind, 'object=s' => \$object,
            'deps=s' => \$deps, 'root=s' => \$root, 'out=s' => \$out, 'cc=s' => \$cc,
-           'source=s' => \$source, 'lib=s' => \@libs)
+           'source=s' => \$source, 'asm=s' => \$asm, 'lib=s' => \@libs)
     or die "usage: see the top of $0\n";
 die "check_student: --lesson, --object, --root, --out and --cc are needed\n"
     unless $lesson && $object && $root && $out && $cc;
@@ -164,6 +169,29 @@ if ($deps && -e $deps) {
     }
 }
 
+# ---- 1b. assembly ------------------------------------------------------------------------
+
+if (defined $asm) {
+    if (open my $fh, '<', $asm) {
+        my (%file_no, $line);
+        while (my $l = <$fh>) {
+            $file_no{$1} = $2 if $l =~ /^\s*\.file\s+(\d+)\s+"([^"]*)"/;
+            $line = "line $2" . ($file_no{$1} && basename($file_no{$1}) ne basename($source)
+                                 ? " of $file_no{$1}" : '')
+                if $l =~ /^\s*\.loc\s+(\d+)\s+(\d+)/;
+            next unless $l =~ /^#APP\b/;
+            push @whole, "$file has assembly (asm" . ($line ? ", near $line" : '') . "): "
+                . "the grader checks the compiled code, and assembly can hide from it a "
+                . "system call or a jump that no call shows, so an exercise is written in C "
+                . "(or CUDA) alone";
+            last;
+        }
+        close $fh;
+    } elsif ($kind eq 'c') {
+        die "check_student: cannot read $asm, the assembly of $source: $!\n";
+    }
+}
+
 # ---- 2. the call graph --------------------------------------------------------------------
 
 # What a compiler puts in an object, by name and type. The linker places input sections
@@ -175,6 +203,11 @@ if ($deps && -e $deps) {
 sub section_ok {
     my ($name, $type, $flags, $info) = @_;
     return 1 if $type eq 'NULL';
+    # Code is where the disassembly below looks: the .text sections, and only there
+    # (bytes put in a .text section as data would run unread; code in a data section
+    # could be written to first).
+    my $code_name = $name =~ /^\.text(\..+)?$/;
+    return 0 if ($flags =~ /X/) != $code_name;
     if ($type =~ /^RELA?$/ || $name =~ /^\.rela?\./) {
         return $type eq 'RELA' && $flags !~ /A/ && ($info // 0) =~ /^[1-9]\d*$/;
     }
@@ -227,6 +260,10 @@ for my $odd (@odd_sections) {
 }
 for my $s (@symtab) {
     my ($name, $type, $bind, $ndx) = @$s;
+    push @whole, "$file puts the variable $name in a section of code ($sections[$ndx]): its "
+               . "bytes would run as instructions that the grader does not read as code; "
+               . "variables belong in data"
+        if $type =~ /^(OBJECT|TLS|COMMON)$/ && $ndx =~ /^\d+$/ && $sec_exec[$ndx];
     push @whole, "$file defines $name as an IFUNC, whose resolver the loader runs before "
                . "main, reached by no call: define functions as plain functions"
         if $type eq 'IFUNC';

@@ -136,8 +136,9 @@ FORGERIES = [
          changes=[("relu_forward", "prefix",
                    "if (n < 0) { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(60L), "
                    "\"D\"(0L) : \"rcx\", \"r11\", \"memory\"); }")],
-         zero=["01.4", "01"], says="system call",
-         why="inline assembly that calls exit(0) without a libc symbol"),
+         zero=["01.4", "01"], all_zero=True, says="system call",
+         why="inline assembly that calls exit(0) without a libc symbol (a file with "
+             "assembly is refused whole: see hidden-system-call)"),
     dict(name="interpose-counters", lesson="03_why_gpu_slower", base="solutions",
          changes=[(None, "top", "#include \"lib/core/counters.h\"\nstatic uint64_t fake_syncs;\n"
                                 "Counters counters_get(void) { Counters c = {0}; "
@@ -253,8 +254,8 @@ FORGERIES = [
     dict(name="ifunc-resolver", lesson="01_cpu_baseline", base="stubs",
          changes=[(None, "end", "\n" + FORGE_RESULTS +
                    "static void chosen(void) {}\n"
-                   "__attribute__((used)) static void *resolve(void) "
-                   "{ forge_results(); return (void *)chosen; }\n"
+                   "__attribute__((used)) static void (*resolve(void))(void) "
+                   "{ forge_results(); return chosen; }\n"
                    "static void picked(void) __attribute__((ifunc(\"resolve\")));\n"
                    "__attribute__((used)) static void (*const keep)(void) = picked;\n")],
          zero=L01, says="IFUNC",
@@ -278,4 +279,28 @@ FORGERIES = [
          zero=L01, all_zero=True, says="common symbol",
          why="a tentative definition is not made local, so it takes the name of lib's "
              "variable into the runner's link"),
+    dict(name="hidden-system-call", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top", "#include <stdint.h>\n" + FORGE_RESULTS.replace(
+                       '__asm__ volatile("syscall"',
+                       '__asm__ volatile("jmp 1f+1\\n1: movl $0x9090050f, %%ecx"')),
+                  ("relu_forward", "prefix", "forge_results();")],
+         zero=L01, says="assembly",
+         why="forge_results of init-section called from an exercise, its system calls "
+             "hidden in the immediate of a mov that a jump lands inside: the disassembly "
+             "shows no syscall, and the untouched stubs scored 104/104"),
+    dict(name="code-as-data", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top",
+                   "__attribute__((section(\".text.forge\"), used)) static const unsigned char "
+                   "forge_code[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48, 0x89, 0xd6, 0x48, "
+                   "0x89, 0xca, 0xeb, 0x01, 0xb9, 0x0f, 0x05, 0x90, 0x90, 0xc3};\n"
+                   "static long forge_sys(long n, long a, long b, long c)\n"
+                   "{\n    return ((long (*)(long, long, long, long))(const void *)forge_code)"
+                   "(n, a, b, c);\n}\n"
+                   + FORGE_RESULTS[FORGE_RESULTS.index("__attribute__((used)) static void "
+                                                       "forge_results"):]),
+                  ("relu_forward", "prefix", "forge_results();")],
+         zero=L01, says="forge_code",
+         why="forge_sys as machine code in an array put in a .text section (mov the "
+             "arguments, then the hidden system call of hidden-system-call, then ret): no asm "
+             "statement, and the call is a direct one; the untouched stubs scored 104/104"),
 ]
