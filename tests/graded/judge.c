@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +29,11 @@
 
 #define OUTPUT_MAX ((size_t)512 << 20) /* records a runner may send */
 #define LOG_TAIL 16384                 /* what is kept of a runner's printing */
+/* The largest file a runner may write, its printing included (it goes to a
+ * temporary file): past it the runner gets SIGXFSZ, so that printing in a loop
+ * cannot fill the disk that results.json is written to. */
+#define RUNNER_FILE_MAX ((rlim_t)256 << 20)
+#define LOG_KEEP ((off_t)1 << 20) /* what the log keeps of one case's printing */
 
 /* ---- options ------------------------------------------------------------------ */
 
@@ -81,9 +87,16 @@ static void keep_output(int fd, const char *heading, Run *r)
         fprintf(log, "== %s\n", heading);
         char buf[8192];
         ssize_t got;
+        off_t left = st.st_size < LOG_KEEP ? st.st_size : LOG_KEEP;
         lseek(fd, 0, SEEK_SET);
-        while ((got = read(fd, buf, sizeof buf)) > 0)
+        while (left > 0 &&
+               (got = read(fd, buf, left < (off_t)sizeof buf ? (size_t)left : sizeof buf)) > 0) {
             fwrite(buf, 1, (size_t)got, log);
+            left -= got;
+        }
+        if (st.st_size > LOG_KEEP)
+            fprintf(log, "\n== (%lld bytes more that the grader does not keep)\n",
+                    (long long)(st.st_size - LOG_KEEP));
         fclose(log);
     }
     off_t from =
@@ -113,6 +126,8 @@ static void run_runner(const char *runner, const char *name, double limit_s, Run
             _exit(126);
         for (int fd = 4; fd < 1024; fd++)
             close(fd); /* nothing else is handed down */
+        struct rlimit fsize = {RUNNER_FILE_MAX, RUNNER_FILE_MAX};
+        if (setrlimit(RLIMIT_FSIZE, &fsize) != 0) _exit(126);
         execl(runner, runner, "--case", name, "--fd", "3", (char *)NULL);
         _exit(127);
     }

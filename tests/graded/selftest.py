@@ -11,8 +11,8 @@
 3. A student file replaced by an older-dated one is recompiled, not reused.
 4. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
-   message naming what happened, and nothing else: a crash, an endless loop, a
-   huge allocation, a kernel writing past its buffer.
+   message naming what happened, and nothing else: a crash, an endless loop,
+   printing in a loop, a huge allocation, a kernel writing past its buffer.
 5. Compiler messages with bytes that are not UTF-8 (Latin-1, over-long forms,
    surrogates, F5-FF) still give a valid results.json.
 6. The forgeries of tests/graded/forgeries.py score 0 where they forge, and the
@@ -190,7 +190,7 @@ def plant(name, function, code, lesson="01_cpu_baseline", filename="exercises.c"
     folder, path, text = make_copy(name, lesson, "solutions", [(function, "prefix", code)],
                                    filename)
     with open(path, "w", encoding=encoding) as f:
-        f.write("#include <stdlib.h>\n#include <string.h>\n" + text)
+        f.write("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n" + text)
     return folder
 
 
@@ -358,6 +358,12 @@ def main():
                     "crashed: SIGSEGV")
         check_plant("endless-loop", "relu_backward", "for (volatile int spin = 0;; spin++) {}",
                     "01.5", "timed out after 5 s")
+        # Printing in a loop: stopped at the runner's file limit, and the disk that
+        # results.json goes to keeps only the first MB of it.
+        check_plant("output-flood", "relu_forward",
+                    "{ static char big[1 << 20]; memset(big, 'x', sizeof big); "
+                    "for (int k = 0; k < 300; k++) fwrite(big, 1, sizeof big, stdout); }",
+                    "01.4", "SIGXFSZ")
         check_plant("huge-alloc", "relu_forward",
                     "volatile char *big = malloc((size_t)64 << 30); "
                     "for (size_t i = 0; i < ((size_t)64 << 30); i += 4096) big[i] = 1;",
