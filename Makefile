@@ -752,7 +752,7 @@ $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)
 $(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_DIR)/%.cu | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
-	$(Q)$(NVCC) $(NVCCFLAGS_STUDENT) -MD -MF $(@:.o=.d) -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS_STUDENT) -Xcompiler -save-temps=obj -MD -MF $(@:.o=.d) -c $< -o $@
 
 # The headers a student file may include: links to lib/ and kernels/ only.
 $(STUDENT_INC):

@@ -11,8 +11,8 @@
 # 1b. No assembly: the compiler's assembly output (ASM, from -save-temps) has no
 #    inline or top-level asm. What the check below reads is the disassembly, and
 #    assembly can hide what it does from it (a system call in the bytes of another
-#    instruction, a jump through `ret`), so a file with any is refused whole. (nvcc's
-#    build keeps no assembly: there the disassembly's system calls are still caught.)
+#    instruction, a jump through `ret`), so a file with any is refused whole, but for
+#    the block in which nvcc's host code carries the device code (.nv_fatbin data).
 # 2. Calls: the object is compiled with -ffunction-sections, so its relocations give
 #    a call graph. For each exercise function, everything reachable from it (static
 #    helpers, tables of pointers) may call only what tests/graded/allow/ lists for
@@ -30,7 +30,10 @@
 #    program, listed or not. And it may not call through a pointer (call *, jmp *;
 #    student code is compiled with -fno-jump-tables, so the compiler makes none of
 #    its own), except in the exercises a lesson's list names with indirect-calls:
-#    there only in the exercise's own code (a pointer the caller hands in).
+#    there only in the exercise's own code (a pointer the caller hands in). In a
+#    CUDA file, whose kernels, registration code and launches take addresses of its
+#    own functions and call through pointers, only the addresses of functions it
+#    does not define (lib's, the C library's) are refused.
 # 3. Exports: OUT.o is the object with every global symbol but the lesson's
 #    exercise functions made local, so a student file cannot replace a function
 #    of lib, the C library or the grader, plus the stubs of refused exercises.
@@ -173,13 +176,22 @@ if ($deps && -e $deps) {
 
 if (defined $asm) {
     if (open my $fh, '<', $asm) {
-        my (%file_no, $line);
+        my (%file_no, $line, @block);
+        my $in_block = 0;
         while (my $l = <$fh>) {
             $file_no{$1} = $2 if $l =~ /^\s*\.file\s+(\d+)\s+"([^"]*)"/;
             $line = "line $2" . ($file_no{$1} && basename($file_no{$1}) ne basename($source)
                                  ? " of $file_no{$1}" : '')
                 if $l =~ /^\s*\.loc\s+(\d+)\s+(\d+)/;
-            next unless $l =~ /^#APP\b/;
+            if ($l =~ /^#APP\b/) { ($in_block, @block) = (1); next }
+            next unless $in_block;
+            if ($l !~ /^#NO_APP\b/) { push @block, $l; next unless eof $fh }
+            $in_block = 0;
+            # nvcc's own: the device code, as data of .nv_fatbin, and back to .text
+            my $text = join '', grep { /\S/ } @block;
+            next if $kind eq 'cu' && $text =~ /\A\s*\.section\s+\.nv_fatbin,\s*"a"\s*\n
+                (\.align\s+\d+\s*\n)?fatbinData:\s*\n(\.quad\s+0x[0-9a-f]+(,\s*0x[0-9a-f]+)*\s*\n)+
+                \.text\s*\n?\z/x;
             push @whole, "$file has assembly (asm" . ($line ? ", near $line" : '') . "): "
                 . "the grader checks the compiled code, and assembly can hide from it a "
                 . "system call or a jump that no call shows, so an exercise is written in C "
@@ -263,7 +275,8 @@ for my $s (@symtab) {
     push @whole, "$file puts the variable $name in a section of code ($sections[$ndx]): its "
                . "bytes would run as instructions that the grader does not read as code; "
                . "variables belong in data"
-        if $type =~ /^(OBJECT|TLS|COMMON)$/ && $ndx =~ /^\d+$/ && $sec_exec[$ndx];
+        if $type =~ /^(OBJECT|TLS|COMMON|NOTYPE)$/ && $name ne '' && $ndx =~ /^\d+$/
+            && $sec_exec[$ndx];
     push @whole, "$file defines $name as an IFUNC, whose resolver the loader runs before "
                . "main, reached by no call: define functions as plain functions"
         if $type eq 'IFUNC';
@@ -304,10 +317,15 @@ for (`readelf -rW "$object"`) {
     }
 }
 
-# Addresses of functions and calls through pointers, by section (C files only: the
-# CUDA file's registration code and the C++ runtime take addresses of their own).
+# Addresses of functions and calls through pointers, by section. In the CUDA file
+# only the addresses of functions it does not define: its registration code, its
+# launches and the C++ runtime take addresses of its own functions (kernels, virtual
+# methods) and call through pointers; but lib's or the C library's address plus a
+# constant is any function of theirs (system() from printf's address), so those are
+# refused there too, but for the C++ runtime's own (thread-local wrappers, type
+# information, the personality routine).
 my (%address_refs, %indirect_calls);
-if ($kind eq 'c') {
+{
     (my $src_abs = abs_path($source) // $source) =~ s{^\Q$root\E/}{};
     # Where an instruction is: the function (its label) and the line of the source.
     my (%insn_at, $sec, $label, $where);
@@ -335,7 +353,7 @@ if ($kind eq 'c') {
         $insn_at{$sec}{$at} = $insn;
         my $branch = $op =~ /^(call|jmp|j[a-z]{1,3}|lcall|ljmp)[lqw]?$/;
         if ($branch && $arg =~ /^\*/ && $tail !~ /R_X86_64_(REX_)?GOTPCRELX?\b/) {
-            push @{$indirect_calls{$sec}}, $insn;
+            push @{$indirect_calls{$sec}}, $insn if $kind eq 'c';
         }
     }
     # Which instruction holds the byte at offset (for a relocation).
@@ -365,6 +383,11 @@ if ($kind eq 'c') {
         my ($rsec, $off, $rtype, $name) = @$r;
         next if $rsec =~ /^\.(debug|eh_frame|note|init_array|fini_array|preinit_array|ctors|dtors)/;
         next unless $is_code->($name);
+        if ($kind eq 'cu') {
+            my $ndx = $sym_section{$name} // $sec_index{$name};
+            next if defined $ndx && $ndx =~ /^\d+$/;    # a function of the file itself
+            next if $name =~ /^(_ZTH|_ZTV|_ZTI|_ZTS|__gxx_personality_v0$)/;
+        }
         my $ndx = $sec_index{$rsec};
         (my $shown = $name) =~ s/^\.text(\.unlikely|\.hot|\.startup)?\.//;
         if (defined $ndx && $sec_exec[$ndx]) {

@@ -303,4 +303,14 @@ FORGERIES = [
          why="forge_sys as machine code in an array put in a .text section (mov the "
              "arguments, then the hidden system call of hidden-system-call, then ret): no asm "
              "statement, and the call is a direct one; the untouched stubs scored 104/104"),
+    dict(name="cu-address-arithmetic", lesson="02_device_transfer", file="exercises.cu",
+         base="solutions",
+         changes=[("k_relu_forward", "replace",
+                   "auto step = reinterpret_cast<cudaError_t (*)(const float *, const float *, "
+                   "float *, int64_t, cudaStream_t)>(reinterpret_cast<uintptr_t>(&cudaGetLastError)"
+                   " + @OFFSET(k_relu_backward-cudaGetLastError)@); return step(x, x, y, n, s);")],
+         zero=["02.4", "02"], says="address of cudaGetLastError",
+         why="k_relu_backward of kernels/ reached as cudaGetLastError's address plus a constant: "
+             "the CUDA file's addresses were not checked at all (printf's address plus a "
+             "constant is system(), and with it the whole grade)"),
 ]
