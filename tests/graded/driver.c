@@ -36,6 +36,23 @@ typedef struct Case {
 static Case cases[MAX_CASES];
 static int n_cases;
 static char ran_on[8][160]; /* per lesson: the device its kernels ran on ("" if none) */
+
+/* What student code can put into the texts this prints (its error messages, its
+ * compiler's messages, the device it claims) is shown, not obeyed: control characters
+ * (an escape sequence that clears the terminal or rewrites the table, in ASCII or as
+ * UTF-8's C1 codes) become '?'. Newlines stay, where a text has lines. */
+static void shown_not_obeyed(char *s)
+{
+    for (unsigned char *u = (unsigned char *)s; *u; u++) {
+        if ((*u < 0x20 && *u != '\n') || *u == 0x7f) {
+            *u = '?';
+        } else if (*u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f) {
+            u[0] = '?';
+            u[1] = '?';
+            u++;
+        }
+    }
+}
 static int reading_lesson;
 static int color;
 
@@ -109,6 +126,7 @@ static int read_tsv(const char *lesson, const char *text)
         }
         if (nf >= 2 && strcmp(f[0], "#device") == 0) {
             snprintf(ran_on[reading_lesson], sizeof ran_on[0], "%s", f[1]);
+            shown_not_obeyed(ran_on[reading_lesson]);
             continue;
         }
         if (nf < 7) continue;
@@ -123,6 +141,8 @@ static int read_tsv(const char *lesson, const char *text)
         c->passed = strcmp(f[6], "passed") == 0;
         snprintf(c->message, sizeof c->message, "%s", nf > 7 ? f[7] : "");
         snprintf(c->file, sizeof c->file, "%s", nf > 8 ? f[8] : "");
+        shown_not_obeyed(c->message);
+        shown_not_obeyed(c->file);
     }
     return n_cases - before;
 }
@@ -320,6 +340,7 @@ int main(int argc, char **argv)
             first_errors(text, compile_msg[l], sizeof compile_msg[l]);
             free(text);
         }
+        shown_not_obeyed(compile_msg[l]);
         if (!compiled[l]) {
             /* List the cases, all at 0. */
             char list_log[1024];

@@ -251,7 +251,7 @@ static int run_rank(const char *name, const char *prefix)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s --case NAME --fd N | --device | --list\n", argv0);
+    fprintf(stderr, "usage: %s --case NAME --fd N | --device --fd N | --list\n", argv0);
     exit(2);
 }
 
@@ -263,15 +263,18 @@ int main(int argc, char **argv)
             printf("%s\n", run_cases[i].name);
         return 0;
     }
-    if (argc == 2 && strcmp(argv[1], "--device") == 0) {
-        /* Where this lesson's CUDA work runs: a GPU, the simulator, or nowhere. */
+    if (argc == 4 && strcmp(argv[1], "--device") == 0 && strcmp(argv[2], "--fd") == 0) {
+        /* Where this lesson's CUDA work runs: a GPU, the simulator, or nowhere; on the
+         * judge's pipe, which student code cannot write to. */
+        int fd = atoi(argv[3]);
         if (device_cuda_built()) {
             DeviceInfo info;
             if (backend_cuda()->device_info(0, &info) == 0)
-                printf("%s\n", info.name);
+                dprintf(fd, "%s\n", info.name);
             else
-                printf("no CUDA device (%s)\n", device_backend());
+                dprintf(fd, "no CUDA device (%s)\n", device_backend());
         }
+        close(fd);
         return 0;
     }
     if (argc == 5 && strcmp(argv[1], "--rank") == 0 && strcmp(argv[3], "--out") == 0)

@@ -2,7 +2,7 @@
  * runner.h: the RUN half of a graded case (see graded.h).
  *
  *   runNN --case NAME --fd N    run one case, records to descriptor N
- *   runNN --device              print where CUDA work runs (a GPU's name, the
+ *   runNN --device --fd N       write where CUDA work runs (a GPU's name, the
  *                               simulator, or nothing)
  *
  * A RUN body calls the student's code and records what it did; it decides
