@@ -52,7 +52,7 @@ typedef struct Options {
 static bool parse_options(int argc, char **argv, Options *o, int *status)
 {
     const LessonOption table[] = {
-        OPT_TEXT("device", &o->device, "D", "the GPU to use: cuda, cuda:N (default cuda)"),
+        OPT_DEVICE("device", &o->device, "D", "the GPU to use: cuda, cuda:N (default cuda)"),
         OPT_LONG("n-cpu", &o->n_cpu, "N", 1, 20000,
                  "size of the CPU's N x N product (default 2000; the source used 10000)"),
         OPT_LONG("n-gpu", &o->n_gpu, "N", 1, 40000,

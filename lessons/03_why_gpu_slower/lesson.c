@@ -58,7 +58,7 @@ static bool parse_options(int argc, char **argv, Options *o, int *status)
         OPT_CHOICE("demo", &o->demo, "NAME", g_demos,
                    "sync, launch, copy, batch, fused, timeline, or all (default all)"),
         OPT_SET("quick", &o->quick, "the short class version: fewer epochs, smaller sizes"),
-        OPT_TEXT("device", &o->device, "D", "the GPU to use: cuda, cuda:N (default cuda)"),
+        OPT_DEVICE("device", &o->device, "D", "the GPU to use: cuda, cuda:N (default cuda)"),
         OPT_LONG("epochs", &o->epochs, "N", 1, 100000000,
                  "Iris epochs in sync and fused (default 20000, --quick 2000)"),
         OPT_END,
