@@ -429,25 +429,27 @@ sub pointer_problem {
     return undef;
 }
 
-sub reach_sections {
+# The sections reachable from the given ones (themselves included), in no order.
+sub closure {
     my @todo = @_;
     my %seen;
     while (defined(my $s = shift @todo)) {
         next if $seen{$s}++;
         push @todo, keys %{$edges{$s} || {}};
     }
-    return sort { ($a eq $_[0] ? 0 : 1) <=> ($b eq $_[0] ? 0 : 1) || $a cmp $b } keys %seen;
+    return keys %seen;
 }
 
+# ... sorted, the first given section first.
+sub reach_sections {
+    my $first = $_[0];
+    return sort { ($a eq $first ? 0 : 1) <=> ($b eq $first ? 0 : 1) || $a cmp $b } closure(@_);
+}
+
+# The undefined symbols those sections refer to.
 sub reach {
-    my @todo = @_;
-    my %seen;
-    while (defined(my $s = shift @todo)) {
-        next if $seen{$s}++;
-        push @todo, keys %{$edges{$s} || {}};
-    }
     my %calls;
-    for my $s (keys %seen) { $calls{$_} = 1 for keys %{$undef_refs{$s} || {}} }
+    for my $s (closure(@_)) { $calls{$_} = 1 for keys %{$undef_refs{$s} || {}} }
     return sort keys %calls;
 }
 
