@@ -103,7 +103,7 @@ CFLAGS_LIB := $(CFLAGS_ALL) -Werror
 # keep the assembly the compiler made (-save-temps=obj), in which that script
 # looks for asm statements.
 STUDENT_INC := $(BUILD_ROOT)/student-include
-STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections -fno-jump-tables
+STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections -fno-jump-tables -fPIC
 CFLAGS_EX  := -std=c11 $(OPT) $(WARN) $(STUDENT_ONLY) $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
 LDLIBS     := $(LIB_PKG_LIBS) $(LIBMVEC) -lm -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
@@ -124,7 +124,7 @@ comma := ,
 SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
              --param tsan-distinguish-volatile=1 -fno-sanitize=bounds
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
-CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -Wall -Wextra -Wno-unknown-pragmas \
+CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -fPIC -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
                  -I$(SIM_DIR) -include $(SIM_DIR)/kernel.h -MMD -MP
 CXXFLAGS_KSIM_EX := $(filter-out -I. -MMD,$(CXXFLAGS_KSIM)) $(STUDENT_ONLY)
@@ -136,7 +136,7 @@ CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 GPU_ARCHS  ?= 75 80 86 89 90
 NVCC_ARCH  := $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
               -gencode arch=compute_$(lastword $(GPU_ARCHS)),code=compute_$(lastword $(GPU_ARCHS))
-NVCCFLAGS_EX := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra
+NVCCFLAGS_EX := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-fPIC
 NVCCFLAGS  := $(NVCCFLAGS_EX) -Xcompiler -Werror
 NVCCFLAGS_STUDENT := $(filter-out -I.,$(NVCCFLAGS_EX)) -I$(STUDENT_INC) \
               -Xcompiler -ffunction-sections,-fdata-sections
@@ -199,38 +199,63 @@ UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
 # Graded suites: tests/graded/gradeNN.c for lesson NN, built three ways (graded.h):
 #   $(BUILD)/grade/judgeNN          its JUDGE halves: no exercise code in it at all
-#   $(BUILD)/grade/IMPL/runNN       its RUN halves, linked with IMPL's exercises
+#   $(BUILD)/grade/runNN            its RUN halves, without lesson NN's exercises: it loads
+#                                   them from a shared object once its system-call filter
+#                                   is in place (tests/graded/student.h, sandbox.h)
 #   $(BUILD)/grade/reference/runNN  the RUN halves that compute reference values,
 #                                   linked with the answers only
-# and $(BUILD)/grade/ref/NN.records, what the reference runner recorded once.
+# and $(BUILD)/grade/ref/NN.records, what the reference runner recorded once. The
+# shared objects: $(BUILD)/grade/solutions/NN.so (the answers) and
+# $(BUILD)/grade/student/KEY/NN.so (the student's files of STUDENT_DIR, checked first).
 GRADED     := $(patsubst tests/graded/grade%.c,%,$(wildcard tests/graded/grade[0-9][0-9].c))
 GRADE_LESSONS := $(or $(LESSON),$(GRADED))
 lesson_dir  = $(filter $(1)_%,$(LESSONS))
 GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/protocol.o \
+              $(BUILD)/obj/tests/graded/student.o $(BUILD)/obj/tests/graded/sandbox_filter.o \
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
 GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
-              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/lib/core/err.o
-# A lesson's runner links that lesson's exercises from IMPL and every other
-# lesson's from the answers, so one lesson's compile error costs only that lesson.
+              $(BUILD)/obj/tests/graded/sandbox_os.o $(BUILD)/obj/tests/common/fixture.o \
+              $(BUILD)/obj/lib/core/err.o
+SECCOMP_LIBS := $(or $(shell pkg-config --libs libseccomp 2>/dev/null),-lseccomp)
+# A lesson's runner links every other lesson's exercises from the answers, so one
+# lesson's compile error costs only that lesson; its own come from the shared object.
 # Lessons with a CUDA exercise are graded on the GPU if there is one, else on
 # the simulator; the others need no GPU at all.
 # (GPU_GRADED: lessons without a kernel exercise whose checks still need a device.)
 GPU_GRADED  := 03 04
 # The other lessons' exercises come from the answers, except in the grader package
-# (make grader-package), which holds no answers: there the student's own are used.
+# (make grader-package), which holds no answers: there the student's own are used,
+# and they too are in the shared object.
 HAVE_ANSWERS := $(wildcard solutions/[0-9][0-9]_*/exercises.c)
-other_impl  = $(if $(HAVE_ANSWERS),solutions,$(1))
 grade_flavor = $(if $(filter $(1)_%,$(CU_LESSONS))$(filter $(1),$(GPU_GRADED)),$(if $(HAVE_GPU),cuda,sim),cpu)
 flavor_dir  = $(if $(filter sim,$(1)),simc/,$(if $(filter cuda,$(1)),cudac/))
 # The RUN halves of suite $(1) for flavour $(2), as run (or reference) objects.
 grade_run_obj = $(BUILD)/obj/$(call flavor_dir,$(2))tests/graded/$(3)/grade$(1).o
-grade_ex    = $(call ex_gobj,$(2),$(call lesson_dir,$(1))) \
-              $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_gobj,$(call other_impl,$(2)),$(d))) \
-              $(if $(filter sim cuda,$(3)),$(if $(filter $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_gobj,$(2),$(call lesson_dir,$(1)),$(3))) \
-                $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_gobj,$(call other_impl,$(2)),$(d),$(3)))) \
-              $(BACKEND_$(3)) $(if $(filter sim,$(3)),$(SIM_KOBJ)) $(if $(filter cuda,$(3)),$(CUDA_KOBJ)) \
-              $(LIB_A) $(if $(filter sim,$(3)),$(SIM_A))
+# Lesson $(1)'s shared object holds these lesson folders' exercises (the CUDA file's in
+# the sim and cuda flavours $(2)): its own, or all of them in the grader package.
+so_lessons  = $(if $(HAVE_ANSWERS),$(call lesson_dir,$(1)),$(LESSONS))
+so_cu_lessons = $(if $(filter sim cuda,$(2)),$(filter $(call so_lessons,$(1)),$(CU_LESSONS)))
+grade_so_dir = $(BUILD)/grade/$(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
+grade_so_objs = $(foreach d,$(call so_lessons,$(2)),$(call ex_gobj,$(1),$(d))) \
+                $(foreach d,$(call so_cu_lessons,$(2),$(3)),$(call excu_gobj,$(1),$(d),$(3)))
+# What lesson $(1)'s runner links for flavour $(2): the other lessons' answers (when
+# there are answers), the backend, the kernels and lib.
+grade_ex    = $(if $(HAVE_ANSWERS),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d))) \
+                $(if $(filter sim cuda,$(2)),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,solutions,$(d),$(2))))) \
+              $(BACKEND_$(2)) $(if $(filter sim,$(2)),$(SIM_KOBJ)) $(if $(filter cuda,$(2)),$(CUDA_KOBJ)) \
+              $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
+# The reference runner: the answers of every lesson linked in.
+grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
+              $(if $(filter sim cuda,$(2)),$(foreach d,$(CU_LESSONS),$(call excu_obj,solutions,$(d),$(2)))) \
+              $(BACKEND_$(2)) $(if $(filter sim,$(2)),$(SIM_KOBJ)) $(if $(filter cuda,$(2)),$(CUDA_KOBJ)) \
+              $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
+GRADE_GEN   := $(BUILD)/grade/gen
+# What the runners must not see, where the sandbox can hide it (sandbox.h): the answers,
+# the build tree (other submissions' objects, the reference records), the results.
+GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref) \
+               $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT))
+GRADE_EXPORTS := $(GRADE_GEN)/runner.exports
 GRADE_JUDGES := $(GRADED:%=$(BUILD)/grade/judge%)
 GRADE_REFS   := $(GRADED:%=$(BUILD)/grade/ref/%.records)
 GRADE_DRIVER := $(BUILD)/grade/driver
@@ -301,9 +326,9 @@ help:
 # `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
 # grading image (Gradescope) need not install gnuplot or Doxygen.
 DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 libopenblas-dev libjansson-dev zlib1g-dev \
-              openmpi-bin libopenmpi-dev
+              openmpi-bin libopenmpi-dev libseccomp-dev
 DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev openmpi-bin \
-              libopenmpi-dev
+              libopenmpi-dev libseccomp-dev
 define deps_recipe
 	@missing=""; \
 	for p in $(1); do case $$p in \
@@ -318,6 +343,7 @@ define deps_recipe
 	  zlib1g-dev) pkg-config --exists zlib 2>/dev/null || missing="$$missing $$p" ;; \
 	  openmpi-bin) command -v mpirun >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenmpi-dev) pkg-config --exists mpi-c 2>/dev/null || missing="$$missing $$p" ;; \
+	  libseccomp-dev) pkg-config --exists libseccomp 2>/dev/null || missing="$$missing $$p" ;; \
 	esac; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -347,8 +373,8 @@ gpu-status:
 
 build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER) \
        $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS)) \
-       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADED:%=$(BUILD)/grade/solutions/run%) \
-       $(GRADED:%=$(BUILD)/grade/reference/run%)
+       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADED:%=$(BUILD)/grade/run%) \
+       $(GRADED:%=$(call grade_so_dir,solutions)/%.so) $(GRADED:%=$(BUILD)/grade/reference/run%)
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
 	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
@@ -391,14 +417,16 @@ grade: deps-grade
 	  $(BUILD)/obj/sim/student/$(STUDENT_KEY) $(BUILD)/obj/cuda/student/$(STUDENT_KEY) \
 	  $(BUILD)/sim/student/$(STUDENT_KEY))
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) \
-	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records) >/dev/null
+	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records \
+	    $(BUILD)/grade/run$(l)) >/dev/null
 	@for l in $(GRADE_LESSONS); do \
-	  rm -f $(BUILD)/grade/$(GRADE_IMPL)/run$$l; \
-	  $(MAKE) --no-print-directory $(BUILD)/grade/$(GRADE_IMPL)/run$$l \
+	  rm -f $(call grade_so_dir,$(GRADE_IMPL))/$$l.so; \
+	  $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so \
 	    IMPL=$(GRADE_IMPL) > $(GRADE_OUT)/compile_$$l.log 2>&1; \
 	  echo $$? > $(GRADE_OUT)/compile_$$l.status; \
 	 done
 	@$(GRADE_DRIVER) --impl $(GRADE_IMPL) --out $(GRADE_OUT) --bin $(BUILD)/grade \
+	  --so $(call grade_so_dir,$(GRADE_IMPL)) $(GRADE_HIDE:%=--hide %) \
 	  --lessons "$(GRADE_LESSONS)" --files "$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions)"
 
 grade-all: deps-grade
@@ -606,7 +634,7 @@ $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_DIR)/%/exercises.c 
 $(BUILD)/obj/solutions/%/exercises.o: solutions/%/exercises.c
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_LIB) -fPIC -c $< -o $@
 
 $(BUILD)/obj/lessons/%.o: lessons/%.c
 	@mkdir -p $(@D)
@@ -676,21 +704,56 @@ $(eval $(call grade_suite_rules,cudac/,$$(CFLAGS_CUDAC)))
 $(GRADE_JUDGES): $(BUILD)/grade/judge%: $(BUILD)/obj/tests/graded/judge/grade%.o $(GRADE_JUDGE_OBJ)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) -lm
+	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(SECCOMP_LIBS) -lm
 
-# runNN for the answers, the student's exercises, and the reference values.
-define grade_runner_rule
-$(GRADED:%=$(BUILD)/grade/$(1)/run%): $(BUILD)/grade/$(1)/run%: \
-        $$$$(call grade_run_obj,$$$$*,$$$$(call grade_flavor,$$$$*),$(3)) $(GRADE_RUN_OBJ) \
-        $$$$(call grade_ex,$$$$*,$(2),$$$$(call grade_flavor,$$$$*))
+# runNN: the RUN halves, the trampolines to lesson NN's exercises and everything else
+# but them; it exports to the shared object only what tests/graded/allow/ lets student
+# code call (gen_trampolines.pl).
+$(GRADE_EXPORTS): tests/graded/gen_trampolines.pl $(wildcard tests/graded/allow/*.txt)
+	@mkdir -p $(@D)
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports > $@.tmp && mv $@.tmp $@
+
+$(GRADED:%=$(GRADE_GEN)/trampolines_%.c): $(GRADE_GEN)/trampolines_%.c: \
+        tests/graded/gen_trampolines.pl $(wildcard tests/graded/allow/*.txt)
+	@mkdir -p $(@D)
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow \
+	  --c "$(foreach d,$(call so_lessons,$*),$(firstword $(subst _, ,$(d))))" \
+	  --cu "$(foreach d,$(call so_cu_lessons,$*,$(call grade_flavor,$*)),$(firstword $(subst _, ,$(d))))" \
+	  > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/grade/trampolines_%.o: $(GRADE_GEN)/trampolines_%.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+$(GRADED:%=$(BUILD)/grade/run%): $(BUILD)/grade/run%: \
+        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
+        $(BUILD)/obj/grade/trampolines_%.o $$(call grade_ex,$$*,$$(call grade_flavor,$$*)) \
+        $(GRADE_EXPORTS)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $(filter-out $(GRADE_EXPORTS),$^) -o $@ \
+	  -Wl,--export-dynamic -Wl,--version-script=$(GRADE_EXPORTS) -Wl,-z,relro,-z,now \
+	  $(call flavor_libs,$(call grade_flavor,$*)) $(SECCOMP_LIBS) -ldl
+
+# NN.so: what the runner loads, the student's checked objects (or the answers').
+define grade_so_rule
+$(GRADED:%=$(call grade_so_dir,$(1))/%.so): $(call grade_so_dir,$(1))/%.so: \
+        $$$$(call grade_so_objs,$(1),$$$$*,$$$$(call grade_flavor,$$$$*))
 	@mkdir -p $$(@D)
 	@echo "  LINK  $$@"
-	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) $$^ -o $$@ \
-	  $$(call flavor_libs,$$(call grade_flavor,$$*))
+	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) -shared $$^ -o $$@ -Wl,-z,relro,-z,now
 endef
-$(eval $(call grade_runner_rule,solutions,solutions,run))
-$(eval $(call grade_runner_rule,lessons,lessons,run))
-$(eval $(call grade_runner_rule,reference,solutions,reference))
+$(eval $(call grade_so_rule,solutions))
+$(eval $(call grade_so_rule,lessons))
+
+$(GRADED:%=$(BUILD)/grade/reference/run%): $(BUILD)/grade/reference/run%: \
+        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),reference) $(GRADE_RUN_OBJ) \
+        $$(call grade_ref_ex,$$*,$$(call grade_flavor,$$*))
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $^ -o $@ \
+	  $(call flavor_libs,$(call grade_flavor,$*)) $(SECCOMP_LIBS) -ldl
 
 # What the reference runner records, once per build of it; the grader package
 # carries the records instead (tests/graded/ref/), made where the answers are.
@@ -710,7 +773,7 @@ endif
 grader: deps-grade
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
 	  $(LIB_A) $(SIM_A) $(SIM_KOBJ) $(BACKEND_cpu) $(BACKEND_sim) $(STUDENT_INC) \
-	  $(foreach l,$(GRADED),$(call grade_run_obj,$(l),$(call grade_flavor,$(l)),run))
+	  $(GRADED:%=$(BUILD)/grade/run%)
 
 # The zip an instructor uploads to Gradescope: the workbook without solutions/,
 # the reference records, setup.sh and run_autograder (docs/instructor_guide.md).

@@ -276,8 +276,15 @@ int main(int argc, char **argv)
 {
     const char *impl = "lessons", *out = "build/grade", *bin = "build/rel/grade";
     const char *files = "lessons"; /* the folder the graded exercises.c files are in */
+    const char *so_dir = NULL;     /* where the compiled exercises (NN.so) are */
+    const char *hide[32];          /* what the runners must not see */
+    int n_hide = 0;
     char lessons_arg[256] = "01";
     for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--so") == 0)
+            so_dir = argv[i + 1];
+        else if (strcmp(argv[i], "--hide") == 0 && n_hide < 30)
+            hide[n_hide++] = argv[i + 1];
         if (strcmp(argv[i], "--impl") == 0)
             impl = argv[i + 1];
         else if (strcmp(argv[i], "--out") == 0)
@@ -313,9 +320,11 @@ int main(int argc, char **argv)
         first_case[l] = n_cases;
         reading_lesson = l;
         ran_on[l][0] = '\0';
-        char judge[1024], runner[1024], ref[1024];
+        char judge[1024], runner[1024], full[1024], so[1024], ref[1024];
         snprintf(judge, sizeof judge, "%s/judge%s", bin, id);
-        snprintf(runner, sizeof runner, "%s/%s/run%s", bin, impl, id);
+        snprintf(runner, sizeof runner, "%s/run%s", bin, id);
+        snprintf(full, sizeof full, "%s/run%s-full", bin, id);
+        snprintf(so, sizeof so, "%s/%s.so", so_dir ? so_dir : bin, id);
         snprintf(ref, sizeof ref, "%s/ref/%s.records", bin, id);
         if (compiled[l]) {
             char tsv[1024], run_log[1024];
@@ -324,8 +333,17 @@ int main(int argc, char **argv)
             snprintf(tsv, sizeof tsv, "%s/lesson%s.tsv", out, id);
             unlink(tsv);
             unlink(run_log);
-            char *args[] = {judge,   "--out", (char *)out, "--runner", runner,
-                            "--ref", ref,     "--log",     run_log,    NULL};
+            char *args[16 + 2 * 32];
+            int k = 0;
+            args[k++] = judge;
+            args[k++] = "--out", args[k++] = (char *)out;
+            args[k++] = "--runner", args[k++] = runner;
+            if (access(full, X_OK) == 0) args[k++] = "--runner-full", args[k++] = full;
+            args[k++] = "--student", args[k++] = so;
+            args[k++] = "--ref", args[k++] = ref;
+            args[k++] = "--log", args[k++] = run_log;
+            for (int h = 0; h < n_hide; h++) args[k++] = "--hide", args[k++] = (char *)hide[h];
+            args[k] = NULL;
             int rc = run_to(args, log);
             char *text = read_text(tsv);
             if (rc != 0 || !text || read_tsv(id, text) == 0) {

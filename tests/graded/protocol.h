@@ -104,6 +104,10 @@ const char *key(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * is not set. */
 uint64_t grade_seed(void);
 
+/* In a runner: the seed the judge handed over on a descriptor (a runner's environment
+ * is the sandbox's, without GRADE_SEED). */
+void grade_seed_set(uint64_t seed);
+
 /* In the judge, before it starts a runner: draw the seed when GRADE_SEED is not
  * already set. Returns 0, or -1 when the environment cannot be set. */
 int grade_seed_choose(void);

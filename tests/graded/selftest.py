@@ -135,7 +135,7 @@ def lib_offset(lesson, expr):
     p = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
                         "selftest-build: ; @echo $(BUILD)", "selftest-build"], cwd=ROOT,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    runner = os.path.join(p.stdout.strip().splitlines()[-1], "grade", "solutions", "run" + lesson)
+    runner = os.path.join(p.stdout.strip().splitlines()[-1], "grade", "run" + lesson)
     p = subprocess.run(["make", "--no-print-directory", runner], cwd=ROOT,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:

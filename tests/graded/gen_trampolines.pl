@@ -1,0 +1,80 @@
+#!/usr/bin/perl
+# gen_trampolines.pl: what a runner needs to grade a shared object (tests/graded/student.h).
+#
+#   gen_trampolines.pl --allow DIR --c "01 02" --cu "02" > trampolines.c
+#       a trampoline for each exercise of those lessons (the C file's, and the CUDA
+#       file's of the lessons after --cu), the slots they jump through, and the table
+#       student.c fills from the shared object
+#   gen_trampolines.pl --allow DIR --exports > runner.exports
+#       the runner's version script: the names a student's object may call (every
+#       lesson's `calls` and `cu-calls`, tests/graded/allow/) are exported to it; the
+#       exercises and everything else are not
+use strict;
+use warnings;
+use Getopt::Long;
+
+my ($allow, $c, $cu, $exports) = ('', '', '', 0);
+GetOptions('allow=s' => \$allow, 'c=s' => \$c, 'cu=s' => \$cu, 'exports' => \$exports)
+    or die "usage: see the top of $0\n";
+die "gen_trampolines: --allow DIR is needed\n" unless $allow;
+
+sub list {
+    my ($file, $key) = @_;
+    open my $fh, '<', $file or die "gen_trampolines: cannot read $file: $!\n";
+    my @names;
+    while (my $line = <$fh>) {
+        $line =~ s/#.*//;
+        push @names, split ' ', $1 if $line =~ /^\s*\Q$key\E:\s*(.*?)\s*$/;
+    }
+    return @names;
+}
+
+if ($exports) {
+    my (%global, %exercise);
+    for my $f ("$allow/common.txt", glob "$allow/[0-9][0-9].txt") {
+        $global{$_} = 1 for list($f, 'calls'), list($f, 'cu-calls');
+        $exercise{$_} = 1 for list($f, 'exercises'), list($f, 'cu-exercises');
+    }
+    # the stubs check_student.pl puts in place of refused exercises call these two
+    $global{$_} = 1 for qw(graded_refused graded_refused_call);
+    delete $global{$_} for keys %exercise;
+    print "/* The runner's exports to the student's shared object (gen_trampolines.pl). */\n{\n";
+    print "  global:\n";
+    print "    $_;\n" for sort keys %global;
+    print "  local:\n";
+    print "    $_;\n" for sort keys %exercise;
+    print "    *;\n};\n";
+    exit 0;
+}
+
+my @names;
+for my $l (split ' ', $c) { push @names, list("$allow/$l.txt", 'exercises') }
+for my $l (split ' ', $cu) { push @names, list("$allow/$l.txt", 'cu-exercises') }
+my %seen;
+@names = grep { !$seen{$_}++ } @names;
+die "gen_trampolines: no exercises for lessons '$c' / '$cu'\n" unless @names;
+
+print <<'HEAD';
+/* The exercises' trampolines of one runner (tests/graded/gen_trampolines.pl, student.h). */
+#include "tests/graded/student.h"
+
+HEAD
+for my $n (@names) {
+    print "static void missing_$n(void) { student_missing(\"$n\"); }\n";
+    print "__attribute__((visibility(\"hidden\"))) StudentFn wb_slot_$n = missing_$n;\n";
+}
+print "\n#if defined(__x86_64__)\n";
+for my $n (@names) {
+    print "__asm__(\".text\\n.globl $n\\n.type $n,\@function\\n$n:\\n"
+        . "\\tjmp *wb_slot_$n(%rip)\\n.size $n, .-$n\\n\");\n";
+}
+print "#elif defined(__aarch64__)\n";
+for my $n (@names) {
+    print "__asm__(\".text\\n.globl $n\\n.type $n,%function\\n$n:\\n"
+        . "\\tadrp x16, wb_slot_$n\\n\\tldr x16, [x16, :lo12:wb_slot_$n]\\n\\tbr x16\\n"
+        . ".size $n, .-$n\\n\");\n";
+}
+print "#else\n#error \"no trampolines for this architecture (tests/graded/gen_trampolines.pl)\"\n#endif\n\n";
+print "const StudentSymbol student_symbols[] = {\n";
+print "    {\"$_\", &wb_slot_$_},\n" for @names;
+print "};\nconst int n_student_symbols = " . scalar(@names) . ";\n";
