@@ -21,6 +21,7 @@ EX    ?=                    # make hint: the exercise (01.3)
 STUDENT_DIR ?= lessons      # where IMPL=lessons finds NN_name/exercises.c
 BUILD_ROOT  ?= build        # where everything is built
 GRADE_OUT   ?=              # make grade: where results go (default BUILD_ROOT/grade)
+GRADE_INTAKE_OPTS ?=        # make grade: how the student's files are taken (tests/graded/intake.c)
 ARCH  ?= native             # -march value for the C code
 CU    ?=                    # make sim-run: the CUDA program (.cu with its own main) to run
 # make grade grades the student's code unless IMPL is given.
@@ -157,6 +158,10 @@ CU_LESSONS := $(patsubst lessons/%/exercises.cu,%,$(wildcard lessons/[0-9][0-9]_
 # (Student objects are kept apart per STUDENT_DIR, so switching folders rebuilds;
 # _ is doubled first, so "a.b", "a_b" and "a/b" give different keys.)
 STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR))))
+# Where the student's files are compiled from: STUDENT_DIR itself, or, when make grade
+# grades them, the copy tests/graded/intake.c made of it (links and special files refused).
+STUDENT_SRC ?= $(STUDENT_DIR)
+override STUDENT_SRC := $(strip $(STUDENT_SRC))
 ex_dir      = $(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
 ex_obj      = $(BUILD)/obj/$(call ex_dir,$(1))/$(2)/exercises.o
 # What the grader links: a student's objects after tests/graded/check_student.pl.
@@ -251,6 +256,8 @@ grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
               $(BACKEND_$(2)) $(if $(filter sim,$(2)),$(SIM_KOBJ)) $(if $(filter cuda,$(2)),$(CUDA_KOBJ)) \
               $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
 GRADE_GEN   := $(BUILD)/grade/gen
+GRADE_INTAKE := $(BUILD)/grade/intake
+GRADE_INTAKE_DIR := $(BUILD)/intake/$(STUDENT_KEY)
 # What the runners must not see, where the sandbox can hide it (sandbox.h): the answers,
 # the build tree (other submissions' objects, the reference records), the results.
 GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref) \
@@ -419,11 +426,23 @@ grade: deps-grade
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) \
 	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records \
 	    $(BUILD)/grade/run$(l)) >/dev/null
+	@# The student's files are graded from a copy (tests/graded/intake.c): a link, a
+	@# second name of a file or a special file is refused, and that lesson scores 0.
+	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(GRADE_INTAKE_DIR) && mkdir -p $(BUILD)/intake && \
+	  $(MAKE) --no-print-directory $(GRADE_INTAKE) >/dev/null && \
+	  $(GRADE_INTAKE) --from $(STUDENT_DIR) --to $(GRADE_INTAKE_DIR) $(GRADE_INTAKE_OPTS) \
+	    $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu))
 	@for l in $(GRADE_LESSONS); do \
 	  rm -f $(call grade_so_dir,$(GRADE_IMPL))/$$l.so; \
-	  $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so \
-	    IMPL=$(GRADE_IMPL) > $(GRADE_OUT)/compile_$$l.log 2>&1; \
+	  if [ -n "$(filter lessons,$(GRADE_IMPL))" ] && \
+	     cat $(GRADE_INTAKE_DIR)/$(if $(HAVE_ANSWERS),$${l}_*,*)/*.refused > $(GRADE_OUT)/compile_$$l.log 2>/dev/null; then \
+	    echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
+	  $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
+	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR)) \
+	    > $(GRADE_OUT)/compile_$$l.log 2>&1; \
 	  echo $$? > $(GRADE_OUT)/compile_$$l.status; \
+	  $(if $(filter lessons,$(GRADE_IMPL)),sed -i 's|$(GRADE_INTAKE_DIR)/|$(STUDENT_DIR)/|g' \
+	    $(GRADE_OUT)/compile_$$l.log;) \
 	 done
 	@$(GRADE_DRIVER) --impl $(GRADE_IMPL) --out $(GRADE_OUT) --bin $(BUILD)/grade \
 	  --so $(call grade_so_dir,$(GRADE_IMPL)) $(GRADE_HIDE:%=--hide %) \
@@ -626,7 +645,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 
 # The student's exercises: same flags, but warnings do not stop the build.
-$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_DIR)/%/exercises.c | $(STUDENT_INC)
+$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_SRC)/%/exercises.c | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_EX) -save-temps=obj -c $< -o $@
@@ -674,6 +693,11 @@ $(HOSTILE_BIN): $(BUILD)/obj/tests/hostile/run_hostile.o $(call flavor_objs,solu
 $(FUZZ_BINS): $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call flavor_objs,solutions,cpu)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) -fsanitize=fuzzer $^ -o $@ $(call flavor_libs,cpu)
+
+$(GRADE_INTAKE): $(BUILD)/obj/tests/graded/intake.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@
 
 $(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o
 	@mkdir -p $(@D)
@@ -771,7 +795,7 @@ endif
 # Everything make grade builds that does not depend on the student's files
 # (the grader package's setup.sh builds it once, into the autograder's image).
 grader: deps-grade
-	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
+	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_INTAKE) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
 	  $(LIB_A) $(SIM_A) $(SIM_KOBJ) $(BACKEND_cpu) $(BACKEND_sim) $(STUDENT_INC) \
 	  $(GRADED:%=$(BUILD)/grade/run%)
 
@@ -802,7 +826,7 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 	$(Q)$(CXX) $(CXXFLAGS_KSIM) -Werror -iquote $(dir $*) -c $< -o $@
 
 # The student's CUDA exercise: warnings shown, not fatal.
-$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_DIR)/%.cu $(SIM_DIR)/cu2sim.pl
+$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(SIM_DIR)/cu2sim.pl
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
 	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
@@ -810,9 +834,9 @@ $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_DIR)/%.cu $(SIM_DIR)/cu2sim
 $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  CXX   $(STUDENT_DIR)/$*.cu (simulator)"
-	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -save-temps=obj -iquote $(STUDENT_DIR)/$(dir $*) -c $< -o $@
+	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -save-temps=obj -iquote $(STUDENT_SRC)/$(dir $*) -c $< -o $@
 
-$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_DIR)/%.cu | $(STUDENT_INC)
+$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_SRC)/%.cu | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
 	$(Q)$(NVCC) $(NVCCFLAGS_STUDENT) -Xcompiler -save-temps=obj -MD -MF $(@:.o=.d) -c $< -o $@
@@ -833,14 +857,14 @@ $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.checked.o: \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
 	@echo "  CHECK $(STUDENT_DIR)/$*/exercises.c"
 	$(Q)$(CHECK_STUDENT) --lesson $(firstword $(subst _, ,$*)) --kind c --object $< \
-	  --deps $(<:.o=.d) --asm $(<:.o=.s) --source $(STUDENT_DIR)/$*/exercises.c --out $@
+	  --deps $(<:.o=.d) --asm $(<:.o=.s) --source $(STUDENT_SRC)/$*/exercises.c --out $@
 define cu_check_rule
 $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.checked.o: \
         $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.o tests/graded/check_student.pl \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
 	@echo "  CHECK $(STUDENT_DIR)/$$*/exercises.cu ($(1))"
 	$$(Q)$$(CHECK_STUDENT) --lesson $$(firstword $$(subst _, ,$$*)) --kind cu --object $$< \
-	  --deps $$(<:.o=.d) --asm $$(<:.o=.s) --source $(STUDENT_DIR)/$$*/exercises.cu --out $$@
+	  --deps $$(<:.o=.d) --asm $$(<:.o=.s) --source $(STUDENT_SRC)/$$*/exercises.cu --out $$@
 endef
 $(eval $(call cu_check_rule,sim))
 $(eval $(call cu_check_rule,cuda))
@@ -887,7 +911,8 @@ ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(BUILD)/obj/tests/hostile/run_hos
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
            $(BUILD)/obj/tests/bench/bench_iris.o $(BUILD)/obj/tests/bench/bench_sgemm.o \
            $(BUILD)/obj/tests/bench/bench_trainer.o $(GRADE_RUN_OBJ) $(GRADE_JUDGE_OBJ) \
-           $(BUILD)/obj/tests/graded/driver.o $(GRADED:%=$(BUILD)/obj/tests/graded/judge/grade%.o) \
+           $(BUILD)/obj/tests/graded/driver.o $(BUILD)/obj/tests/graded/intake.o \
+           $(GRADED:%=$(BUILD)/obj/tests/graded/judge/grade%.o) \
            $(foreach l,$(GRADED),$(call grade_run_obj,$(l),$(call grade_flavor,$(l)),run) \
              $(call grade_run_obj,$(l),$(call grade_flavor,$(l)),reference)) $(SIM_OBJ) $(SIM_KOBJ)
 -include $(ALL_OBJ:.o=.d)
