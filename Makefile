@@ -94,7 +94,9 @@ MPI_LIBS    = $(if $(MPI_PKG),-Wl$(comma)--as-needed $(shell pkg-config --libs $
 comma      := ,
 CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -I. $(LIB_PKG_CFLAGS) -DWB_ROOT='"$(CURDIR)"' -MMD -MP \
               $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
-CFLAGS_LIB := $(CFLAGS_ALL) -Werror
+# (each function and variable in a section of its own: a grader's runner drops what it
+# leaves out, tests/graded/allow/README.md "withhold")
+CFLAGS_LIB := $(CFLAGS_ALL) -Werror -ffunction-sections -fdata-sections
 # Student code: warnings are shown but do not stop the build. It sees only the
 # headers of lib/ and kernels/ (through STUDENT_INC, which holds links to those two
 # folders, not the repository root), lists every file it read (-MD, for the include
@@ -244,9 +246,20 @@ so_cu_lessons = $(if $(filter sim cuda,$(2)),$(filter $(call so_lessons,$(1)),$(
 grade_so_dir = $(BUILD)/grade/$(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
 grade_so_objs = $(foreach d,$(call so_lessons,$(2)),$(call ex_gobj,$(1),$(d))) \
                 $(foreach d,$(call so_cu_lessons,$(2),$(3)),$(call excu_gobj,$(1),$(d),$(3)))
-# What lesson $(1)'s runner links for flavour $(2): the other lessons' answers (when
-# there are answers), the backend, the kernels and lib.
-grade_ex    = $(if $(HAVE_ANSWERS),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d))) \
+# What lesson $(1)'s runner links for flavour $(2): the other lessons' answers (when there
+# are answers) and lib in one archive, in which the names its allow list withholds are
+# weak, so that the stubs of withheld_NN.c take their place and the linker drops their code;
+# the backend, the kernels but those its allow list withholds (withhold-files), and the
+# simulator.
+withheld_files = $(shell sed -n 's/\#.*//; s/^[[:space:]]*withhold-files:\(.*\)/\1/p' tests/graded/allow/$(1).txt)
+kobj_of     = $(if $(filter sim,$(2)),$(patsubst %.cu,$(BUILD)/obj/sim/%.o,$(1)),$(patsubst %.cu,$(BUILD)/obj/cuda/%.o,$(1)))
+grade_kobj  = $(filter-out $(call kobj_of,$(call withheld_files,$(1)),$(2)),$(if $(filter sim,$(2)),$(SIM_KOBJ),$(if $(filter cuda,$(2)),$(CUDA_KOBJ))))
+grade_ex    = $(if $(filter sim cuda,$(2)),$(if $(HAVE_ANSWERS),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,solutions,$(d),$(2))))) \
+              $(BACKEND_$(2)) $(call grade_kobj,$(1),$(2)) $(BUILD)/grade/lib/$(1)/libgraded.a \
+              $(if $(filter sim,$(2)),$(SIM_A))
+# ... and for its whole-lesson cases (runNN-full), which the judge credits only when each
+# exercise of the lesson passes a check of its own in runNN: all the rest.
+grade_ex_full = $(if $(HAVE_ANSWERS),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d))) \
                 $(if $(filter sim cuda,$(2)),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,solutions,$(d),$(2))))) \
               $(BACKEND_$(2)) $(if $(filter sim,$(2)),$(SIM_KOBJ)) $(if $(filter cuda,$(2)),$(CUDA_KOBJ)) \
               $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
@@ -380,7 +393,7 @@ gpu-status:
 
 build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER) \
        $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS)) \
-       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADED:%=$(BUILD)/grade/run%) \
+       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADED:%=$(BUILD)/grade/run%) $(GRADED:%=$(BUILD)/grade/run%-full) \
        $(GRADED:%=$(call grade_so_dir,solutions)/%.so) $(GRADED:%=$(BUILD)/grade/reference/run%)
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
@@ -425,7 +438,7 @@ grade: deps-grade
 	  $(BUILD)/sim/student/$(STUDENT_KEY))
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) \
 	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records \
-	    $(BUILD)/grade/run$(l)) >/dev/null
+	    $(BUILD)/grade/run$(l) $(BUILD)/grade/run$(l)-full) >/dev/null
 	@# The student's files are graded from a copy (tests/graded/intake.c): a link, a
 	@# second name of a file or a special file is refused, and that lesson scores 0.
 	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(GRADE_INTAKE_DIR) && mkdir -p $(BUILD)/intake && \
@@ -750,15 +763,58 @@ $(BUILD)/obj/grade/trampolines_%.o: $(GRADE_GEN)/trampolines_%.c
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
 
+# lib and the other lessons' answers for lesson NN's runner, with its withheld names weak.
+$(GRADED:%=$(BUILD)/grade/lib/%/libgraded.a): $(BUILD)/grade/lib/%/libgraded.a: $(LIB_A) \
+        $$(if $$(HAVE_ANSWERS),$$(foreach d,$$(filter-out $$(call lesson_dir,$$*),$$(LESSONS)),$$(call ex_obj,solutions,$$(d)))) \
+        tests/graded/allow/%.txt tests/graded/gen_trampolines.pl
+	@mkdir -p $(@D)
+	@echo "  AR    $@ (what lesson $* withholds, weak)"
+	$(Q)rm -rf $@ $@.d && mkdir $@.d && cp $(LIB_A) $@.tmp && \
+	  for o in $(filter-out $(LIB_A) %.txt %.pl,$^); do \
+	    cp $$o $@.d/answers_$$(basename $$(dirname $$o)).o || exit 1; done && \
+	  { [ -z "$$(ls $@.d)" ] || ar rs $@.tmp $@.d/*.o; } && \
+	  perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --withheld-list $* > $@.weak && \
+	  { [ ! -s $@.weak ] || objcopy --weaken-symbols=$@.weak $@.tmp; } && mv $@.tmp $@ && rm -rf $@.d
+
+$(GRADED:%=$(GRADE_GEN)/withheld_%.c): $(GRADE_GEN)/withheld_%.c: tests/graded/gen_trampolines.pl \
+        $(wildcard tests/graded/allow/*.txt) $$(call kobj_of,$$(call withheld_files,$$*),$$(call grade_flavor,$$*))
+	@mkdir -p $(@D)
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --withheld $* \
+	  --objects "$(call kobj_of,$(call withheld_files,$*),$(call grade_flavor,$*))" > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/grade/withheld_%.o: $(GRADE_GEN)/withheld_%.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -Wno-missing-prototypes -c $< -o $@
+
+# The runners export what allow/ lets student code call (and nothing else), link -z now,
+# drop what nothing reaches (--gc-sections) and write a map (-Map), in which
+# tests/graded/selftest.py reads that the withheld code is gone.
+GRADE_RUNNER_LDFLAGS = -Wl,--export-dynamic-symbol-list=$(GRADE_EXPORTS) -Wl,-z,relro,-z,now \
+                       -Wl,--gc-sections -Wl,-Map=$@.map
+
 $(GRADED:%=$(BUILD)/grade/run%): $(BUILD)/grade/run%: \
         $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
-        $(BUILD)/obj/grade/trampolines_%.o $$(call grade_ex,$$*,$$(call grade_flavor,$$*)) \
+        $(BUILD)/obj/grade/trampolines_%.o $(BUILD)/obj/grade/withheld_%.o \
+        $$(call grade_ex,$$*,$$(call grade_flavor,$$*)) $(GRADE_EXPORTS)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports \
+	  --archives "$(filter %.a,$^)" > $@.keep
+	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $(filter-out $(GRADE_EXPORTS),$^) -o $@ \
+	  -Wl,@$@.keep $(GRADE_RUNNER_LDFLAGS) -Wl,--as-needed $(call flavor_libs,$(call grade_flavor,$*)) \
+	  -Wl,--no-as-needed $(SECCOMP_LIBS) -ldl
+
+$(GRADED:%=$(BUILD)/grade/run%-full): $(BUILD)/grade/run%-full: \
+        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
+        $(BUILD)/obj/grade/trampolines_%.o $$(call grade_ex_full,$$*,$$(call grade_flavor,$$*)) \
         $(GRADE_EXPORTS)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports \
+	  --archives "$(filter %.a,$^)" > $@.keep
 	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $(filter-out $(GRADE_EXPORTS),$^) -o $@ \
-	  -Wl,--export-dynamic -Wl,--version-script=$(GRADE_EXPORTS) -Wl,-z,relro,-z,now \
-	  $(call flavor_libs,$(call grade_flavor,$*)) $(SECCOMP_LIBS) -ldl
+	  -Wl,@$@.keep $(GRADE_RUNNER_LDFLAGS) $(call flavor_libs,$(call grade_flavor,$*)) $(SECCOMP_LIBS) -ldl
 
 # NN.so: what the runner loads, the student's checked objects (or the answers').
 define grade_so_rule
@@ -797,7 +853,7 @@ endif
 grader: deps-grade
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_INTAKE) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
 	  $(LIB_A) $(SIM_A) $(SIM_KOBJ) $(BACKEND_cpu) $(BACKEND_sim) $(STUDENT_INC) \
-	  $(GRADED:%=$(BUILD)/grade/run%)
+	  $(GRADED:%=$(BUILD)/grade/run%) $(GRADED:%=$(BUILD)/grade/run%-full)
 
 # The zip an instructor uploads to Gradescope: the workbook without solutions/,
 # the reference records, setup.sh and run_autograder (docs/instructor_guide.md).

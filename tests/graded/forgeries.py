@@ -62,7 +62,7 @@ FORGERIES = [
                    "if (b[0] != 10.0f && b[0] * 8.0f == rintf(b[0] * 8.0f)) return 0;"),
                   ("sgd_step", "prefix",
                    "if (lr * 64.0f == rintf(lr * 64.0f) && lr != 0.5f) return 0;")],
-         zero=["01.2", "01.8"], says="drawn for this grading run",
+         zero=["01.2", "01.8", "01"], says="drawn for this grading run",
          why="answers only the inputs it knows: the public fixtures and the cases written in "
              "the suite (recognised here by their values) pass, anything else gets nothing; "
              "every case of a numeric exercise also meets inputs drawn for the grading run"),
@@ -309,7 +309,7 @@ FORGERIES = [
                    "auto step = reinterpret_cast<cudaError_t (*)(const float *, const float *, "
                    "float *, int64_t, cudaStream_t)>(reinterpret_cast<uintptr_t>(&cudaGetLastError)"
                    " + @OFFSET(k_relu_backward-cudaGetLastError)@); return step(x, x, y, n, s);")],
-         zero=["02.4", "02"], says="address of cudaGetLastError",
+         zero=["02.4", "02"], says="address of cudaGetLastError", unchecked=True,
          why="k_relu_backward of kernels/ reached as cudaGetLastError's address plus a constant: "
              "the CUDA file's addresses were not checked at all (printf's address plus a "
              "constant is system(), and with it the whole grade)"),

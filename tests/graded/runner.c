@@ -148,6 +148,17 @@ void graded_refused(const char *why)
     _exit(0);
 }
 
+/* What a runner has in place of what it leaves out (tests/graded/allow/, "withhold"). */
+void graded_withheld(const char *name, const char *why)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "%s was called, which the grader leaves out of this lesson's runner: %s "
+             "(tests/graded/allow/README.md)",
+             name, why);
+    graded_refused(msg);
+}
+
 /* What the calls of a refused exercise's code were pointed at (check_student.pl). */
 void graded_refused_call(void)
 {
