@@ -707,6 +707,12 @@ $(FUZZ_BINS): $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call flavor_ob
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) -fsanitize=fuzzer $^ -o $@ $(call flavor_libs,cpu)
 
+# tests/graded/selftest.py runs the grader as in a container with it (namespaces refused).
+$(BUILD)/grade/container_like: $(BUILD)/obj/tests/graded/container_like.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS)
+
 $(GRADE_INTAKE): $(BUILD)/obj/tests/graded/intake.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
@@ -968,6 +974,7 @@ ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(BUILD)/obj/tests/hostile/run_hos
            $(BUILD)/obj/tests/bench/bench_iris.o $(BUILD)/obj/tests/bench/bench_sgemm.o \
            $(BUILD)/obj/tests/bench/bench_trainer.o $(GRADE_RUN_OBJ) $(GRADE_JUDGE_OBJ) \
            $(BUILD)/obj/tests/graded/driver.o $(BUILD)/obj/tests/graded/intake.o \
+           $(BUILD)/obj/tests/graded/container_like.o \
            $(GRADED:%=$(BUILD)/obj/tests/graded/judge/grade%.o) \
            $(foreach l,$(GRADED),$(call grade_run_obj,$(l),$(call grade_flavor,$(l)),run) \
              $(call grade_run_obj,$(l),$(call grade_flavor,$(l)),reference)) $(SIM_OBJ) $(SIM_KOBJ)

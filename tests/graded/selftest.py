@@ -205,6 +205,106 @@ def check_withheld():
     print("selftest: withheld                   %d names and files, gone from their runners" % checked)
 
 
+# Student code whose loading alone reaches for the judge's folder, a shell and a process.
+HOSTILE_SO = r"""
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void grab(void)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/pwned-open", OUT);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) close(fd);
+    snprintf(p, sizeof p, "touch %s/pwned-shell", OUT);
+    if (system(p) != 0) {}
+    if (fork() == 0) { execl("/bin/sh", "sh", "-c", p, (char *)NULL); _exit(0); }
+    snprintf(p, sizeof p, "%s/lesson01.tsv", OUT);
+    fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (fd >= 0) { dprintf(fd, "0\t01.1\tx\tx\t10\t10\tpassed\t\tx\n"); close(fd); }
+}
+"""
+
+
+def check_layers():
+    """The grader where its layers differ: as root (as CI runs), as a user without
+    privileges (namespaces through a user namespace), as in Gradescope's Docker container
+    (root without CAP_SYS_ADMIN, namespaces refused: tests/graded/container_like.c under
+    capsh), and without a seccomp filter (refused; GRADE_UNSANDBOXED=1 grades, marked).
+    Each says its layers in the TSV; the answers get full marks where it grades; a shared
+    object whose constructor reaches for the judge's folder, a shell and a process leaves
+    nothing there."""
+    build = os.path.relpath(build_dir(), ROOT)
+    g = os.path.join(build, "grade")
+    need = [os.path.join(g, n) for n in ("judge01", "run01", "run01-full", "container_like",
+                                         os.path.join("solutions", "01.so"),
+                                         os.path.join("ref", "01.records"))]
+    p = subprocess.run(["make", "--no-print-directory"] + need, cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build the grader of Lesson 01:\n" + p.stdout[-3000:])
+    import tempfile
+    top = tempfile.mkdtemp(prefix="wb-layers-")
+    os.chmod(top, 0o755)
+    hostile_c = os.path.join(top, "hostile.c")
+    root = os.geteuid() == 0
+    settings = [("as this user", [], {}, "namespaces" if not root else "user 65534")]
+    if root and shutil.which("setpriv"):
+        settings.append(("as a user without privileges",
+                         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], {},
+                         "system-call filter"))
+    if root and shutil.which("capsh"):
+        settings.append(("as in a container", ["capsh", "--drop=cap_sys_admin", "--", "-c",
+                                                'exec "$0" "$@"', os.path.join(g, "container_like")],
+                         {}, "no namespaces"))
+    settings.append(("without seccomp", [os.path.join(g, "container_like"), "--no-seccomp"], {},
+                     "grading refused"))
+    settings.append(("without seccomp, unsandboxed", [os.path.join(g, "container_like"),
+                                                     "--no-seccomp"],
+                     {"GRADE_UNSANDBOXED": "1"}, "UNSANDBOXED"))
+    for how, prefix, env, expect in settings:
+        for so in ("answers", "hostile"):
+            out = os.path.join(top, re.sub(r"\W+", "-", how) + "-" + so)
+            os.makedirs(out)
+            os.chmod(out, 0o777)
+            if so == "answers":
+                student = os.path.join(ROOT, g, "solutions", "01.so")
+            else:
+                with open(hostile_c, "w") as f:
+                    f.write('#define OUT "%s"\n' % out + HOSTILE_SO)
+                student = os.path.join(top, "hostile-%s.so" % len(os.listdir(top)))
+                subprocess.run(["cc", "-shared", "-fPIC", "-o", student, hostile_c], check=True)
+                os.chmod(student, 0o755)
+            cmd = prefix + [os.path.join(ROOT, g, "judge01"), "--out", out,
+                            "--runner", os.path.join(ROOT, g, "run01"),
+                            "--runner-full", os.path.join(ROOT, g, "run01-full"),
+                            "--student", student, "--ref", os.path.join(ROOT, g, "ref", "01.records"),
+                            "--log", os.path.join(out, "log")]
+            e = dict(os.environ, **env)
+            e.pop("GRADE_SANDBOX_LAYERS", None)
+            r = subprocess.run(cmd, cwd=ROOT, env=e, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            tsv = os.path.join(out, "lesson01.tsv")
+            if r.returncode != 0 or not os.path.exists(tsv):
+                fail("the judge %s: status %d\n%s" % (how, r.returncode, r.stdout[-2000:]))
+            rows = [l.split("\t") for l in open(tsv, encoding="utf-8").read().splitlines()]
+            layers = [l[1] for l in rows if l[0] == "#sandbox"]
+            cases = [l for l in rows if not l[0].startswith("#")]
+            if not layers or expect not in layers[0] + " ".join(c[7] for c in cases):
+                fail("the judge %s should say %r: %s" % (how, expect, layers))
+            refused = "refused" in expect
+            for c in cases:
+                want = "failed" if refused or so == "hostile" else "passed"
+                if c[6] != want:
+                    fail("the judge %s: %s case %s %s: %s" % (how, so, c[2], c[6], c[7]))
+            leaked = [f for f in os.listdir(out) if f.startswith("pwned")]
+            if leaked and not env:
+                fail("the judge %s: student code wrote %s in the judge's folder" % (how, leaked))
+        print("selftest: %-27s %s" % (how, layers[0][:90]))
+    shutil.rmtree(top, ignore_errors=True)
+
+
 def make_copy(name, lesson, base, changes, filename="exercises.c"):
     """A folder laid out like lessons/ with lesson's file from base, changed."""
     src_dir = os.path.join(ROOT, "solutions" if base == "solutions" else "lessons", lesson)
@@ -384,6 +484,7 @@ def main():
             fail("the reference answers lose points on %s" % bad)
 
         check_withheld()
+        check_layers()
 
         stubs = os.path.join(WORK, "plants", "stubs")
         for folder in sorted(os.listdir(os.path.join(ROOT, "lessons"))):
