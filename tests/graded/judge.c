@@ -2,9 +2,10 @@
  * judge.c: runs one lesson's graded cases and writes their results (judge.h).
  *
  * The judge is built without any exercise code. For each case it starts the
- * runner (the program linked with the student's exercises) in a process of
- * its own, collects its records, and only then judges them, in a Check test
- * in fork mode, so that a bug in a JUDGE body fails that case only.
+ * runner (the program that loads the student's exercises) in a process of its
+ * own, in the sandbox of sandbox.h, collects its records, and only then judges
+ * them, in a Check test in fork mode, so that a bug in a JUDGE body fails that
+ * case only.
  * tests/graded/driver.c turns the TSV files into the tables and results.json.
  */
 #define _GNU_SOURCE /* pipe2, O_CLOEXEC */

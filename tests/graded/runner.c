@@ -1,6 +1,7 @@
 /*
  * runner.c: the program that runs the student's code for one graded case
- * (runner.h). It is the only grading program linked with student code, and it
+ * (runner.h). It is the only grading program that loads student code (a shared
+ * object, loaded once its system-call filter is in place: student.h), and it
  * only reports: every record it writes is data that the judge checks.
  */
 #define _DEFAULT_SOURCE
