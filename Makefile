@@ -117,7 +117,7 @@ CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_
 # Every load and store of a translated file calls the simulator's checks
 # (bounds, freed buffers, reads of unwritten memory, races): GCC's
 # ThreadSanitizer instrumentation without its runtime, whose entry points
-# sim.cpp defines. It cannot share a file with AddressSanitizer, so under
+# access.cpp defines. It cannot share a file with AddressSanitizer, so under
 # SAN=1 translated files keep UBSan only, less its bounds check (the
 # simulator's own says more: the thread, the variable).
 comma := ,
@@ -248,7 +248,7 @@ BENCH_TRAINER := $(BUILD)/solutions/bench_trainer
 
 KERNEL_CU  := $(wildcard kernels/*.cu)
 SIM_A      := $(BUILD)/libcudasim.a
-SIM_OBJ    := $(BUILD)/obj/cudasim/sim.o $(BUILD)/obj/cudasim/cublas.o
+SIM_OBJ    := $(patsubst $(SIM_DIR)/%.cpp,$(BUILD)/obj/cudasim/%.o,$(sort $(wildcard $(SIM_DIR)/*.cpp)))
 SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
 # Tests of the kernels and of lib's GPU paths, in the sim and cuda flavours;
 # the simulator's own tests only in the first.
