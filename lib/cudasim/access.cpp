@@ -28,11 +28,7 @@
 namespace cudasim {
 namespace internal {
 
-/* The state of the checks of every access. */
-bool g_checking = false;  /* the running kernel's accesses are checked */
-int g_check_level = -1;   /* CUDASIM_CHECK (see check_level) */
-bool g_global_races = false; /* this launch checks races on global memory too */
-uint64_t g_stamp = 1;     /* block_serial << 24 | barriers the block has passed */
+int g_check_level = -1; /* CUDASIM_CHECK (see check_level) */
 
 /* CUDASIM_CHECK: 0 checks nothing; 1 memory (bounds, freed buffers, reads
  * of memory never written) and races on shared memory; 2 (the default) also
@@ -51,19 +47,25 @@ int check_level()
 
 namespace {
 
-__attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, bool write, const void *pc);
+__attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, AccessKind kind,
+                                                 const void *pc);
 
 /* The usual access: one aligned word of a __shared__ variable. */
-__attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, const void *pc)
+__attribute__((noinline)) void shared_access(uintptr_t a, size_t n, AccessKind kind,
+                                             const void *pc)
 {
     size_t off = a - (uintptr_t)g_arena;
-    if (__builtin_expect(n == 4 && !(a & 3) && off < g_arena_used && g_arena_var[off >> 2], 1))
-        return race_cell(g_cells[off >> 2], write, pc, true, a, n);
-    shared_access_any(a, n, write, pc);
+    if (__builtin_expect(n == 4 && !(a & 3) && off < g_arena_used && g_arena_var[off >> 2], 1)) {
+        if (kind != ATOMIC) race_cell(g_cells[off >> 2], kind == STORE, pc, true, a, n);
+        return;
+    }
+    shared_access_any(a, n, kind, pc);
 }
 
-__attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, bool write, const void *pc)
+__attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, AccessKind kind,
+                                                 const void *pc)
 {
+    bool write = kind != LOAD; /* (an atomic is reported as a write) */
     uintptr_t base = (uintptr_t)g_arena;
     if (a < base || a - base + n > g_arena_used) report_oob(true, a, n, write, pc);
     size_t off = a - base, g0 = off >> 2, g1 = (off + n - 1) >> 2;
@@ -71,14 +73,17 @@ __attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, bool wri
     if (!v) report_oob(true, a, n, write, pc);
     for (size_t g = g0 + 1; g <= g1; g++)
         if (g_arena_var[g] != v) report_oob(true, a, n, write, pc);
+    if (kind == ATOMIC) return; /* atomics never race */
     if (!(a & 3) && !(n & 3)) /* whole words: a cell per word */
         for (size_t g = g0; g <= g1; g++) race_cell(g_cells[g], write, pc, true, base + g * 4, n);
     else /* bytes and halves (char, __half): a cell per byte, so neighbours do not race */
         for (size_t b = off; b < off + n; b++) race_cell(g_bcells[b], write, pc, true, base + b, n);
 }
 
-__attribute__((noinline)) void global_access(uintptr_t a, size_t n, bool write, const void *pc)
+__attribute__((noinline)) void global_access(uintptr_t a, size_t n, AccessKind kind,
+                                             const void *pc)
 {
+    bool write = kind == STORE; /* (an atomic reads too) */
     uint8_t *s = shadow_of(a);
     if (__builtin_expect(n == 4 && !(a & 3), 1)) { /* the usual case: one aligned word */
         uint8_t v = *s;
@@ -95,7 +100,8 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t n, bool write, 
         for (uintptr_t g = a & ~(uintptr_t)3; g < end; g += 4) {
             uint8_t v = *shadow_of(g);
             uintptr_t hi = end < g + 4 ? end : g + 4;
-            if (!(v & SH_ADDR) || hi - g > (uintptr_t)(v & 7)) report_oob(false, a, n, write, pc);
+            if (!(v & SH_ADDR) || hi - g > (uintptr_t)(v & 7))
+                report_oob(false, a, n, kind != LOAD, pc);
             if (!(v & SH_INIT)) uninit = true;
         }
         if (uninit && !write) report_uninit(a, n, pc);
@@ -103,9 +109,9 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t n, bool write, 
             for (uintptr_t g = a & ~(uintptr_t)3; g < end; g += 4) *shadow_of(g) |= SH_INIT;
     }
 race:
-    if (!g_global_races) return;
-    for (int i = 0; i < g_readonly_n; i++)
-        if (a - g_readonly[i].lo < g_readonly[i].n) return;
+    if (!g_launch.global_races || kind == ATOMIC) return; /* atomics never race */
+    for (int i = 0; i < g_launch.readonly_n; i++)
+        if (a - g_launch.readonly[i].lo < g_launch.readonly[i].n) return;
     if (!(a & 3) && !(n & 3)) {
         for (uintptr_t g = a; g < a + n; g += 4)
             if (Cell *c = global_cell(g >> 2)) race_cell(*c, write, pc, false, g, n);
@@ -115,13 +121,19 @@ race:
     }
 }
 
-/* The hooks stay small (no stack frame) for the accesses that are neither
- * shared nor global memory: a thread's locals, its parameters. */
-__attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, bool write,
+/* Every access of a checked kernel to memory comes here: each load and store
+ * (the hooks below) and each atomic (cudasim_atomic_access), n bytes at a,
+ * made by the code at pc, by thread g_launch.tid of block cudasim_block_idx.
+ * Threads run one at a time, so the lanes of a warp arrive one after
+ * another, each with its own accesses in its program's order. Accesses to
+ * shared memory and to device memory go on to their checks; the others (a
+ * thread's locals, its parameters, host memory) stop here, and the hooks
+ * stay small for them (no stack frame). */
+__attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, AccessKind kind,
                                                      const void *pc)
 {
-    if (a - g_sh_lo < g_sh_span) return shared_access(a, n, write, pc);
-    if (a - g_rg_lo < g_rg_span) return global_access(a, n, write, pc);
+    if (a - g_sh_lo < g_sh_span) return shared_access(a, n, kind, pc);
+    if (a - g_rg_lo < g_rg_span) return global_access(a, n, kind, pc);
 }
 
 } // namespace
@@ -167,8 +179,8 @@ __attribute__((noinline, cold)) void report_spin(const void *pc)
 inline void spin_check(uintptr_t a, size_t n, const void *pc)
 {
     Spin &s = g_spin;
-    if (pc != s.pc || a != s.a || g_tid != s.tid || g_run.block_serial != s.block) {
-        s = Spin{pc, a, g_tid, g_run.block_serial, 0, 0};
+    if (pc != s.pc || a != s.a || g_launch.tid != s.tid || g_launch.block_serial != s.block) {
+        s = Spin{pc, a, g_launch.tid, g_launch.block_serial, 0, 0};
         return;
     }
     /* The access before this one, at the same address, went through: the
@@ -184,62 +196,45 @@ inline void spin_check(uintptr_t a, size_t n, const void *pc)
 }
 } // namespace
 
+/* An atomic operation of a kernel (kernel.h's atomicAdd and the others):
+ * checked as any access, but never a race; watched for spinning. */
 extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc)
 {
-    struct SpinAfter {
-        uintptr_t a;
-        size_t n;
-        const void *pc;
-        ~SpinAfter() { if (g_run.in_kernel) spin_check(a, n, pc); }
-    } spin{(uintptr_t)p, n, pc};
-    if (!g_checking) return;
     uintptr_t a = (uintptr_t)p;
-    if (a - g_sh_lo < g_sh_span) {
-        uintptr_t base = (uintptr_t)g_arena;
-        if (a < base || a - base + n > g_arena_used || !g_arena_var[(a - base) >> 2])
-            report_oob(true, a, n, true, pc);
-    } else if (in_region(a)) {
-        bool uninit = false;
-        for (uintptr_t g = a & ~(uintptr_t)3; g < a + n; g += 4) {
-            uint8_t v = *shadow_of(g);
-            uintptr_t hi = a + n < g + 4 ? a + n : g + 4;
-            if (!(v & SH_ADDR) || hi - g > (uintptr_t)(v & 7)) report_oob(false, a, n, true, pc);
-            if (!(v & SH_INIT)) uninit = true;
-        }
-        if (uninit) {
-            report_uninit(a, n, pc);
-            for (uintptr_t g = a & ~(uintptr_t)3; g < a + n; g += 4) *shadow_of(g) |= SH_INIT;
-        }
-    }
+    if (g_launch.checking) on_access(a, n, ATOMIC, pc);
+    if (g_launch.in_kernel) spin_check(a, n, pc);
 }
 
 /* ---- ThreadSanitizer's entry points: every access of a translated kernel ---- */
 
-#define CUDASIM_HOOK(name, n, w)                                                                  \
-    extern "C" void name(void *p)                                                                  \
-    {                                                                                              \
-        if (__builtin_expect(g_checking, 0)) on_access((uintptr_t)p, n, w, __builtin_return_address(0)); \
+#define CUDASIM_HOOK(name, n, kind)                                                        \
+    extern "C" void name(void *p)                                                          \
+    {                                                                                      \
+        if (__builtin_expect(g_launch.checking, 0))                                        \
+            on_access((uintptr_t)p, n, kind, __builtin_return_address(0));                 \
     }
-#define CUDASIM_HOOKS(prefix)                                                                     \
-    CUDASIM_HOOK(prefix##read1, 1, false)                                                         \
-    CUDASIM_HOOK(prefix##read2, 2, false)                                                         \
-    CUDASIM_HOOK(prefix##read4, 4, false)                                                         \
-    CUDASIM_HOOK(prefix##read8, 8, false)                                                         \
-    CUDASIM_HOOK(prefix##read16, 16, false)                                                       \
-    CUDASIM_HOOK(prefix##write1, 1, true)                                                         \
-    CUDASIM_HOOK(prefix##write2, 2, true)                                                         \
-    CUDASIM_HOOK(prefix##write4, 4, true)                                                         \
-    CUDASIM_HOOK(prefix##write8, 8, true)                                                         \
-    CUDASIM_HOOK(prefix##write16, 16, true)
+#define CUDASIM_HOOKS(prefix)                                                              \
+    CUDASIM_HOOK(prefix##read1, 1, LOAD)                                                   \
+    CUDASIM_HOOK(prefix##read2, 2, LOAD)                                                   \
+    CUDASIM_HOOK(prefix##read4, 4, LOAD)                                                   \
+    CUDASIM_HOOK(prefix##read8, 8, LOAD)                                                   \
+    CUDASIM_HOOK(prefix##read16, 16, LOAD)                                                 \
+    CUDASIM_HOOK(prefix##write1, 1, STORE)                                                 \
+    CUDASIM_HOOK(prefix##write2, 2, STORE)                                                 \
+    CUDASIM_HOOK(prefix##write4, 4, STORE)                                                 \
+    CUDASIM_HOOK(prefix##write8, 8, STORE)                                                 \
+    CUDASIM_HOOK(prefix##write16, 16, STORE)
 CUDASIM_HOOKS(__tsan_)
 CUDASIM_HOOKS(__tsan_unaligned_)
 #undef CUDASIM_HOOK
 /* Volatile reads are how a hand-written wait polls: watched for spinning. */
-#define CUDASIM_HOOK(name, n, w)                                                                  \
-    extern "C" void name(void *p)                                                                  \
-    {                                                                                              \
-        if (__builtin_expect(g_checking, 0)) on_access((uintptr_t)p, n, w, __builtin_return_address(0)); \
-        if (!(w) && g_run.in_kernel) spin_check((uintptr_t)p, n, __builtin_return_address(0));     \
+#define CUDASIM_HOOK(name, n, kind)                                                        \
+    extern "C" void name(void *p)                                                          \
+    {                                                                                      \
+        if (__builtin_expect(g_launch.checking, 0))                                        \
+            on_access((uintptr_t)p, n, kind, __builtin_return_address(0));                 \
+        if ((kind) == LOAD && g_launch.in_kernel)                                          \
+            spin_check((uintptr_t)p, n, __builtin_return_address(0));                      \
     }
 CUDASIM_HOOKS(__tsan_volatile_)
 #undef CUDASIM_HOOKS
@@ -247,11 +242,11 @@ CUDASIM_HOOKS(__tsan_volatile_)
 
 extern "C" void __tsan_read_range(void *p, unsigned long n)
 {
-    if (g_checking && n) on_access((uintptr_t)p, n, false, __builtin_return_address(0));
+    if (g_launch.checking && n) on_access((uintptr_t)p, n, LOAD, __builtin_return_address(0));
 }
 extern "C" void __tsan_write_range(void *p, unsigned long n)
 {
-    if (g_checking && n) on_access((uintptr_t)p, n, true, __builtin_return_address(0));
+    if (g_launch.checking && n) on_access((uintptr_t)p, n, STORE, __builtin_return_address(0));
 }
 extern "C" void __tsan_init(void) {}
 extern "C" void __tsan_func_entry(void *) {}

@@ -13,9 +13,6 @@
 namespace cudasim {
 namespace internal {
 
-ReadOnly g_readonly[8];
-int g_readonly_n = 0;
-
 namespace {
 
 std::string thread_text(int tid)
@@ -42,23 +39,23 @@ __attribute__((noinline, cold)) void report_race(Race kind, bool shared, uintptr
     if (!first_report(k, lo, hi, std::min(my_line, their_line) + "|" + std::max(my_line, their_line)))
         return;
     std::string where = shared ? shared_name(a - (uintptr_t)g_arena) : global_name(a, n);
-    std::string me = thread_text(g_tid), them = thread_text(other);
+    std::string me = thread_text(g_launch.tid), them = thread_text(other);
     if (my_line.empty()) my_line = "an unknown line";
     if (their_line.empty()) their_line = "an unknown line";
-    const char *barrier = (other >> 5) == (g_tid >> 5) ? "__syncwarp() or __syncthreads()"
-                                                      : "__syncthreads()";
+    const char *barrier = (other >> 5) == (g_launch.tid >> 5) ? "__syncwarp() or __syncthreads()"
+                                                              : "__syncthreads()";
     const uint3 &b = cudasim_block_idx;
     if (kind == WAW)
         report("data race in kernel %s, block (%u,%u,%u): threads %s and %s both write %s, at %s and "
                "%s, with no %s between them (which value stays depends on timing: use an atomic, "
                "or a barrier)",
-               g_run.cfg->name, b.x, b.y, b.z, them.c_str(), me.c_str(), where.c_str(),
+               g_launch.cfg->name, b.x, b.y, b.z, them.c_str(), me.c_str(), where.c_str(),
                their_line.c_str(), my_line.c_str(), barrier);
     else
         report("data race in kernel %s, block (%u,%u,%u): thread %s writes %s at %s and thread %s "
                "reads it at %s, with no %s between them (the read may see the value before or "
                "after the write)",
-               g_run.cfg->name, b.x, b.y, b.z, (kind == RAW ? them : me).c_str(), where.c_str(),
+               g_launch.cfg->name, b.x, b.y, b.z, (kind == RAW ? them : me).c_str(), where.c_str(),
                (kind == RAW ? their_line : my_line).c_str(), (kind == RAW ? me : them).c_str(),
                (kind == RAW ? my_line : their_line).c_str(), barrier);
 }
@@ -89,7 +86,7 @@ inline size_t global_hash(uintptr_t word) { return (size_t)((word * 0x9E3779B97F
  * that a small block stays in the cache) and doubles as it fills. */
 Cell *global_cell(uintptr_t word)
 {
-    unsigned long long blk = g_run.block_serial;
+    unsigned long long blk = g_launch.block_serial;
     if (g_gblock != blk) {
         g_gblock = blk;
         g_gcount = 0;
@@ -143,11 +140,11 @@ void note_arg_buffer(const void *p)
 }
 } // namespace
 
-/* g_readonly: the buffers that only pointers to const reach. */
+/* g_launch.readonly: the buffers that only pointers to const reach. */
 void find_read_only_buffers(const cudasim::Args *args)
 {
-    g_readonly_n = 0;
-    if (!g_global_races) return;
+    g_launch.readonly_n = 0;
+    if (!g_launch.global_races) return;
     g_arg_buffers.clear();
     args->writable_pointers(note_arg_buffer);
     std::vector<uintptr_t> writable = g_arg_buffers;
@@ -156,9 +153,10 @@ void find_read_only_buffers(const cudasim::Args *args)
     for (uintptr_t start : g_arg_buffers) {
         if (std::find(writable.begin(), writable.end(), start) != writable.end()) continue;
         bool seen = false;
-        for (int i = 0; i < g_readonly_n; i++) seen = seen || g_readonly[i].lo == start;
-        if (seen || g_readonly_n == 8) continue;
-        g_readonly[g_readonly_n++] = ReadOnly{start, g_allocs[start].size};
+        for (int i = 0; i < g_launch.readonly_n; i++)
+            seen = seen || g_launch.readonly[i].lo == start;
+        if (seen || g_launch.readonly_n == 8) continue;
+        g_launch.readonly[g_launch.readonly_n++] = ReadOnly{start, g_allocs[start].size};
     }
 }
 

@@ -23,13 +23,13 @@ __attribute__((noinline, cold)) void report_race(Race kind, bool shared, uintptr
  * this epoch is unordered with the running thread's. */
 inline bool unordered(uint16_t tid, uint16_t wsync)
 {
-    return tid != (uint16_t)g_tid &&
-           !((tid >> 5) == (g_tid >> 5) && (int16_t)(uint16_t)(g_wsync - wsync) > 0);
+    return tid != (uint16_t)g_launch.tid &&
+           !((tid >> 5) == (g_launch.tid >> 5) && (int16_t)(uint16_t)(g_launch.wsync - wsync) > 0);
 }
 
 inline void race_cell(Cell &c, bool write, const void *pc, bool shared, uintptr_t a, size_t n)
 {
-    const uint64_t s = g_stamp;
+    const uint64_t s = g_launch.stamp;
     if (write) {
         if (c.w_stamp == s && unordered(c.w_tid, c.w_wsync))
             report_race(WAW, shared, a, n, c.w_tid, c.w_wsync, c.w_pc, pc);
@@ -41,23 +41,23 @@ inline void race_cell(Cell &c, bool write, const void *pc, bool shared, uintptr_
         }
         c.w_stamp = s;
         c.w_pc = pc;
-        c.w_tid = (uint16_t)g_tid;
-        c.w_wsync = g_wsync;
+        c.w_tid = (uint16_t)g_launch.tid;
+        c.w_wsync = g_launch.wsync;
     } else {
         if (c.w_stamp == s && unordered(c.w_tid, c.w_wsync))
             report_race(RAW, shared, a, n, c.w_tid, c.w_wsync, c.w_pc, pc);
         if (c.r_stamp != s) {
             c.r_stamp = s;
             c.r_pc = pc;
-            c.r_tid = (uint16_t)g_tid;
-            c.r_wsync = g_wsync;
+            c.r_tid = (uint16_t)g_launch.tid;
+            c.r_wsync = g_launch.wsync;
             c.r2_tid = kNone;
-        } else if (c.r_tid == (uint16_t)g_tid) {
-            c.r_wsync = g_wsync;
-        } else if (c.r2_tid == kNone || c.r2_tid == (uint16_t)g_tid) {
+        } else if (c.r_tid == (uint16_t)g_launch.tid) {
+            c.r_wsync = g_launch.wsync;
+        } else if (c.r2_tid == kNone || c.r2_tid == (uint16_t)g_launch.tid) {
             c.r2_pc = pc;
-            c.r2_tid = (uint16_t)g_tid;
-            c.r2_wsync = g_wsync;
+            c.r2_tid = (uint16_t)g_launch.tid;
+            c.r2_wsync = g_launch.wsync;
         }
     }
 }

@@ -149,7 +149,7 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
         open_buffer(start, *al);
         return;
     }
-    if (!g_run.in_kernel) {
+    if (!g_launch.in_kernel) {
         if (al && g_device_ops.load() == 0) report_host_access(a, start, *al, uctx);
         if (!al && g_device_ops.load() == 0 && sig == SIGSEGV) {
             uintptr_t fs;
@@ -170,7 +170,7 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
         signal(sig, SIG_DFL); /* crash as usual: the access faults again */
         return;
     }
-    g_checking = false;
+    g_launch.checking = false;
     char who[256];
     describe_thread(who, sizeof who);
     const void *ip = nullptr;
@@ -220,7 +220,7 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
 /* When AddressSanitizer stops the program inside a kernel, say which thread. */
 void on_asan_death()
 {
-    if (!g_run.in_kernel) return;
+    if (!g_launch.in_kernel) return;
     char who[256];
     describe_thread(who, sizeof who);
     fprintf(stderr, "cudasim: AddressSanitizer's report above is about %s\n", who);

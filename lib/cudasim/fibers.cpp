@@ -15,8 +15,6 @@
 namespace cudasim {
 namespace internal {
 
-int g_tid = 0;            /* the running thread: its index in the block */
-uint16_t g_wsync = 0;     /* its Thread::wsync */
 #if CUDASIM_ASAN
 const void *g_main_stack_bottom = nullptr;
 size_t g_main_stack_size = 0;
@@ -54,22 +52,21 @@ void *g_main_fake_stack = nullptr;
 #endif
 
 std::vector<char *> g_stack_pool;
-std::vector<uint16_t> g_warp_sync; /* per warp of the block: synchronizations so far */
 
 /* From a fiber back to the scheduler, which runs on the main stack. */
 void yield()
 {
-    Thread *t = g_run.current;
+    Thread *t = g_launch.current;
 #if CUDASIM_ASAN
     __sanitizer_start_switch_fiber(&t->asan_fake_stack, g_main_stack_bottom, g_main_stack_size);
 #endif
-    g_run.on_fiber = false;
+    g_launch.on_fiber = false;
 #if CUDASIM_FAST_SWITCH
-    cudasim_switch(&t->sp, g_run.scheduler_sp);
+    cudasim_switch(&t->sp, g_launch.scheduler_sp);
 #else
-    swapcontext(&t->ctx, &g_run.scheduler);
+    swapcontext(&t->ctx, &g_launch.scheduler);
 #endif
-    g_run.on_fiber = true;
+    g_launch.on_fiber = true;
 #if CUDASIM_ASAN
     __sanitizer_finish_switch_fiber(t->asan_fake_stack, nullptr, nullptr);
 #endif
@@ -80,18 +77,18 @@ void fiber_main()
 #if CUDASIM_ASAN
     __sanitizer_finish_switch_fiber(nullptr, &g_main_stack_bottom, &g_main_stack_size);
 #endif
-    g_run.on_fiber = true;
-    g_run.args->run();
-    g_run.current->state = DONE;
-    g_run.on_fiber = false;
+    g_launch.on_fiber = true;
+    g_launch.args->run();
+    g_launch.current->state = DONE;
+    g_launch.on_fiber = false;
 #if CUDASIM_ASAN
     __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
 #endif
 #if CUDASIM_FAST_SWITCH
     void *dead;
-    cudasim_switch(&dead, g_run.scheduler_sp); /* never comes back */
+    cudasim_switch(&dead, g_launch.scheduler_sp); /* never comes back */
 #else
-    setcontext(&g_run.scheduler);
+    setcontext(&g_launch.scheduler);
 #endif
     __builtin_unreachable();
 }
@@ -111,19 +108,20 @@ char *stack_for(int i)
 void set_coordinates(const Thread &t)
 {
     cudasim_thread_idx = t.idx;
-    g_tid = (int)(&t - g_run.threads.data());
-    g_wsync = t.wsync;
+    g_launch.tid = (int)(&t - g_launch.threads.data());
+    g_launch.wsync = t.wsync;
 }
 
 void run_fiber(Thread &t, int i)
 {
-    g_run.current = &t;
+    g_launch.current = &t;
     set_coordinates(t);
     if (!t.started) {
         t.started = true;
         t.stack = stack_for(i);
         if (!t.stack) {
-            report("kernel %s: out of memory for the simulator's thread stacks", g_run.cfg->name);
+            report("kernel %s: out of memory for the simulator's thread stacks",
+                   g_launch.cfg->name);
             abort_launch(cudaErrorLaunchOutOfResources);
         }
 #if CUDASIM_ASAN
@@ -155,11 +153,11 @@ void run_fiber(Thread &t, int i)
     __sanitizer_start_switch_fiber(&g_main_fake_stack, t.stack, kStackBytes);
 #endif
 #if CUDASIM_FAST_SWITCH
-    cudasim_switch(&g_run.scheduler_sp, t.sp);
+    cudasim_switch(&g_launch.scheduler_sp, t.sp);
 #else
-    swapcontext(&g_run.scheduler, &t.ctx);
+    swapcontext(&g_launch.scheduler, &t.ctx);
 #endif
-    g_run.on_fiber = false;
+    g_launch.on_fiber = false;
 #if CUDASIM_ASAN
     __sanitizer_finish_switch_fiber(g_main_fake_stack, nullptr, nullptr);
 #endif
@@ -191,22 +189,22 @@ void range_text(const std::vector<int> &ids, char *buf, size_t n)
 bool resolve_warps()
 {
     bool progress = false;
-    int n = g_run.nthreads;
+    int n = g_launch.nthreads;
     for (int w = 0; w * 32 < n; w++) {
         int base = w * 32, lanes = n - base < 32 ? n - base : 32;
         for (int first = 0; first < lanes; first++) {
-            Thread &lead = g_run.threads[base + first];
+            Thread &lead = g_launch.threads[base + first];
             if (lead.state != AT_WARP) continue;
             unsigned mask = lead.mask;
             bool ready = true;
             for (int l = 0; l < lanes && ready; l++) {
                 if (!(mask >> l & 1)) continue;
-                Thread &t = g_run.threads[base + l];
+                Thread &t = g_launch.threads[base + l];
                 if (t.state == DONE || t.state == AT_BARRIER) {
                     report("kernel %s, block (%u,%u,%u): lane %d of warp %d %s, but the warp "
                            "operation at %s:%d waits for it (mask 0x%08x): a warp operation "
                            "inside a branch that not every lane of its mask takes",
-                           g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y,
+                           g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y,
                            cudasim_block_idx.z, l, w,
                            t.state == DONE ? "returned" : "waits at __syncthreads", lead.file,
                            lead.line, mask);
@@ -215,19 +213,19 @@ bool resolve_warps()
                 ready = t.state == AT_WARP && t.mask == mask && t.op == lead.op;
             }
             if (!ready) continue;
-            uint16_t sync = ++g_warp_sync[w]; /* these lanes are now ordered (race checks) */
+            uint16_t sync = ++g_launch.warp_sync[w]; /* these lanes are now ordered (race checks) */
             unsigned long long vote = 0;
             bool any = false, all = true;
             for (int l = 0; l < lanes; l++)
                 if (mask >> l & 1) {
-                    Thread &t = g_run.threads[base + l];
+                    Thread &t = g_launch.threads[base + l];
                     vote |= (unsigned long long)(t.value != 0) << l;
                     any = any || t.value != 0;
                     all = all && t.value != 0;
                 }
             for (int l = 0; l < lanes; l++) {
                 if (!(mask >> l & 1)) continue;
-                Thread &t = g_run.threads[base + l];
+                Thread &t = g_launch.threads[base + l];
                 int width = t.width, seg = l & ~(width - 1), src = l;
                 switch (t.op) {
                 case cudasim::SHFL_IDX: src = seg + (t.arg & (width - 1)); break;
@@ -244,7 +242,7 @@ bool resolve_warps()
                 case cudasim::ANY: t.result = any; break;
                 case cudasim::ALL: t.result = all; break;
                 case cudasim::WARP_SYNC: t.result = 0; break;
-                default: t.result = g_run.threads[base + src].value; break;
+                default: t.result = g_launch.threads[base + src].value; break;
                 }
                 t.wsync = sync;
                 t.state = READY;
@@ -260,12 +258,12 @@ bool resolve_warps()
 void explain_stuck(char *buf, size_t size)
 {
     snprintf(buf, size, "the threads wait for one another and none can go on");
-    for (int i = 0; i < g_run.nthreads; i++) {
-        const Thread &a = g_run.threads[i];
+    for (int i = 0; i < g_launch.nthreads; i++) {
+        const Thread &a = g_launch.threads[i];
         if (a.state != AT_WARP) continue;
         int base = i - i % 32;
-        for (int l = 0; l < 32 && base + l < g_run.nthreads; l++) {
-            const Thread &b = g_run.threads[base + l];
+        for (int l = 0; l < 32 && base + l < g_launch.nthreads; l++) {
+            const Thread &b = g_launch.threads[base + l];
             if ((a.mask >> l & 1) && b.state == AT_WARP && (b.mask != a.mask || b.op != a.op)) {
                 snprintf(buf, size,
                          "lane %d of warp %d waits at the warp operation at %s:%d with mask "
@@ -290,8 +288,8 @@ bool resolve_barrier(int *bad)
     done.clear();
     elsewhere.clear();
     const Thread *first = nullptr;
-    for (int i = 0; i < g_run.nthreads; i++) {
-        Thread &t = g_run.threads[i];
+    for (int i = 0; i < g_launch.nthreads; i++) {
+        Thread &t = g_launch.threads[i];
         if (t.state == AT_BARRIER) {
             if (!first) first = &t;
             if (t.line != first->line || (t.file != first->file && strcmp(t.file, first->file) != 0))
@@ -313,35 +311,35 @@ bool resolve_barrier(int *bad)
                "%s of %d, but threads %s returned without reaching it: every thread of a block "
                "must reach every __syncthreads (do not put one inside a branch, or return "
                "early, for some threads only)",
-               g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z,
-               first->file, first->line, a, g_run.nthreads, b);
+               g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z,
+               first->file, first->line, a, g_launch.nthreads, b);
         *bad = 1;
         return false;
     }
     if (!elsewhere.empty()) {
         range_text(waiting, a, sizeof a);
         range_text(elsewhere, b, sizeof b);
-        const Thread &o = g_run.threads[elsewhere[0]];
+        const Thread &o = g_launch.threads[elsewhere[0]];
         report("kernel %s, block (%u,%u,%u): threads %s wait at the __syncthreads at %s:%d, "
                "threads %s at the one at %s:%d: a barrier inside a branch that threads take "
                "differently",
-               g_run.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z, a,
+               g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z, a,
                first->file, first->line, b, o.file, o.line);
         *bad = 1;
         return false;
     }
     /* __syncthreads_count, _and, _or: every thread gets the block's answer. */
     unsigned long long count = 0;
-    for (int i : waiting) count += g_run.threads[i].value != 0;
+    for (int i : waiting) count += g_launch.threads[i].value != 0;
     unsigned long long result = first->op == cudasim::SYNC_COUNT ? count
                                 : first->op == cudasim::SYNC_AND ? count == waiting.size()
                                 : first->op == cudasim::SYNC_OR  ? count != 0
                                                                  : 0;
     for (int i : waiting) {
-        g_run.threads[i].result = result;
-        g_run.threads[i].state = READY;
+        g_launch.threads[i].result = result;
+        g_launch.threads[i].state = READY;
     }
-    g_stamp++; /* a new epoch: what came before is ordered with what comes after */
+    g_launch.stamp++; /* a new epoch: what came before is ordered with what comes after */
     printf_flush();
     return true;
 }
@@ -351,28 +349,28 @@ bool resolve_barrier(int *bad)
 
 void run_block_fibers()
 {
-    for (int i = 0; i < g_run.nthreads; i++) {
-        Thread &t = g_run.threads[i];
+    for (int i = 0; i < g_launch.nthreads; i++) {
+        Thread &t = g_launch.threads[i];
         t.state = READY;
         t.started = false;
         t.wsync = 0;
     }
-    g_warp_sync.assign((size_t)(g_run.nthreads + 31) / 32, 0);
+    g_launch.warp_sync.assign((size_t)(g_launch.nthreads + 31) / 32, 0);
     /* Odd blocks run their threads last to first: a missing barrier then shows
      * whichever neighbour a thread reads (a thread runs before the one whose
      * value it needs, and finds the shared memory's NaN fill). */
-    bool reverse = g_run.block_serial & 1;
+    bool reverse = g_launch.block_serial & 1;
     for (;;) {
         bool ran = false;
-        for (int k = 0; k < g_run.nthreads; k++) {
-            int i = reverse ? g_run.nthreads - 1 - k : k;
-            if (g_run.threads[i].state == READY) {
-                run_fiber(g_run.threads[i], i);
+        for (int k = 0; k < g_launch.nthreads; k++) {
+            int i = reverse ? g_launch.nthreads - 1 - k : k;
+            if (g_launch.threads[i].state == READY) {
+                run_fiber(g_launch.threads[i], i);
                 ran = true;
             }
         }
         bool all_done = true;
-        for (int i = 0; i < g_run.nthreads; i++) all_done &= g_run.threads[i].state == DONE;
+        for (int i = 0; i < g_launch.nthreads; i++) all_done &= g_launch.threads[i].state == DONE;
         if (all_done) return;
         if (resolve_warps()) continue;
         int bad;
@@ -381,7 +379,7 @@ void run_block_fibers()
         if (!ran) {
             char why[512];
             explain_stuck(why, sizeof why);
-            report("kernel %s, block (%u,%u,%u): %s", g_run.cfg->name, cudasim_block_idx.x,
+            report("kernel %s, block (%u,%u,%u): %s", g_launch.cfg->name, cudasim_block_idx.x,
                    cudasim_block_idx.y, cudasim_block_idx.z, why);
             abort_launch(cudaErrorLaunchFailure);
         }
@@ -391,18 +389,18 @@ void run_block_fibers()
 /* A kernel without barriers: its threads are plain calls, one after another. */
 void run_block_plain()
 {
-    const dim3 &b = g_run.cfg->block;
-    g_run.current = nullptr;
-    bool reverse = g_run.block_serial & 1; /* as in run_block_fibers */
+    const dim3 &b = g_launch.cfg->block;
+    g_launch.current = nullptr;
+    bool reverse = g_launch.block_serial & 1; /* as in run_block_fibers */
     unsigned count = b.x * b.y * b.z;
-    g_wsync = 0;
-    g_run.plain_done = 0;
+    g_launch.wsync = 0;
+    g_launch.plain_done = 0;
     for (unsigned k = 0; k < count; k++) {
         unsigned i = reverse ? count - 1 - k : k;
         cudasim_thread_idx = uint3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
-        g_tid = (int)i;
-        g_run.args->run();
-        g_run.plain_done++;
+        g_launch.tid = (int)i;
+        g_launch.args->run();
+        g_launch.plain_done++;
     }
 }
 
@@ -412,19 +410,19 @@ namespace {
  * have, say so. */
 [[noreturn]] void needs_fibers(const char *what, const char *file, int line)
 {
-    g_run.need_fibers = true;
-    if (!(g_run.block_serial == g_run.first_block && g_run.plain_done == 0))
+    g_launch.need_fibers = true;
+    if (!(g_launch.block_serial == g_launch.first_block && g_launch.plain_done == 0))
         report("kernel %s: %s at %s:%d, but the kernel was run without fibers (the translator did "
                "not see it, and some threads had finished: call it from the kernel or a "
                "__device__ function of the same file)",
-               g_run.cfg->name, what, file, line);
+               g_launch.cfg->name, what, file, line);
     abort_launch(cudaErrorLaunchFailure);
 }
 
 int block_barrier(int op, int predicate, const char *file, int line)
 {
-    if (!g_run.fibers) needs_fibers("__syncthreads", file, line);
-    Thread *t = g_run.current;
+    if (!g_launch.fibers) needs_fibers("__syncthreads", file, line);
+    Thread *t = g_launch.current;
     t->state = AT_BARRIER;
     t->op = op;
     t->value = predicate != 0;
@@ -454,7 +452,7 @@ extern "C" int cudasim_syncthreads_op(int op, int predicate, const char *file, i
 extern "C" unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value,
                                               int arg, int width, const char *file, int line)
 {
-    if (!g_run.fibers) needs_fibers("a warp operation", file, line);
+    if (!g_launch.fibers) needs_fibers("a warp operation", file, line);
     if (width <= 0 || width > 32 || (width & (width - 1))) {
         char who[256];
         describe_thread(who, sizeof who);
@@ -462,8 +460,8 @@ extern "C" unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned lo
                width, file, line);
         abort_launch(cudaErrorLaunchFailure);
     }
-    Thread *t = g_run.current;
-    int lane = (int)(t - g_run.threads.data()) % 32;
+    Thread *t = g_launch.current;
+    int lane = (int)(t - g_launch.threads.data()) % 32;
     if (!(mask >> lane & 1)) {
         char who[256];
         describe_thread(who, sizeof who);

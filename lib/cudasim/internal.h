@@ -251,27 +251,52 @@ struct Thread {
     void *asan_fake_stack = nullptr;
 };
 
-struct Run {
+/* Buffers a launch passes only as pointers to const: read-only, so their
+ * words cannot race and are not tracked (the kernel's inputs, most of its
+ * global accesses). */
+struct ReadOnly {
+    uintptr_t lo, n;
+};
+
+/* The launch that runs now (one at a time): what was launched, the threads
+ * of its running block, and the state of the checks of its accesses. One
+ * object, reused from launch to launch (its vectors keep their capacity);
+ * launch_begin and launch_end (launch.cpp) are where each launch takes it
+ * and leaves it. */
+struct Launch {
+    /* what runs (launch.cpp) */
     const cudasim::LaunchConfig *cfg = nullptr;
     const cudasim::Args *args = nullptr;
-    cudaError_t error = cudaSuccess; /* how the launch ended */
-    bool fibers = false;
+    cudaError_t error = cudaSuccess;     /* how the launch ended */
+    bool fibers = false;                 /* its threads run as fibers */
+    bool instrumented = false;           /* the kernel's accesses call the checks */
+    bool need_fibers = false;            /* run without fibers, it reached a barrier */
+    size_t static_shared = 0;            /* bytes of __shared__ variables this launch */
+    unsigned long long block_serial = 0; /* blocks run since the program started */
+    unsigned long long first_block = 0;  /* the block_serial of the launch's first block */
+    bool in_kernel = false;              /* its blocks are running */
+    sigjmp_buf abort_env;                /* where abort_launch leaves to */
+
+    /* the running block's threads (fibers.cpp) */
     int nthreads = 0;
     std::vector<Thread> threads;
     Thread *current = nullptr;
     ucontext_t scheduler;
     void *scheduler_sp = nullptr;
-    unsigned long long block_serial = 0;
-    size_t static_shared = 0;    /* bytes of __shared__ variables this launch */
-    bool instrumented = false;   /* the kernel's accesses call the checks */
-    bool need_fibers = false;    /* run without fibers, it reached a barrier */
-    unsigned plain_done = 0;     /* threads of the block run to their end (without fibers) */
-    unsigned long long first_block = 0; /* the block_serial of the launch's first block */
-    sigjmp_buf abort_env;
-    bool in_kernel = false;
-    bool on_fiber = false; /* running on a fiber's stack (not the scheduler's) */
+    bool on_fiber = false;           /* running on a fiber's stack (not the scheduler's) */
+    unsigned plain_done = 0;         /* threads of the block run to their end (without fibers) */
+    int tid = 0;                     /* the running thread: its index in the block */
+    uint16_t wsync = 0;              /* its Thread::wsync */
+    std::vector<uint16_t> warp_sync; /* per warp of the block: synchronizations so far */
+
+    /* the checks of its accesses (access.cpp, check_races.cpp) */
+    bool checking = false;     /* its accesses are checked: the hooks call on_access */
+    bool global_races = false; /* races on global memory are checked too */
+    uint64_t stamp = 1;        /* block_serial << 24 | barriers the block has passed */
+    ReadOnly readonly[8];      /* the buffers that only pointers to const reach */
+    int readonly_n = 0;
 };
-extern Run g_run;
+extern Launch g_launch;
 extern unsigned long long g_launches;
 /* cudaFuncSetAttribute's limits of dynamic shared memory, by kernel. */
 extern std::map<const void *, int> g_dynamic_limit;
@@ -287,8 +312,6 @@ void launch_reset();
 
 void run_block_fibers();
 void run_block_plain(); /* a kernel without barriers: plain calls */
-extern int g_tid;        /* the running thread: its index in the block */
-extern uint16_t g_wsync; /* its Thread::wsync */
 #if CUDASIM_ASAN
 extern const void *g_main_stack_bottom;
 extern size_t g_main_stack_size;
@@ -323,11 +346,10 @@ std::string shared_name(size_t off);
 
 /* ---- the checks of every access (access.cpp, check_memory.cpp, check_races.cpp) */
 
-extern bool g_checking;     /* the running kernel's accesses are checked */
-extern int g_check_level;   /* CUDASIM_CHECK (see check_level) */
-extern bool g_global_races; /* this launch checks races on global memory too */
-extern uint64_t g_stamp;    /* block_serial << 24 | barriers the block has passed */
+extern int g_check_level; /* CUDASIM_CHECK (see check_level) */
 int check_level();
+/* What an access of a kernel does (access.cpp's on_access sees each). */
+enum AccessKind : uint8_t { LOAD, STORE, ATOMIC };
 
 /* memcheck and initcheck (check_memory.cpp) */
 [[noreturn]] void report_oob(bool shared, uintptr_t a, size_t n, bool write, const void *pc);
@@ -338,14 +360,6 @@ std::string global_name(uintptr_t a, size_t n);
 
 /* racecheck (check_races.cpp; its step at every access is in check_races.h) */
 const unsigned long long kGlobalRaceLaunches = 4;
-/* Buffers this launch passes only as pointers to const: read-only, so their
- * words cannot race and are not tracked (the kernel's inputs, most of its
- * global accesses). */
-struct ReadOnly {
-    uintptr_t lo, n;
-};
-extern ReadOnly g_readonly[8];
-extern int g_readonly_n;
 void find_read_only_buffers(const cudasim::Args *args);
 Cell *global_cell(uintptr_t word);
 

@@ -27,7 +27,7 @@ thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
 namespace cudasim {
 namespace internal {
 
-Run g_run;
+Launch g_launch;
 unsigned long long g_launches = 0;
 std::map<const void *, int> g_dynamic_limit; /* cudaFuncSetAttribute's, by kernel */
 
@@ -83,7 +83,7 @@ void printf_flush()
 void describe_thread(char *buf, size_t n)
 {
     const uint3 &b = cudasim_block_idx, &t = cudasim_thread_idx;
-    snprintf(buf, n, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u)", g_run.cfg->name, b.x, b.y,
+    snprintf(buf, n, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u)", g_launch.cfg->name, b.x, b.y,
              b.z, t.x, t.y, t.z);
 }
 
@@ -93,13 +93,14 @@ void describe_thread(char *buf, size_t n)
     if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorAssert ||
         e == cudaErrorLaunchTimeout)
         g_sticky = e;
-    g_last = g_run.error = e;
-    g_checking = false;
+    g_last = g_launch.error = e;
+    g_launch.checking = false;
 #if CUDASIM_ASAN
     /* Leaving a fiber for good: tell ASan we are back on the main stack. */
-    if (g_run.on_fiber) __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
+    if (g_launch.on_fiber)
+        __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
 #endif
-    siglongjmp(g_run.abort_env, 1);
+    siglongjmp(g_launch.abort_env, 1);
 }
 
 namespace {
@@ -126,13 +127,13 @@ void check_host_pointer(const void *p)
         find_symbol(p, &start))
         return;
     static std::set<std::string> told;
-    if (!told.insert(g_run.cfg->name).second) return;
+    if (!told.insert(g_launch.cfg->name).second) return;
     g_hazards++;
     report("kernel %s is given %p as a pointer argument, which is host memory (malloc, new, or "
            "a host array or variable), not device memory: on most GPU machines the kernel "
            "cannot dereference it and fails with an illegal address where it does; pass "
            "the cudaMalloc (or cudaMallocManaged) pointer",
-           g_run.cfg->name, p);
+           g_launch.cfg->name, p);
 }
 
 /* Unknown kernels get fibers (the safe choice) and are taken as not
@@ -200,108 +201,141 @@ cudaError_t check_config(const cudasim::LaunchConfig *c)
     return cudaSuccess;
 }
 
-/* Run a launch whose configuration has been checked: now, or as a node of a
- * graph. */
-cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args)
+/* A launch begins: the one place every launch that runs passes first (now,
+ * or each time a graph runs it), before any of its threads. It takes
+ * g_launch, and decides what the launch checks. (Per-launch counters start
+ * here.) */
+cudaError_t launch_begin(const cudasim::LaunchConfig *cfg, const cudasim::Args *args)
 {
-    DeviceOp op;
-    g_run.cfg = cfg;
-    g_run.args = args;
-    g_run.error = cudaSuccess;
+    g_launch.cfg = cfg;
+    g_launch.args = args;
+    g_launch.error = cudaSuccess;
     KernelInfo info = kernel_info(cfg->name);
-    g_run.fibers = info.barriers;
-    g_run.instrumented = info.instrumented;
-    unsigned long long launches = info.instrumented ? ++kernels()[kernel_base(cfg->name)].launches : 0;
-    const cudaError_t sticky_before = g_sticky, last_before = g_last;
+    g_launch.fibers = info.barriers;
+    g_launch.instrumented = info.instrumented;
+    unsigned long long launches =
+        info.instrumented ? ++kernels()[kernel_base(cfg->name)].launches : 0;
     if (!arena_init()) {
         report("kernel %s: no memory for the simulator's shared memory", cfg->name);
         return fail(cudaErrorLaunchOutOfResources);
     }
     check_level();
-    g_global_races = g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches);
+    g_launch.global_races =
+        g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches);
     find_read_only_buffers(args);
     args->pointer_arguments(check_host_pointer);
-restart:
-    g_run.need_fibers = false;
-    g_run.nthreads = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
-    if (g_run.fibers) {
-        if ((int)g_run.threads.size() < g_run.nthreads) g_run.threads.resize(g_run.nthreads);
-        for (int i = 0; i < g_run.nthreads; i++) {
-            Thread &t = g_run.threads[i];
+    return cudaSuccess;
+}
+
+enum Attempt { FINISHED, ABORTED, AGAIN_WITH_FIBERS };
+
+/* Run the grid's blocks, one after another, unless something aborts the
+ * launch (abort_launch comes back here). A kernel run without fibers that
+ * reaches a barrier before any thread of its first block has finished is to
+ * be run again, with fibers: whatever an attempt did is forgotten then. */
+Attempt run_grid()
+{
+    const cudasim::LaunchConfig *cfg = g_launch.cfg;
+    g_launch.need_fibers = false;
+    g_launch.nthreads = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
+    if (g_launch.fibers) {
+        if ((int)g_launch.threads.size() < g_launch.nthreads)
+            g_launch.threads.resize(g_launch.nthreads);
+        for (int i = 0; i < g_launch.nthreads; i++) {
+            Thread &t = g_launch.threads[i];
             t.idx.x = i % cfg->block.x;
             t.idx.y = i / cfg->block.x % cfg->block.y;
             t.idx.z = i / (cfg->block.x * cfg->block.y);
         }
     }
-    g_run.static_shared = 0;
-    printf_begin(g_run.nthreads); /* (a restart forgets what its first try printed) */
+    g_launch.static_shared = 0;
+    printf_begin(g_launch.nthreads); /* (a restart forgets what its first try printed) */
     arena_begin(cfg);
     cudasim_grid_dim = cfg->grid;
     cudasim_block_dim = cfg->block;
     /* With mprotect, open the buffers passed as arguments now: cheaper than
      * a fault each (those reached otherwise fault, and open then). */
-    if (!g_use_pkeys) args->pointers(open_for_device);
+    if (!g_use_pkeys) g_launch.args->pointers(open_for_device);
 
-    g_run.first_block = g_run.block_serial + 1;
-    const unsigned long long first_block = g_run.first_block;
-    g_run.in_kernel = true;
-    g_run.on_fiber = false;
-    if (sigsetjmp(g_run.abort_env, 1) != 0) {
+    g_launch.first_block = g_launch.block_serial + 1;
+    g_launch.in_kernel = true;
+    g_launch.on_fiber = false;
+    Attempt how = FINISHED;
+    if (sigsetjmp(g_launch.abort_env, 1) != 0) {
 #if CUDASIM_ASAN
-        if (g_run.on_fiber) __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+        if (g_launch.on_fiber) __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
-        g_run.on_fiber = false;
-        g_checking = false;
+        g_launch.on_fiber = false;
+        g_launch.checking = false;
         /* Back from the fault handler, which ran with the signal's PKRU. */
         allow_device_memory(true);
         printf_flush(); /* what the block printed before it stopped */
+        how = ABORTED;
     } else {
-        g_checking = g_run.instrumented && g_check_level > 0;
+        g_launch.checking = g_launch.instrumented && g_check_level > 0;
         for (unsigned z = 0; z < cfg->grid.z; z++)
             for (unsigned y = 0; y < cfg->grid.y; y++)
                 for (unsigned x = 0; x < cfg->grid.x; x++) {
                     cudasim_block_idx = uint3{x, y, z};
-                    g_run.block_serial++;
-                    g_stamp = (uint64_t)g_run.block_serial << 24;
+                    g_launch.block_serial++;
+                    g_launch.stamp = (uint64_t)g_launch.block_serial << 24;
                     arena_block();
-                    if (g_run.fibers)
+                    if (g_launch.fibers)
                         run_block_fibers();
                     else
                         run_block_plain();
                     printf_flush();
                 }
-        g_checking = false;
-        g_run.in_kernel = false;
-        if (!g_run.instrumented) {
-            /* Its accesses were not checked: look for writes around its
-             * buffers, and count what it was given as written. */
-            args->pointers(mark_argument_written);
-            uintptr_t start;
-            bool before = false;
-            const Alloc *bad = check_canaries(&start, &before);
-            if (bad) {
-                report("kernel %s wrote %s %s (build it with the simulator's flags to learn "
-                       "which thread) (CUDA reports: an illegal memory access was encountered)",
-                       cfg->name, before ? "before the start of" : "past the end of",
-                       buffer_text(*bad).c_str());
-                g_sticky = g_last = g_run.error = cudaErrorIllegalAddress;
-            }
-        }
+        g_launch.checking = false;
     }
-    g_run.in_kernel = false;
-    if (g_run.need_fibers && !g_run.fibers && g_run.block_serial == first_block &&
-        g_run.plain_done == 0) {
+    g_launch.in_kernel = false;
+    if (g_launch.need_fibers && !g_launch.fibers &&
+        g_launch.block_serial == g_launch.first_block && g_launch.plain_done == 0)
+        return AGAIN_WITH_FIBERS;
+    return how;
+}
+
+/* A launch ends: the one place every launch that began passes last, its
+ * threads done or aborted (g_launch.error says which). A kernel that was not
+ * instrumented is checked as a whole here. (Per-launch counters end here.) */
+void launch_end(Attempt how)
+{
+    if (how != FINISHED || g_launch.instrumented) return;
+    /* Its accesses were not checked: look for writes around its buffers, and
+     * count what it was given as written. */
+    g_launch.args->pointers(mark_argument_written);
+    uintptr_t start;
+    bool before = false;
+    const Alloc *bad = check_canaries(&start, &before);
+    if (bad) {
+        report("kernel %s wrote %s %s (build it with the simulator's flags to learn "
+               "which thread) (CUDA reports: an illegal memory access was encountered)",
+               g_launch.cfg->name, before ? "before the start of" : "past the end of",
+               buffer_text(*bad).c_str());
+        g_sticky = g_last = g_launch.error = cudaErrorIllegalAddress;
+    }
+}
+
+/* Run a launch whose configuration has been checked: now, or as a node of a
+ * graph. */
+cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args)
+{
+    DeviceOp op;
+    const cudaError_t sticky_before = g_sticky, last_before = g_last;
+    if (cudaError_t e = launch_begin(cfg, args)) return e;
+    Attempt how;
+    while ((how = run_grid()) == AGAIN_WITH_FIBERS) {
         /* It reached a barrier the translator did not see (in a function of
          * another file): before any thread of the first block finished, so
          * it starts again, with fibers. */
         kernels()[kernel_base(cfg->name)].barriers = 1;
-        g_run.fibers = true;
+        g_launch.fibers = true;
         g_sticky = sticky_before;
         g_last = last_before;
-        g_run.error = cudaSuccess;
-        goto restart;
+        g_launch.error = cudaSuccess;
     }
-    return g_run.error;
+    launch_end(how);
+    return g_launch.error;
 }
 
 } // namespace
@@ -353,7 +387,7 @@ extern "C" int cudasim_printf(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     int n;
-    if (!g_run.in_kernel || g_tid < 0 || (size_t)g_tid >= g_printf.size()) {
+    if (!g_launch.in_kernel || g_launch.tid < 0 || (size_t)g_launch.tid >= g_printf.size()) {
         n = vprintf(fmt, ap);
         va_end(ap);
         return n;
@@ -372,7 +406,7 @@ extern "C" int cudasim_printf(const char *fmt, ...)
     }
     va_end(again);
     va_end(ap);
-    g_printf[g_tid].push_back(std::move(text));
+    g_printf[g_launch.tid].push_back(std::move(text));
     g_printf_any = true;
     return n;
 }
@@ -390,7 +424,7 @@ extern "C" unsigned long long cudasim_clock64(void)
 extern "C" void __assert_fail(const char *expr, const char *file, unsigned int line,
                               const char *function)
 {
-    if (g_run.in_kernel) {
+    if (g_launch.in_kernel) {
         char who[256];
         describe_thread(who, sizeof who);
         report("assertion failed in %s: `%s` at %s:%u (CUDA reports: device-side assert triggered)",

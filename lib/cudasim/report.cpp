@@ -264,7 +264,7 @@ namespace {
  * debug information. */
 std::string host_call_site()
 {
-    if (g_run.in_kernel) return "";
+    if (g_launch.in_kernel) return "";
     void *frames[48];
     int n = backtrace(frames, 48);
     for (int i = 1; i < n; i++) {

@@ -165,25 +165,25 @@ extern "C" void *cudasim_dynamic_shared(const char *name, size_t elem, const cha
 
 extern "C" void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::SharedDecl *decl)
 {
-    g_run.static_shared += decl->bytes;
+    g_launch.static_shared += decl->bytes;
     /* With the opt-in (cudaFuncSetAttribute), a block may have up to the
      * device's opt-in maximum in all; without it, 48 KiB. */
-    size_t limit = g_dynamic_limit.count(g_run.cfg->fn) ? kSharedPerBlockOptin : kSharedPerBlock;
-    if (g_run.static_shared + g_run.cfg->shared_bytes > limit) {
+    size_t limit = g_dynamic_limit.count(g_launch.cfg->fn) ? kSharedPerBlockOptin : kSharedPerBlock;
+    if (g_launch.static_shared + g_launch.cfg->shared_bytes > limit) {
         report("kernel %s: the __shared__ variable %s at %s:%d brings the block's shared memory "
                "to %zu bytes (%zu static + %zu dynamic); a block may use at most %zu (nvcc "
                "refuses too much static shared memory when it compiles) (CUDA reports: too many "
                "resources requested for launch)",
-               g_run.cfg->name, decl->name, decl->file, decl->line,
-               g_run.static_shared + g_run.cfg->shared_bytes, g_run.static_shared,
-               g_run.cfg->shared_bytes, limit);
+               g_launch.cfg->name, decl->name, decl->file, decl->line,
+               g_launch.static_shared + g_launch.cfg->shared_bytes, g_launch.static_shared,
+               g_launch.cfg->shared_bytes, limit);
         abort_launch(cudaErrorLaunchOutOfResources);
     }
     size_t align = decl->align > 16 ? decl->align : 16;
     size_t off = (g_arena_used + align - 1) & ~(align - 1);
     if (off + decl->bytes + kRedzone > kArenaBytes || g_vars.size() >= 0xfffe) {
         report("kernel %s: too many __shared__ variables for the simulator (at %s:%d)",
-               g_run.cfg->name, decl->file, decl->line);
+               g_launch.cfg->name, decl->file, decl->line);
         abort_launch(cudaErrorLaunchOutOfResources);
     }
     SharedVar v = {off, decl->bytes, decl->elem ? decl->elem : 1, decl->rank,
