@@ -120,9 +120,11 @@ CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_
 # access.cpp defines. It cannot share a file with AddressSanitizer, so under
 # SAN=1 translated files keep UBSan only, less its bounds check (the
 # simulator's own says more: the thread, the variable).
+# An atomic names its line by its return address, so no call of a kernel is
+# a tail call (one would return to the simulator's code instead).
 comma := ,
 SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
-             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds
+             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds -fno-optimize-sibling-calls
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
 CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
