@@ -120,12 +120,14 @@ CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_
 # Every load and store of a translated file calls the simulator's checks
 # (bounds, freed buffers, reads of unwritten memory, races): GCC's
 # ThreadSanitizer instrumentation without its runtime, whose entry points
-# sim.cpp defines. It cannot share a file with AddressSanitizer, so under
+# access.cpp defines. It cannot share a file with AddressSanitizer, so under
 # SAN=1 translated files keep UBSan only, less its bounds check (the
 # simulator's own says more: the thread, the variable).
+# An atomic names its line by its return address, so no call of a kernel is
+# a tail call (one would return to the simulator's code instead).
 comma := ,
 SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
-             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds
+             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds -fno-optimize-sibling-calls
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
 CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -fPIC -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
@@ -293,7 +295,7 @@ BENCH_TRAINER := $(BUILD)/solutions/bench_trainer
 
 KERNEL_CU  := $(wildcard kernels/*.cu)
 SIM_A      := $(BUILD)/libcudasim.a
-SIM_OBJ    := $(BUILD)/obj/cudasim/sim.o $(BUILD)/obj/cudasim/cublas.o
+SIM_OBJ    := $(patsubst $(SIM_DIR)/%.cpp,$(BUILD)/obj/cudasim/%.o,$(sort $(wildcard $(SIM_DIR)/*.cpp)))
 SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
 # Tests of the kernels and of lib's GPU paths, in the sim and cuda flavours;
 # the simulator's own tests only in the first.
