@@ -8,6 +8,11 @@
 #    source, a header under lib/ or kernels/, or a system header. Anything else (an
 #    answer under solutions/, a test under tests/, a .c or .cu of lib) refuses the
 #    whole file.
+# 1a. Names written verbatim into the assembly (check_source.pl): in the preprocessed
+#    source beside ASM (.i or .ii, from -save-temps), the student's lines have no asm
+#    label, no section, constructor, destructor, alias, weakref, ifunc or symver
+#    attribute, and the student's file no line directive that would pass its lines off
+#    as a header's.
 # 1b. No assembly: the compiler's assembly output (ASM, from -save-temps) has no
 #    inline or top-level asm. What the check below reads is the disassembly, and
 #    assembly can hide what it does from it (a system call in the bytes of another
@@ -38,7 +43,8 @@
 #    exercise functions made local, so a student file cannot replace a function
 #    of lib, the C library or the grader, plus the stubs of refused exercises.
 #
-# Messages start with "refused:" and name the file, the function, the call and why.
+# Messages start with "refused:" and name the file, the function or the line (where the
+# source gives one), the call and why.
 # Exit status 1 when the whole file is refused, 0 otherwise (refused exercises
 # included).
 use strict;
@@ -47,6 +53,7 @@ use Cwd qw(abs_path);
 use File::Basename qw(dirname basename);
 use File::Temp qw(tempdir);
 use Getopt::Long;
+require(dirname(abs_path($0)) . '/check_source.pl');
 
 my ($lesson, $kind, $object, $deps, $root, $out, $cc, $source, $asm) = ('', 'c');
 my @libs;
@@ -172,6 +179,39 @@ if ($deps && -e $deps) {
     }
 }
 
+# ---- 1a. the preprocessed source ---------------------------------------------------------
+
+# Asm labels, section, constructor and like attributes, line directives (check_source.pl).
+my $asm_statement_found = 0;
+if (defined $asm) {
+    (my $ii = $asm) =~ s/\.s\z//;
+    ($ii) = grep { -e } "$ii.i", "$ii.ii";
+    die "check_student: no preprocessed source (.i or .ii) beside $asm\n"
+        unless defined $ii || $kind ne 'c';
+    my $src_abs = abs_path($source) // $source;
+    my $trusted = sub {
+        my ($f) = @_;
+        # <built-in>, <command-line>, the folder it was compiled in (with -g: "DIR//")
+        return 1 if $f =~ /^<[^>]*>\z/ || $f =~ m{//\z};
+        my $p = abs_path($f) // $f;
+        return 0 if $p eq $src_abs;
+        return 1 if $p =~ m{^/usr/(include|lib|lib64|local/cuda[^/]*)/};
+        return 1 if $p =~ m{^\Q$root\E/(lib|kernels)/.*\.(h|cuh)\z};
+        # nvcc's own files: the host code it makes of the .cu, its stubs and device code
+        return 1 if $kind eq 'cu'
+            && $f =~ m{(^|/)tmpxft_[0-9a-f]+_[0-9a-f]+-\d+_[^/]*\.(cudafe1\.(cpp|stub\.c)|fatbin\.c)\z};
+        # the simulator's translation of the .cu (cu2sim.pl), whose lines name the .cu
+        return 1 if $kind eq 'cu' && $p =~ m{/sim/student/.*\.cpp\z};
+        return 0;
+    };
+    if (defined $ii) {
+        my ($why, $stmt) = CheckSource::refusals($ii, $source, $file, $ii =~ /\.ii\z/ ? 1 : 0,
+                                                 $trusted);
+        push @whole, @$why;
+        $asm_statement_found = $stmt;
+    }
+}
+
 # ---- 1b. assembly ------------------------------------------------------------------------
 
 if (defined $asm) {
@@ -192,6 +232,7 @@ if (defined $asm) {
             next if $kind eq 'cu' && $text =~ /\A\s*\.section\s+\.nv_fatbin,\s*"a"\s*\n
                 (\.align\s+\d+\s*\n)?fatbinData:\s*\n(\.quad\s+0x[0-9a-f]+(,\s*0x[0-9a-f]+)*\s*\n)+
                 \.text\s*\n?\z/x;
+            last if $asm_statement_found;    # said with its line above
             push @whole, "$file has assembly (asm" . ($line ? ", near $line" : '') . "): "
                 . "the grader checks the compiled code, and assembly can hide from it a "
                 . "system call or a jump that no call shows, so an exercise is written in C "
