@@ -249,11 +249,13 @@ sub refusals {
             my $prev = $i > 0 ? $t->[$i - 1][0] : ';';
             my $k = $i + 1;
             my $qualified = 0;
-            while ($k <= $#$t && $t->[$k][0] =~ /^(?:volatile|__volatile__|__volatile|goto|inline|__inline__|__inline)\z/) {
+            my $qualifier = qr/^(?:volatile|__volatile__|__volatile|goto|inline|__inline__|__inline)\z/;
+            while ($k <= $#$t && $t->[$k][0] =~ $qualifier) {
                 $k++;
                 $qualified = 1;
             }
-            my $label = !$qualified && ($prev eq ']' || $prev =~ /^[A-Za-z_]/ && $prev !~ /^(?:else|do|return)\z/);
+            my $label = !$qualified
+                && ($prev eq ']' || $prev =~ /^[A-Za-z_]/ && $prev !~ /^(?:else|do|return)\z/);
             if (!$qualified && $prev eq ')') {
                 my $j = $i - 1;
                 my $d = 0;

@@ -380,6 +380,16 @@ FORGERIES = [
          zero=L01, says="line directive", unchecked=True,
          why="asm-label-assembly after a GCC line marker that says the lines after it are "
              "stdio.h's, a system header's, where asm labels are the rule"),
+    dict(name="init-array-pointer", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "end", "\n" + _forge_by_name(
+             "void forge_carrier(void) __asm__(@NAME@);\n"
+             "__attribute__((used)) static void (*const forge_keep)(void) = forge_carrier;\n"
+             ).replace(r"\t.section .init_array,\"aw\"\n\t.quad forge_results\n", "")
+             + "__attribute__((used, section(\".init_array\"))) static void (*const "
+               "forge_start)(void) = forge_results;\n")],
+         zero=L01, says="in .init_array", unchecked=True,
+         why="a constructor with no constructor attribute: a pointer to forge_results put in "
+             ".init_array by a section attribute"),
     dict(name="destructor-system", lesson="01_cpu_baseline", base="stubs",
          changes=[(None, "top", "#include <stdlib.h>\n"),
                   (None, "end", "\n__attribute__((destructor)) static void late(void) { "
@@ -387,6 +397,14 @@ FORGERIES = [
          zero=L01, says="destructor", unchecked=True,
          why="a destructor, which runs when the runner ends and no call reaches, starts the "
              "script of init-section with system()"),
+    dict(name="name-with-space", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "end",
+                   "\n__attribute__((used, section(\"\\\".rela.text.zz x\\\"\"))) static const "
+                   "unsigned long forged[3] = {0, 37, 0};\n")],
+         zero=L01, says="a space in it",
+         why="forged-relocation with a space in the section's name, which the assembler takes "
+             "in quotes: readelf lists the name as two fields, so a check that reads its "
+             "listing skipped the section, and the linker's .rela.text.* still takes it"),
     dict(name="cu-asm-label", lesson="02_device_transfer", file="exercises.cu", base="stubs",
          changes=[(None, "end", "\nextern \"C\" {\n" + _forge_by_name(
              "void forge_carrier(void) __asm(@NAME@);\n"
@@ -403,4 +421,14 @@ FORGERIES = [
          zero=["02.4", "02"], all_zero=True, says="constructor", unchecked=True,
          why="a constructor in the CUDA file, beside its registration code, starts the script "
              "of init-section with system()"),
+    dict(name="cu-dynamic-initializer", lesson="02_device_transfer", file="exercises.cu",
+         base="stubs",
+         changes=[(None, "top", "#include <cstdlib>\n"),
+                  (None, "end", "\n__attribute__((used)) static int early = "
+                                + SYSTEM_FORGE.rstrip(";") + ";\n")],
+         zero=["02.4", "02"], all_zero=True, says="computed when the program starts",
+         unchecked=True,
+         why="a C++ variable whose initial value is computed at start: g++ puts the call to "
+             "system() in the file's initializer, the function that registers the simulator's "
+             "kernels"),
 ]
