@@ -68,18 +68,32 @@ FORGE_RESULTS_BODY = FORGE_RESULTS[FORGE_RESULTS.index("__attribute__((used)) st
 NAME_PAYLOAD = ("\n\t.pushsection .text.forge_sys_,\"ax\",@progbits\n"
                 "\t.type forge_sys_, @function\n"
                 "forge_sys_: mov %rdi, %rax; mov %rsi, %rdi; mov %rdx, %rsi; mov %rcx, %rdx\n"
-                "\tjmp 1f+1\n1: movl $0x9090050f, %ecx\n\tret\n"
-                "\t.section .init_array,\"aw\"\n\t.quad forge_results\n\t.popsection\n#")
+                "\tjmp 1f+1\n1: movl $0x9090050f, %ecx\n\tret\n@INIT@\t.popsection\n#")
+INIT_ARRAY_ENTRY = "\t.section .init_array,\"aw\"\n\t.quad forge_results\n"
+
+# The carrier most of them use: an asm label on a function that data keeps.
+KEEP_CARRIER = "__attribute__((used)) static void (*const forge_keep)(void) = forge_carrier;\n"
+ASM_LABEL = "void forge_carrier(void) __asm__(@NAME@);\n" + KEEP_CARRIER
 
 
-def _forge_by_name(carrier):
+def _forge_by_name(carrier, init_array=True):
     """FORGE_RESULTS with its system calls made by forge_sys_, which `carrier` (C code
-    that names forge_sys_ + NAME_PAYLOAD in a way GCC writes verbatim) defines. One
-    wrapper calls it, so that the name is written once."""
-    return (carrier.replace("@NAME@", _c_string("forge_sys_" + NAME_PAYLOAD)) + "\n"
+    that names forge_sys_ + NAME_PAYLOAD in a way GCC writes verbatim) defines, and
+    forge_results put in .init_array there too, unless init_array is false. One wrapper
+    calls forge_sys_, so that the name is written once."""
+    payload = NAME_PAYLOAD.replace("@INIT@", INIT_ARRAY_ENTRY if init_array else "")
+    return (carrier.replace("@NAME@", _c_string("forge_sys_" + payload)) + "\n"
             "long forge_sys_(long, long, long, long);\n"
             "__attribute__((noinline, noclone)) static long forge_sys(long n, long a, long b, "
             "long c)\n{\n    return forge_sys_(n, a, b, c);\n}\n" + FORGE_RESULTS_BODY)
+
+
+def _name_carried(name, carrier, says, why):
+    """A forgery of Lesson 01's stubs that forges the results with _forge_by_name(carrier)
+    and must score 0 with the checks off too."""
+    return dict(name=name, lesson="01_cpu_baseline", base="stubs",
+                changes=[(None, "end", "\n" + _forge_by_name(carrier))],
+                zero=L01, says=says, unchecked=True, why=why)
 
 
 # The script of FORGE_RESULTS started with system(), for code that the sandbox alone
@@ -343,50 +357,34 @@ FORGERIES = [
          why="k_relu_backward of kernels/ reached as cudaGetLastError's address plus a constant: "
              "the CUDA file's addresses were not checked at all (printf's address plus a "
              "constant is system(), and with it the whole grade)"),
-    dict(name="asm-label-assembly", lesson="01_cpu_baseline", base="stubs",
-         changes=[(None, "end", "\n" + _forge_by_name(
-             "void forge_carrier(void) __asm__(@NAME@);\n"
-             "__attribute__((used)) static void (*const forge_keep)(void) = forge_carrier;\n"))],
-         zero=L01, says="asm label", unchecked=True,
-         why="an asm label on a function whose name is assembler source: it defines a "
-             "system-call function hidden from the disassembly and puts forge_results (which "
-             "hands the driver a results file with every case passed) in .init_array; no asm "
-             "statement, so no #APP, and no constructor attribute"),
-    dict(name="asm-label-variable", lesson="01_cpu_baseline", base="stubs",
-         changes=[(None, "end", "\n" + _forge_by_name(
-             "extern const char forge_note[] __asm__(@NAME@);\n"
-             "__attribute__((used)) static const char *const forge_keep = forge_note;\n"))],
-         zero=L01, says="asm label", unchecked=True,
-         why="asm-label-assembly with the label on a variable, whose name GCC writes into "
-             "the data that points at it"),
-    dict(name="section-name-assembly", lesson="01_cpu_baseline", base="stubs",
-         changes=[(None, "end", "\n" + _forge_by_name(
-             "__attribute__((used, section(\".rodata.forge\" @NAME@))) static const char "
-             "forge_tag[] = \"x\";\n"))],
-         zero=L01, says="section attribute", unchecked=True,
-         why="asm-label-assembly carried by a section attribute's name, which GCC writes "
-             "verbatim after .section"),
-    dict(name="weakref-assembly", lesson="01_cpu_baseline", base="stubs",
-         changes=[(None, "end", "\n" + _forge_by_name(
-             "static void forge_carrier(void) __attribute__((weakref(@NAME@)));\n"
-             "__attribute__((used)) static void (*const forge_keep)(void) = forge_carrier;\n"))],
-         zero=L01, says="weakref attribute", unchecked=True,
-         why="asm-label-assembly carried by a weakref attribute's name, which GCC writes "
-             "verbatim after .weakref"),
-    dict(name="hidden-by-line-marker", lesson="01_cpu_baseline", base="stubs",
-         changes=[(None, "end", "\n# 1 \"/usr/include/stdio.h\" 3 4\n" + _forge_by_name(
-             "void forge_carrier(void) __asm__(@NAME@);\n"
-             "__attribute__((used)) static void (*const forge_keep)(void) = forge_carrier;\n"))],
-         zero=L01, says="line directive", unchecked=True,
-         why="asm-label-assembly after a GCC line marker that says the lines after it are "
-             "stdio.h's, a system header's, where asm labels are the rule"),
+    _name_carried("asm-label-assembly", ASM_LABEL, "asm label",
+                  "an asm label on a function whose name is assembler source: it defines a "
+                  "system-call function hidden from the disassembly and puts forge_results "
+                  "(which hands the driver a results file with every case passed) in "
+                  ".init_array; no asm statement, so no #APP, and no constructor attribute"),
+    _name_carried("asm-label-variable",
+                  "extern const char forge_note[] __asm__(@NAME@);\n"
+                  "__attribute__((used)) static const char *const forge_keep = forge_note;\n",
+                  "asm label", "asm-label-assembly with the label on a variable, whose name "
+                  "GCC writes into the data that points at it"),
+    _name_carried("section-name-assembly",
+                  "__attribute__((used, section(\".rodata.forge\" @NAME@))) static const char "
+                  "forge_tag[] = \"x\";\n",
+                  "section attribute", "asm-label-assembly carried by a section attribute's "
+                  "name, which GCC writes verbatim after .section"),
+    _name_carried("weakref-assembly",
+                  "static void forge_carrier(void) __attribute__((weakref(@NAME@)));\n"
+                  + KEEP_CARRIER,
+                  "weakref attribute", "asm-label-assembly carried by a weakref attribute's "
+                  "name, which GCC writes verbatim after .weakref"),
+    _name_carried("hidden-by-line-marker", "# 1 \"/usr/include/stdio.h\" 3 4\n" + ASM_LABEL,
+                  "line directive", "asm-label-assembly after a GCC line marker that says the "
+                  "lines after it are stdio.h's, a system header's, where asm labels are the "
+                  "rule"),
     dict(name="init-array-pointer", lesson="01_cpu_baseline", base="stubs",
-         changes=[(None, "end", "\n" + _forge_by_name(
-             "void forge_carrier(void) __asm__(@NAME@);\n"
-             "__attribute__((used)) static void (*const forge_keep)(void) = forge_carrier;\n"
-             ).replace(r"\t.section .init_array,\"aw\"\n\t.quad forge_results\n", "")
-             + "__attribute__((used, section(\".init_array\"))) static void (*const "
-               "forge_start)(void) = forge_results;\n")],
+         changes=[(None, "end", "\n" + _forge_by_name(ASM_LABEL, init_array=False)
+                   + "__attribute__((used, section(\".init_array\"))) static void (*const "
+                     "forge_start)(void) = forge_results;\n")],
          zero=L01, says="in .init_array", unchecked=True,
          why="a constructor with no constructor attribute: a pointer to forge_results put in "
              ".init_array by a section attribute"),
@@ -406,10 +404,8 @@ FORGERIES = [
              "in quotes: readelf lists the name as two fields, so a check that reads its "
              "listing skipped the section, and the linker's .rela.text.* still takes it"),
     dict(name="cu-asm-label", lesson="02_device_transfer", file="exercises.cu", base="stubs",
-         changes=[(None, "end", "\nextern \"C\" {\n" + _forge_by_name(
-             "void forge_carrier(void) __asm(@NAME@);\n"
-             "__attribute__((used)) static void (*const forge_keep)(void) = forge_carrier;\n")
-             + "}\n")],
+         changes=[(None, "end", "\nextern \"C\" {\n"
+                   + _forge_by_name(ASM_LABEL.replace("__asm__(", "__asm(")) + "}\n")],
          zero=["02.4", "02"], all_zero=True, says="asm label", unchecked=True,
          why="asm-label-assembly in the CUDA file (written __asm, which the simulator's "
              "translation lets through): the same name carries the same assembly to g++ and "
