@@ -103,8 +103,8 @@ CFLAGS_LIB := $(CFLAGS_ALL) -Werror -ffunction-sections -fdata-sections
 # check of tests/graded/check_student.pl), puts each function in a section of
 # its own (for that script's call graph) and makes no jump tables (a switch's
 # table would be a jump through a pointer, which that script refuses). Its rules
-# keep the assembly the compiler made (-save-temps=obj), in which that script
-# looks for asm statements.
+# keep the preprocessed source and the assembly the compiler made (-save-temps=obj),
+# in which that script looks for asm statements, asm labels and like attributes.
 STUDENT_INC := $(BUILD_ROOT)/student-include
 STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections -fno-jump-tables -fPIC
 CFLAGS_EX  := -std=c11 $(OPT) $(WARN) $(STUDENT_ONLY) $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
@@ -914,17 +914,18 @@ $(STUDENT_INC):
 # What the grader links of a student's file: checked first (tests/graded/allow/README.md).
 # An include outside lib/ and kernels/ fails this step; an exercise that calls what it
 # may not is replaced by a stub that fails its cases with the reason.
+CHECK_SCRIPTS := tests/graded/check_student.pl tests/graded/check_source.pl
 CHECK_STUDENT = perl tests/graded/check_student.pl --root . --cc "$(CC)" --lib $(LIB_A) \
                 $(foreach k,$(SIM_A) $(SIM_KOBJ) $(CUDA_KOBJ),--lib $(k))
 $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.checked.o: \
-        $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o tests/graded/check_student.pl \
+        $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o $(CHECK_SCRIPTS) \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
 	@echo "  CHECK $(STUDENT_DIR)/$*/exercises.c"
 	$(Q)$(CHECK_STUDENT) --lesson $(firstword $(subst _, ,$*)) --kind c --object $< \
 	  --deps $(<:.o=.d) --asm $(<:.o=.s) --source $(STUDENT_SRC)/$*/exercises.c --out $@
 define cu_check_rule
 $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.checked.o: \
-        $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.o tests/graded/check_student.pl \
+        $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.o $(CHECK_SCRIPTS) \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
 	@echo "  CHECK $(STUDENT_DIR)/$$*/exercises.cu ($(1))"
 	$$(Q)$$(CHECK_STUDENT) --lesson $$(firstword $$(subst _, ,$$*)) --kind cu --object $$< \
