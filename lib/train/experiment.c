@@ -90,14 +90,15 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
     const char *s;
     if ((v = json_get(root, "name"))) {
         TRY(json_as_string(v, &s));
-        bool control = false;
-        for (const char *q = s; *q; q++) control |= (unsigned char)*q < 0x20 || *q == 0x7f;
-        if (!*s || strlen(s) >= sizeof c->name || strpbrk(s, "/\\'\"") || s[0] == '.' ||
-            control) {
+        /* A folder name shows what it is: no control, format or bidi character (a
+         * right-to-left override would make "evil\u202etxt.exe" show as another name). */
+        size_t n = strlen(s);
+        if (!*s || n >= sizeof c->name || strpbrk(s, "/\\'\"") || s[0] == '.' ||
+            err_plain_prefix(s, n) != n) {
             char got[200];
             return json_error(v, "must be a folder name of 1 to %zu characters without "
-                                 "slashes, quotes or control characters, not starting with a "
-                                 "dot, got %s",
+                                 "slashes, quotes, or control, format or bidi characters, not "
+                                 "starting with a dot, got %s",
                               sizeof c->name - 1, json_describe(v, got, sizeof got));
         }
         snprintf(c->name, sizeof c->name, "%s", s);
