@@ -868,24 +868,22 @@ int safetensors_load(const char *path, SafeTensors **out)
 {
     *out = NULL;
     if (!path) return err_set(ERR_ARG, "safetensors_load: the path is NULL");
-    /* A file is read whole, whatever its size; a pipe or a device (which could go on for
-     * ever, as /dev/zero does) only up to ST_MAX_STREAM bytes. */
-    struct stat sb;
-    bool regular = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-    /* The header length first: a file that is not a checkpoint (a 10 GB archive given by
+    int fd;
+    size_t size;
+    TRY(fileio_open_read(path, ST_MAX_FILE, "checkpoint", &fd, &size));
+    /* The header length first: a file that is not a checkpoint (a 2 GB archive given by
      * mistake) is refused from its first 8 bytes, not after it has been read whole. */
-    if (regular && sb.st_size >= 8) {
-        FILE *f = fopen(path, "rb");
-        unsigned char prefix[8];
-        bool got = f && fread(prefix, 1, 8, f) == 8;
-        if (f) fclose(f);
-        if (got) TRY(check_header_len(path, get_le64(prefix), (size_t)sb.st_size));
-    }
+    unsigned char prefix[8];
+    int rc = ERR_OK;
+    if (size >= 8 && pread(fd, prefix, 8, 0) == 8)
+        TRY_OR_DONE(check_header_len(path, get_le64(prefix), size));
     char *buf = NULL;
-    size_t size = 0;
-    TRY(fileio_read_max(path, regular ? SIZE_MAX : ST_MAX_STREAM,
-                        "safetensors file read from a pipe or a device", &buf, &size));
+    TRY_OR_DONE(fileio_read_fd(fd, path, size, ST_MAX_FILE, "checkpoint", &buf, &size));
+    close(fd);
     return load_bytes(path, buf, size, out);
+done:
+    close(fd);
+    return rc;
 }
 
 int safetensors_parse(const void *bytes, size_t size, const char *name, SafeTensors **out)

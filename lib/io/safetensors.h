@@ -36,8 +36,9 @@
 #define ST_MAX_DIMS 8
 /** Largest header accepted, in bytes (the limit of the reference implementation). */
 #define ST_MAX_HEADER 100000000
-/** Largest file read from a pipe or a device (a regular file may have any size). */
-#define ST_MAX_STREAM ((size_t)64 << 20)
+/** Largest file read: 16 GiB, far above any checkpoint of the workbook (whose largest
+ *  models hold a few MB), so that a file given by mistake is refused before it is read. */
+#define ST_MAX_FILE ((size_t)16 << 30)
 
 /** One named tensor: what to save, or what a loaded file holds. */
 typedef struct StTensor {
@@ -97,9 +98,10 @@ WB_MUST_CHECK int safetensors_save(const char *path, const StTensor *tensors, in
  * Every tensor's data is aligned for its dtype, also in files whose header
  * length is not a multiple of 8 or whose offsets are not multiples of the
  * element size (valid safetensors, which Python reads): such data is moved or
- * copied. A regular file is read whole, once its first 8 bytes (the header
- * length) fit it: a large file that is not a checkpoint is refused without
- * being read. A pipe or a device is read only up to ::ST_MAX_STREAM bytes.
+ * copied. The file is opened with fileio_open_read(): only a regular file of at
+ * most ::ST_MAX_FILE bytes is read (a FIFO, a device or a folder is refused at
+ * once, naming what it is), and only once its first 8 bytes (the header length)
+ * fit it: a large file that is not a checkpoint is refused without being read.
  */
 WB_MUST_CHECK int safetensors_load(const char *path, SafeTensors **out);
 

@@ -139,7 +139,8 @@ START_TEST(test_nul_bytes_wide_headers_and_folders)
     unlink(wide);
 
     ck_assert_int_eq(dataset_load_csv("/tmp", iris_spec(), &train, &test), ERR_IO);
-    ck_assert_str_eq(err_message(), "/tmp: cannot read: Is a directory");
+    ck_assert_str_eq(err_message(),
+                     "/tmp: cannot read it as a CSV file: it is a directory, not a regular file");
 }
 END_TEST
 
