@@ -1,6 +1,7 @@
 /**
  * @file fileio.h
- * @brief Files read without blocking: one reader entry point, which every reader of the
+ * @brief Files read without blocking and saved without writing through anything: one
+ *        reader entry point and one save function, which every reader and writer of the
  *        workbook goes through.
  *
  * **Reading.** fileio_open_read() opens a path with `O_RDONLY | O_NONBLOCK |
@@ -13,7 +14,20 @@
  * stream: a checkpoint, a config, a CSV file, a fixture, a plot's data and /proc's
  * files (regular files that say their size is 0) all go through it, and a file
  * that grows past the limit while it is read is refused all the same.
-
+ *
+ * **Saving.** fileio_save() is the one function through which everything the
+ * workbook writes goes (checkpoints, configs, histories, CSV and plot data, the
+ * grader's results): the data goes to a new temporary file in the target's folder,
+ * created with `O_CREAT | O_EXCL | O_NOFOLLOW` under an unpredictable name, so a
+ * link planted there is never followed; the target, if it exists, must be a
+ * regular file (a symbolic link, a FIFO, a device or a directory there is refused
+ * and named, and left as it was); the data is `fsync()`ed, renamed over the target,
+ * and the folder is `fsync()`ed, so that after a power cut the target holds the old
+ * contents or the new ones. On any failure the temporary file is removed and the
+ * target is untouched; the one exception is a folder that cannot be synced after
+ * the rename, which is reported as such (the new contents are in place).
+ * Nothing is ever opened at the target's path: a save writes to its own new file
+ * and renames it, and a rename replaces a name, never what a link points to.
  */
 #ifndef WB_FILEIO_H
 #define WB_FILEIO_H
@@ -86,5 +100,81 @@ WB_MUST_CHECK int fileio_read_max(const char *path, size_t max, const char *what
  * fileio_read_max() with that limit and "file" for what the file is.
  */
 WB_MUST_CHECK int fileio_read(const char *path, char **text, size_t *len);
+
+/**
+ * @brief What fileio_save() calls to write the contents: write them to @p f (a new
+ *        temporary file) with stdio and return ::ERR_OK, or an error it has set with
+ *        err_set() to give up (the save then removes the file and returns that code).
+ *
+ * The save checks @p f for write errors itself: a writer need not check each
+ * fprintf(). It must not close @p f.
+ */
+typedef int (*FileioWriter)(FILE *f, void *ctx);
+
+/**
+ * @brief Save to @p path what @p write writes, through a new temporary file renamed over
+ *        it: the one function every writer of the workbook goes through.
+ *
+ * In order: if @p path exists it must be a regular file, else ::ERR_IO `PATH: cannot
+ * save the WHAT here: it is a symbolic link, not a regular file (a save replaces
+ * only a regular file: remove it or choose another path)`; a temporary file
+ * `NAME.tmp-PID-XXXXXXXX` (eight random hex digits) is created in the same folder
+ * with `O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC`, mode 0666 less the
+ * umask (a name that is taken, by a planted link or anything else, is never
+ * opened: another name is drawn, up to 100 times); @p write(f, @p ctx) writes it;
+ * it is flushed and `fsync()`ed; the target is looked at again (a link, FIFO,
+ * device or directory that appeared meanwhile is refused); it is renamed over the
+ * target; and the folder is opened and `fsync()`ed (a file system that cannot sync
+ * a folder, EINVAL, is taken as done). After a success the temporary files of
+ * earlier saves of @p path whose process is gone (a save killed half-way) are
+ * removed. Failures are ::ERR_IO with `PATH: cannot save the WHAT: STEP failed:
+ * REASON` and a hint where one helps (`(does the folder exist?)`), or the writer's
+ * own code and message; each removes the temporary file and leaves the target as
+ * it was. The exception: a folder that cannot be synced after the rename is
+ * ::ERR_IO `PATH: saved, but syncing the folder DIR to disk failed: ...`.
+ */
+WB_MUST_CHECK int fileio_save(const char *path, const char *what, FileioWriter write, void *ctx);
+
+/**
+ * @brief fileio_save() of the @p len bytes at @p data.
+ */
+WB_MUST_CHECK int fileio_save_bytes(const char *path, const char *what, const void *data,
+                                    size_t len);
+
+/**
+ * @brief Whether a save to @p path could start now, checked before long work whose result
+ *        goes there: the target is absent or a regular file, and a temporary file can be
+ *        created in its folder (one is, and removed at once).
+ *
+ * Returns what fileio_save() would have returned at those steps; writes nothing at
+ * @p path.
+ */
+WB_MUST_CHECK int fileio_save_check(const char *path, const char *what);
+
+/**
+ * @brief A stream for a writer that writes bit by bit (rows as they are measured): what
+ *        is written to it is kept in memory, and `fclose()` saves it to @p path through
+ *        fileio_save().
+ *
+ * Returns NULL, with the error set, when memory runs out. `fclose()` returns 0 when
+ * the save succeeded and EOF otherwise, with the save's message in err_message().
+ * Nothing is created at @p path before `fclose()`.
+ */
+FILE *fileio_save_stream(const char *path, const char *what);
+
+/**
+ * @brief For tests: the system calls the save makes, to count them or make them fail.
+ *
+ * A NULL field uses the system's own; fileio_set_hooks(NULL) restores all of them.
+ */
+typedef struct FileioHooks {
+    /** Called instead of `fsync()`: on the temporary file, then on the folder. */
+    int (*fsync)(int fd);
+    /** Called for the random part of a temporary file's name (8 hex digits of it). */
+    uint32_t (*random)(void);
+} FileioHooks;
+
+/** @brief For tests: set the hooks of fileio_save() (NULL: none). Not thread-safe. */
+void fileio_set_hooks(const FileioHooks *hooks);
 
 #endif /* WB_FILEIO_H */

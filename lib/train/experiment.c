@@ -304,24 +304,6 @@ static int make_dir(const char *path)
     return err_set(ERR_IO, "cannot create the folder %s: %s", path, strerror(errno));
 }
 
-/* Write @p text to @p path atomically: a crash leaves the old file or the new one. */
-static int write_atomic(const char *path, const char *text)
-{
-    char tmp[1024];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return err_set(ERR_ARG, "the path %s is too long", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return err_set(ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    bool ok = fputs(text, f) >= 0;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return err_set(ERR_IO, "cannot write %s: %s", path, strerror(e));
-    }
-    return ERR_OK;
-}
-
 static int load_data(Experiment *e)
 {
     const ExperimentConfig *c = &e->cfg;
@@ -413,7 +395,7 @@ static int write_folder(const Experiment *e, const char *root)
     TRY(make_dir(e->dir));
     char path[700];
     snprintf(path, sizeof path, "%s/config.json", e->dir);
-    return write_atomic(path, e->config_json);
+    return fileio_save_bytes(path, "experiment config", e->config_json, strlen(e->config_json));
 }
 
 /* build(), then (when @p resume is not NULL) the checkpoint, and only then the folder. */

@@ -1,7 +1,9 @@
-/* check_fileio.c: the one reader entry point (lib/core/fileio.h), the escapes every
- * message shows names with (lib/core/err.h) and numbers read as written
- * (lib/core/numtext.h): what is not a regular file is refused at once, naming what it is. */
-#define _GNU_SOURCE
+/* check_fileio.c: the one reader entry point and the one save (lib/core/fileio.h), and the
+ * escapes every message shows names with (lib/core/err.h): what is not a regular file is
+ * refused at once, naming what it is; a save writes only its own new file and its target,
+ * refuses a target that is not a regular file, syncs the file and its folder, and on any
+ * failure leaves the target as it was. */
+#define _GNU_SOURCE /* mknod's makedev */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,7 +35,11 @@ static char g_dir[64];
 
 static void make_dir(void) { tmpdir_make(g_dir, sizeof g_dir, "wb-fileio"); }
 
-static void remove_dir(void) { ck_assert_int_eq(tmpdir_remove(g_dir), 0); }
+static void remove_dir(void)
+{
+    fileio_set_hooks(NULL);
+    ck_assert_int_eq(tmpdir_remove(g_dir), 0);
+}
 
 static const char *in_dir(const char *name) { return tmpdir_join(g_dir, name); }
 
@@ -50,6 +57,16 @@ static char *contents(const char *path)
     size_t len;
     if (fileio_read(path, &text, &len) != ERR_OK) return strdup("");
     return text;
+}
+
+static int count_entries(void)
+{
+    DIR *d = opendir(g_dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
 }
 
 /* ---- reading: what is not a regular file ----------------------------------------------- */
@@ -183,6 +200,240 @@ START_TEST(test_open_read_hands_out_a_plain_descriptor)
 }
 END_TEST
 
+/* ---- saving ---------------------------------------------------------------------------- */
+
+/* A save of "new" to path must be refused, naming path and what is there, and leave path
+ * (and whatever it points to) as it was, with nothing else left in the folder. */
+static void assert_save_refused(const char *path, const char *kind)
+{
+    int before = count_entries();
+    ck_assert_int_eq(fileio_save_bytes(path, "test file", "new", 3), ERR_IO);
+    char want[300];
+    snprintf(want, sizeof want, "%s: cannot save: it is %s, not a regular file", path, kind);
+    ck_assert_msg(strstr(err_message(), want), "expected \"%s\" in: %s", want, err_message());
+    ck_assert_int_eq(count_entries(), before);
+    /* The same through the stream writers use, and the check before long work. */
+    FILE *f = fileio_save_stream(path, "test file");
+    ck_assert_ptr_nonnull(f);
+    fputs("new", f);
+    ck_assert_int_eq(fclose(f), EOF);
+    ck_assert_ptr_nonnull(strstr(err_message(), want));
+    ck_assert_int_eq(fileio_save_check(path, "test file"), ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err_message(), want));
+    ck_assert_int_eq(count_entries(), before);
+}
+
+START_TEST(test_a_save_replaces_only_a_regular_file)
+{
+    /* A symlink at the target: refused; the link and the file it points to stay. */
+    const char *victim = in_dir("victim"), *link = in_dir("link");
+    tmpdir_write(victim, "old", 3);
+    ck_assert_int_eq(symlink(victim, link), 0);
+    assert_save_refused(link, "a symbolic link");
+    struct stat sb;
+    ck_assert_int_eq(lstat(link, &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    char *text = contents(victim);
+    ck_assert_str_eq(text, "old");
+    free(text);
+    /* A dangling link too (a save would not create the file it names). */
+    const char *dangling = in_dir("dangling");
+    ck_assert_int_eq(symlink(in_dir("nowhere"), dangling), 0);
+    assert_save_refused(dangling, "a symbolic link");
+    ck_assert_int_ne(access(in_dir("nowhere"), F_OK), 0);
+    /* A FIFO: refused at once (no reader waits), and still a FIFO. */
+    const char *fifo = in_dir("fifo");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    double t0 = now();
+    assert_save_refused(fifo, "a FIFO (named pipe)");
+    ck_assert(now() - t0 < 1.0);
+    ck_assert_int_eq(lstat(fifo, &sb), 0);
+    ck_assert(S_ISFIFO(sb.st_mode));
+    /* A folder. */
+    const char *folder = in_dir("folder");
+    ck_assert_int_eq(mkdir(folder, 0700), 0);
+    assert_save_refused(folder, "a directory");
+    /* A regular file is replaced. */
+    ck_assert_int_eq(fileio_save_bytes(victim, "test file", "new", 3), ERR_OK);
+    text = contents(victim);
+    ck_assert_str_eq(text, "new");
+    free(text);
+    /* /dev/full, /dev/null: devices, refused (as root, the rename would replace them). */
+    ck_assert_int_eq(fileio_save_bytes("/dev/full", "test file", "x", 1), ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err_message(), "/dev/full: cannot save: it is a character device"));
+    ck_assert_int_eq(stat("/dev/full", &sb), 0);
+    ck_assert(S_ISCHR(sb.st_mode));
+}
+END_TEST
+
+/* Device nodes in a scratch folder: made with mknod, which needs root (CI runs as root). */
+START_TEST(test_a_save_refuses_device_nodes)
+{
+    if (geteuid() != 0) {
+        printf("note: not root, so the device-node saves were not tried (mknod needs root)\n");
+        return;
+    }
+    const char *chr = in_dir("null-like"), *blk = in_dir("loop-like");
+    ck_assert_int_eq(mknod(chr, S_IFCHR | 0600, makedev(1, 3)), 0); /* as /dev/null */
+    ck_assert_int_eq(mknod(blk, S_IFBLK | 0600, makedev(7, 200)), 0);
+    assert_save_refused(chr, "a character device");
+    assert_save_refused(blk, "a block device");
+    struct stat sb;
+    ck_assert_int_eq(lstat(chr, &sb), 0);
+    ck_assert(S_ISCHR(sb.st_mode));
+    ck_assert_int_eq(lstat(blk, &sb), 0);
+    ck_assert(S_ISBLK(sb.st_mode));
+}
+END_TEST
+
+/* The random part of the temporary names, for the planted-link test: 1, 2, 3, ... */
+static uint32_t g_next;
+static uint32_t counting_random(void) { return ++g_next; }
+static uint32_t stuck_random(void) { return 1; }
+
+START_TEST(test_a_planted_temporary_link_is_never_followed)
+{
+    const char *target = in_dir("ckpt"), *victim = in_dir("victim");
+    tmpdir_write(target, "old", 3);
+    tmpdir_write(victim, "precious", 8);
+    /* Links where the save's first temporary name will be, and where the old, predictable
+     * name was (PATH.tmp-PID). */
+    char planted[400], legacy[400];
+    snprintf(planted, sizeof planted, "%s.tmp-%ld-00000001", target, (long)getpid());
+    snprintf(legacy, sizeof legacy, "%s.tmp-%ld", target, (long)getpid());
+    ck_assert_int_eq(symlink(victim, planted), 0);
+    ck_assert_int_eq(symlink(victim, legacy), 0);
+    g_next = 0;
+    fileio_set_hooks(&(FileioHooks){.random = counting_random});
+    ck_assert_msg(fileio_save_bytes(target, "test file", "new", 3) == ERR_OK, "%s",
+                  err_message());
+    ck_assert_uint_eq(g_next, 2); /* the first name was taken: the second was used */
+    char *text = contents(target);
+    ck_assert_str_eq(text, "new");
+    free(text);
+    text = contents(victim);
+    ck_assert_str_eq(text, "precious");
+    free(text);
+    struct stat sb;
+    ck_assert_int_eq(lstat(planted, &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    ck_assert_int_eq(lstat(target, &sb), 0);
+    ck_assert(S_ISREG(sb.st_mode));
+    /* Every name taken: refused, nothing followed, nothing changed. */
+    fileio_set_hooks(&(FileioHooks){.random = stuck_random});
+    ck_assert_int_eq(fileio_save_bytes(target, "test file", "newer", 5), ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err_message(), "100 temporary names"));
+    text = contents(target);
+    ck_assert_str_eq(text, "new");
+    free(text);
+    text = contents(victim);
+    ck_assert_str_eq(text, "precious");
+    free(text);
+}
+END_TEST
+
+/* The fsync hook: it records what it was called on, and whether the target already had
+ * the new contents then; it fails the call fail_at (1: the file, 2: the folder). */
+static int g_syncs, g_fail_at;
+static mode_t g_synced[4];
+static bool g_renamed_at[4];
+static const char *g_target;
+
+static int recording_fsync(int fd)
+{
+    struct stat sb;
+    fstat(fd, &sb);
+    char *text = contents(g_target);
+    if (g_syncs < 4) {
+        g_synced[g_syncs] = sb.st_mode & S_IFMT;
+        g_renamed_at[g_syncs] = !strcmp(text, "new");
+    }
+    free(text);
+    if (++g_syncs == g_fail_at) {
+        errno = EIO;
+        return -1;
+    }
+    return fsync(fd);
+}
+
+START_TEST(test_the_file_and_its_folder_are_synced)
+{
+    g_target = in_dir("synced");
+    tmpdir_write(g_target, "old", 3);
+    g_syncs = 0, g_fail_at = 0;
+    fileio_set_hooks(&(FileioHooks){.fsync = recording_fsync});
+    ck_assert_int_eq(fileio_save_bytes(g_target, "test file", "new", 3), ERR_OK);
+    ck_assert_int_eq(g_syncs, 2);
+    ck_assert_int_eq(g_synced[0], S_IFREG); /* the temporary file, before the rename */
+    ck_assert(!g_renamed_at[0]);
+    ck_assert_int_eq(g_synced[1], S_IFDIR); /* its folder, after it */
+    ck_assert(g_renamed_at[1]);
+
+    /* The file's sync fails: the save fails, the target keeps its old contents, and the
+     * temporary file is gone. */
+    tmpdir_write(g_target, "old", 3);
+    g_syncs = 0, g_fail_at = 1;
+    ck_assert_int_eq(fileio_save_bytes(g_target, "test file", "new", 3), ERR_IO);
+    ck_assert_msg(strstr(err_message(), ": cannot save: flushing ") &&
+                      strstr(err_message(), " to disk failed: Input/output error"),
+                  "%s", err_message());
+    char *text = contents(g_target);
+    ck_assert_str_eq(text, "old");
+    free(text);
+    ck_assert_int_eq(count_entries(), 1);
+
+    /* The folder's sync fails: the new file is in place, and the message says it may not
+     * survive a power cut. */
+    g_syncs = 0, g_fail_at = 2;
+    ck_assert_int_eq(fileio_save_bytes(g_target, "test file", "new", 3), ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err_message(), ": saved, but syncing the folder "));
+    ck_assert_int_eq(count_entries(), 1);
+
+    /* Every writer goes through the same save: a checkpoint, a config, a CSV stream. */
+    g_syncs = 0, g_fail_at = 0;
+    const float v[2] = {1, 2};
+    StTensor t = {"w", DTYPE_F32, 1, {2}, v, sizeof v};
+    ck_assert_int_eq(safetensors_save(in_dir("w.safetensors"), &t, 1, NULL, 0), ERR_OK);
+    ck_assert_int_eq(g_syncs, 2);
+    FILE *f = fileio_save_stream(in_dir("rows.csv"), "CSV file");
+    fputs("a,b\n1,2\n", f);
+    ck_assert_int_eq(g_syncs, 2); /* nothing before it is closed */
+    ck_assert_int_ne(access(in_dir("rows.csv"), F_OK), 0);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(g_syncs, 4);
+    text = contents(in_dir("rows.csv"));
+    ck_assert_str_eq(text, "a,b\n1,2\n");
+    free(text);
+}
+END_TEST
+
+/* A writer that gives up, or a write that fails, removes the temporary file. */
+static int give_up(FILE *f, void *ctx)
+{
+    (void)ctx;
+    fputs("half", f);
+    return err_set(ERR_NUMERIC, "the writer found a NaN");
+}
+
+START_TEST(test_a_failed_save_leaves_only_the_old_file)
+{
+    const char *target = in_dir("kept");
+    tmpdir_write(target, "old", 3);
+    ck_assert_int_eq(fileio_save(target, "test file", give_up, NULL), ERR_NUMERIC);
+    ck_assert_str_eq(err_message(), "the writer found a NaN");
+    char *text = contents(target);
+    ck_assert_str_eq(text, "old");
+    free(text);
+    ck_assert_int_eq(count_entries(), 1);
+    /* No folder, a path that names a folder: said, and nothing made. */
+    ck_assert_int_eq(fileio_save_bytes(in_dir("no/such"), "test file", "x", 1), ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err_message(), "(does the folder exist?)"));
+    ck_assert_int_eq(fileio_save_bytes(in_dir("sub/"), "test file", "x", 1), ERR_ARG);
+    ck_assert_int_eq(fileio_save_check(target, "test file"), ERR_OK);
+    ck_assert_int_eq(count_entries(), 1);
+}
+END_TEST
+
 /* ---- names and numbers as shown --------------------------------------------------------- */
 
 START_TEST(test_escapes_show_every_character)
@@ -245,6 +496,15 @@ Suite *fileio_suite(void)
     tcase_add_test(tc, test_sockets_folders_and_devices_are_refused);
     tcase_add_test(tc, test_open_read_hands_out_a_plain_descriptor);
     suite_add_tcase(s, tc);
+    TCase *tc2 = tcase_create("save");
+    tcase_add_checked_fixture(tc2, make_dir, remove_dir);
+    tcase_set_timeout(tc2, 5);
+    tcase_add_test(tc2, test_a_save_replaces_only_a_regular_file);
+    tcase_add_test(tc2, test_a_save_refuses_device_nodes);
+    tcase_add_test(tc2, test_a_planted_temporary_link_is_never_followed);
+    tcase_add_test(tc2, test_the_file_and_its_folder_are_synced);
+    tcase_add_test(tc2, test_a_failed_save_leaves_only_the_old_file);
+    suite_add_tcase(s, tc2);
     TCase *tc3 = tcase_create("shown");
     tcase_add_test(tc3, test_escapes_show_every_character);
     tcase_add_test(tc3, test_numtext_reads_the_literal);
