@@ -415,11 +415,13 @@ TEST_ENV = $(if $(filter 1,$(SAN)),CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIE
 test: deps gpu-status
 	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
-	@$(MAKE) --no-print-directory $(UNIT_BIN) $(HOSTILE_BIN) $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
+	@$(MAKE) --no-print-directory $(UNIT_BIN) $(HOSTILE_BIN) $(call LESSON37,solutions) $(SIM_TESTS) \
+	  $(if $(NVCC),$(GPU_TESTS))
 	@echo "== unit tests of lib (CPU)"
 	@$(TEST_ENV) $(UNIT_BIN)
 	@echo "== hostile inputs: the corpus of tests/hostile, every truncation, bit flips"
 	@$(HOSTILE_BIN)
+	@bash tests/hostile/cli.sh $(call LESSON37,solutions)
 	@echo "== kernels and the simulator, on the CUDA simulator (CPU)"
 	@$(TEST_ENV) ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
 	@$(MAKE) --no-print-directory test-conformance
@@ -720,7 +722,8 @@ $(GRADE_INTAKE): $(BUILD)/obj/tests/graded/intake.o
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@
 
-$(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o
+$(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o $(BUILD)/obj/lib/core/fileio.o \
+                 $(BUILD)/obj/lib/core/err.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@

@@ -22,7 +22,6 @@
  * options, the GPU, the sizes, what the demos share (demos.h) and their order.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include "lessons/lesson.h"
 #include "lessons/03_why_gpu_slower/demos.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/device/device.h"
 #include "lib/io/plot.h"
 #include "lib/train/iris.h"
@@ -160,18 +160,14 @@ FILE *demo_csv_open(const LessonContext *ctx, const char *name, char *path, size
                     const char *header)
 {
     snprintf(path, size, "%s/03_%s.csv", ctx->out_dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    fprintf(f, "%s\n", header);
+    FILE *f = fileio_save_stream(path, "CSV file"); /* saved when closed */
+    if (f) fprintf(f, "%s\n", header);
     return f;
 }
 
 int demo_csv_close(FILE *f, const char *path)
 {
-    if (fclose(f) != 0) return err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    if (fclose(f) != 0) return err_code(); /* the save's message */
     printf("  Data: %s\n", path);
     return ERR_OK;
 }

@@ -73,11 +73,9 @@ static int copy_file(const char *from, const char *to)
     char *data;
     size_t len;
     TRY(fileio_read(from, &data, &len));
-    FILE *f = fopen(to, "wb");
-    int rc = f && fwrite(data, 1, len, f) == len ? ERR_OK : ERR_IO;
-    if (f && fclose(f) != 0) rc = ERR_IO;
+    int rc = fileio_save_bytes(to, "copy", data, len);
     free(data);
-    return rc ? err_set(ERR_IO, "cannot write %s: %s", to, strerror(errno)) : ERR_OK;
+    return rc;
 }
 
 /* On the CUDA simulator every GPU thread runs on the CPU: its times are labelled so. */
@@ -339,11 +337,7 @@ static void show_refusal(const char *what, int rc)
 
 static int write_bytes(const char *path, const char *data, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) return err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    size_t w = fwrite(data, 1, len, f);
-    if (fclose(f) != 0 || w != len) return err_set(ERR_IO, "cannot write %s", path);
-    return ERR_OK;
+    return fileio_save_bytes(path, "checkpoint", data, len);
 }
 
 /* The checkpoint at @p from saved again to @p to with one change: metadata @p key set to
@@ -853,7 +847,8 @@ static int section_memory(const ExperimentConfig *cfg, const Experiment *e)
 static int run_resumed(const LessonContext *ctx, const ExperimentConfig *cfg, const char *root,
                        const char *path)
 {
-    printf("Resuming from %s\n", path);
+    char shown[600]; /* as every message shows it: control and bidi characters escaped */
+    printf("Resuming from %s\n", err_escape(path, strlen(path), 400, shown, sizeof shown));
     Experiment *e = NULL;
     TRY(experiment_open_resumed(cfg, root, path, &e)); /* refused: the folder is untouched */
     e->trainer->opts.progress = !ctx->quiet;

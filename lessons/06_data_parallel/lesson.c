@@ -13,7 +13,6 @@
  * scaling, and ends with the ring all-reduce's cost model for real links.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 
 #include "lessons/lesson.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/core/rng.h"
 #include "lib/core/timer.h"
 #include "lib/dist/ddp.h"
@@ -135,19 +135,22 @@ static int write_weights(Module *m, const char *path)
     float *v;
     int64_t n;
     TRY(host_values(m, &v, &n));
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(v, sizeof *v, (size_t)n, f) == (size_t)n;
-    if (f && fclose(f) != 0) ok = false;
+    int rc = fileio_save_bytes(path, "weights file", v, sizeof *v * (size_t)n);
     free(v);
-    return ok ? ERR_OK : err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return rc;
 }
 
 static int read_weights(const char *path, float *v, int64_t n)
 {
-    FILE *f = fopen(path, "rb");
-    bool ok = f && fread(v, sizeof *v, (size_t)n, f) == (size_t)n;
-    if (f) fclose(f);
-    return ok ? ERR_OK : err_set(ERR_IO, "cannot read %s (did rank 0 write it?)", path);
+    char *bytes;
+    size_t len, want = sizeof *v * (size_t)n;
+    if (fileio_read_max(path, want, "weights file", &bytes, &len) != ERR_OK)
+        return err_context("did rank 0 write it?");
+    if (len == want) memcpy(v, bytes, want);
+    free(bytes);
+    return len == want ? ERR_OK
+                       : err_set(ERR_IO, "%s: %zu bytes, expected %zu (did rank 0 write it?)", path,
+                                 len, want);
 }
 
 /* Rank 0 prints each rank's line, in rank order. */
@@ -406,14 +409,21 @@ static int run_cost(ProcessGroup *pg, const Options *o)
         quartiles(total, steps, qt);
         quartiles(alone, steps, qa);
         free(total);
-        FILE *f = fopen(o->data, "a");
-        if (!f) TRY_OR_DONE(err_set(ERR_IO, "cannot write %s: %s", o->data, strerror(errno)));
-        fprintf(f, "%s %d %d %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %lld "
-                   "%lld %d\n",
-                o->model, pg->world, o->overlap ? 1 : 0, qc[0], qc[1], qc[2], qm[0], qm[1], qm[2],
-                qt[0], qt[1], qt[2], qa[0], qa[1], qa[2], (long long)st.bytes, (long long)batch,
-                pg->world > dist_cores() ? 1 : 0);
-        fclose(f);
+        /* One line more: the file as the earlier launches left it, saved again. */
+        char *before = NULL;
+        size_t len = 0;
+        if (access(o->data, F_OK) == 0) TRY_OR_DONE(fileio_read(o->data, &before, &len));
+        FILE *f = fileio_save_stream(o->data, "timing data file");
+        if (f) {
+            fwrite(before ? before : "", 1, len, f);
+            fprintf(f, "%s %d %d %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g "
+                       "%lld %lld %d\n",
+                    o->model, pg->world, o->overlap ? 1 : 0, qc[0], qc[1], qc[2], qm[0], qm[1],
+                    qm[2], qt[0], qt[1], qt[2], qa[0], qa[1], qa[2], (long long)st.bytes,
+                    (long long)batch, pg->world > dist_cores() ? 1 : 0);
+        }
+        free(before);
+        if (!f || fclose(f) != 0) TRY_OR_DONE(err_code());
     }
 done:
     free(compute);
@@ -575,17 +585,20 @@ typedef struct CostRow {
 
 static int read_cost(const char *path, CostRow *rows, int cap, int *n)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return err_set(ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    char *text;
+    size_t len;
+    TRY(fileio_read(path, &text, &len));
     *n = 0;
     CostRow r;
-    while (*n < cap &&
-           fscanf(f, "%7s %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lld %lld %d",
-                  r.model, &r.world, &r.overlap, &r.compute[0], &r.compute[1], &r.compute[2],
-                  &r.comm[0], &r.comm[1], &r.comm[2], &r.total[0], &r.total[1], &r.total[2],
-                  &r.alone[0], &r.alone[1], &r.alone[2], &r.bytes, &r.batch, &r.over) == 18)
-        rows[(*n)++] = r;
-    fclose(f);
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line && *n < cap;
+         line = strtok_r(NULL, "\n", &save))
+        if (sscanf(line, "%7s %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lld %lld %d",
+                   r.model, &r.world, &r.overlap, &r.compute[0], &r.compute[1], &r.compute[2],
+                   &r.comm[0], &r.comm[1], &r.comm[2], &r.total[0], &r.total[1], &r.total[2],
+                   &r.alone[0], &r.alone[1], &r.alone[2], &r.bytes, &r.batch, &r.over) == 18)
+            rows[(*n)++] = r;
+    free(text);
     return ERR_OK;
 }
 
@@ -659,8 +672,8 @@ static int section_cost(const Run *run)
                               lesson_path(log_of(run)));
     printf("\n    %-5s %9s %5s  %-23s %-23s %-23s %9s %5s\n", "model", "grads", "ranks",
            "compute", "exchange after backward", "all-reduce alone", "step", "eff.");
-    FILE *f = fopen(dat, "w");
-    if (!f) return err_set(ERR_IO, "cannot write %s: %s", dat, strerror(errno));
+    FILE *f = fileio_save_stream(dat, "plot data file"); /* saved when closed */
+    if (!f) return err_code();
     fprintf(f, "# world small_efficiency wide_efficiency (1 = perfect weak scaling)\n");
     double eff[2][3] = {{0}};
     for (int m = 0; m < 2; m++) {
@@ -681,7 +694,7 @@ static int section_cost(const Run *run)
         }
     }
     for (int w = 0; w < 3; w++) fprintf(f, "%d %.4f %.4f\n", worlds[w], eff[0][w], eff[1][w]);
-    fclose(f);
+    if (fclose(f) != 0) return err_code();
     printf("    * more ranks than this machine's %d cores: they take turns (oversubscribed), so "
            "that row\n      measures sharing the cores as much as communication.\n",
            dist_cores());

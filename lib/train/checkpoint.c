@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "lib/core/err.h"
+#include "lib/core/numtext.h"
 
 #define MAX_PARAMS 64
 #define MAX_TENSORS (3 * MAX_PARAMS + 8)
@@ -51,7 +52,11 @@ static float *series(const History *h, int i)
 static int check_real(const char *path, const char *key, double v, double lo, double hi,
                       const char *what)
 {
-    if (v >= lo && v <= hi) return ERR_OK;
+    /* -0 is not in a range of numbers from 0 up: the file would not say it of a rate. (Its
+     * sign is read from its bits: the release build's -fno-signed-zeros may drop signbit().) */
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (v >= lo && v <= hi && !(bits >> 63 && lo >= 0)) return ERR_OK;
     return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %.9g, expected %s", path, key, v, what);
 }
 
@@ -451,14 +456,14 @@ static int meta_whole(const SafeTensors *st, const char *path, const char *key, 
     const char *v;
     TRY(meta_text(st, path, key, &v));
     const char *digits = v + (v[0] == '-' && lo < 0);
-    char *end;
+    char *end, shown[120];
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (!digits[0] || strspn(digits, "0123456789") != strlen(digits) || errno || *end || x < lo ||
         x > hi)
-        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a whole number "
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %s, expected a whole number "
                                    "from %lld to %lld",
-                       path, key, v, lo, hi);
+                       path, key, err_quote(v, strlen(v), 40, shown, sizeof shown), lo, hi);
     *out = x;
     return ERR_OK;
 }
@@ -468,28 +473,38 @@ static int meta_u64(const SafeTensors *st, const char *path, const char *key, ui
 {
     const char *v;
     TRY(meta_text(st, path, key, &v));
-    char *end;
+    char *end, shown[120];
     errno = 0;
     unsigned long long x = strtoull(v, &end, 10);
     if (!v[0] || strspn(v, "0123456789") != strlen(v) || errno || *end)
-        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a whole number "
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %s, expected a whole number "
                                    "from 0 to %" PRIu64,
-                       path, key, v, UINT64_MAX);
+                       path, key, err_quote(v, strlen(v), 40, shown, sizeof shown), UINT64_MAX);
     *out = x;
     return ERR_OK;
 }
 
 /* A number as %a writes it (decimal is read too, and "inf"); its range is checked by
- * check_scalars(). */
+ * check_scalars(). One that is not 0 as written but 0 once read (0x1p-2000, 1e-400), or
+ * beyond a double without being written "inf" (1e400), is refused as written. */
 static int meta_real(const SafeTensors *st, const char *path, const char *key, double *out)
 {
     const char *v;
     TRY(meta_text(st, path, key, &v));
-    char *end;
+    char *end, shown[120];
     double x = strtod(v, &end);
     if (end == v || *end || strchr(" \t\n\r\f\v", v[0]))
-        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a number", path,
-                       key, v);
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %s, expected a number", path,
+                       key, err_quote(v, strlen(v), 40, shown, sizeof shown));
+    NumText t;
+    bool literal = numtext_scan(v, strlen(v), &t); /* not "inf" or "nan" */
+    bool nonzero = t.nonzero; /* a hexadecimal one: a digit before its 'p' is not 0 */
+    for (const char *q = strpbrk(v, "xX"); t.hex && q && *q && *q != 'p' && *q != 'P'; q++)
+        nonzero |= strchr("123456789abcdefABCDEF", *q) != NULL;
+    if (literal && ((x == 0.0 && nonzero) || isinf(x)))
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %s, which %s a double", path,
+                       key, err_quote(v, strlen(v), 40, shown, sizeof shown),
+                       isinf(x) ? "is beyond" : "is not 0 but underflows to 0 in");
     *out = x;
     return ERR_OK;
 }

@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lib/train/trainer.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "lib/train/train.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/core/timer.h"
 
 /* ---- making and freeing ------------------------------------------------------ */
@@ -274,29 +274,28 @@ int early_stopping_new(int patience, float min_delta, Callable *out)
 
 typedef struct MetricsLogger {
     char path[1024];
-    long written; /* epochs already in the file */
 } MetricsLogger;
 
+/* The whole history as CSV, one line per epoch. */
+static int write_metrics(FILE *f, void *ctx)
+{
+    const History *h = ctx;
+    fprintf(f, "epoch,train_loss,val_loss,val_acc,lr,loss_scale,seconds,skipped\n");
+    for (long i = 0; i < h->n; i++)
+        fprintf(f, "%ld,%.7g,%.7g,%.7g,%.7g,%.7g,%.6g,%.0f\n", i + 1, (double)h->train_loss[i],
+                (double)h->val_loss[i], (double)h->val_acc[i], (double)h->lr[i],
+                (double)h->loss_scale[i], (double)h->seconds[i], (double)h->skipped[i]);
+    return ERR_OK;
+}
+
+/* The file is saved whole after every epoch (fileio_save(): never appended to in place),
+ * so that it always holds the trainer's history, a resumed run's earlier epochs included. */
 static int metrics_logger_call(void *state, const Value *args, int nargs, Value *out)
 {
     (void)nargs;
     MetricsLogger *m = state;
     const Trainer *t = args[0].as.p;
-    const History *h = &t->hist;
-    bool fresh = m->written == 0 || h->n <= m->written;
-    FILE *f = fopen(m->path, fresh ? "w" : "a");
-    if (!f) return err_set(ERR_IO, "metrics logger: cannot write %s: %s", m->path, strerror(errno));
-    if (fresh) {
-        fprintf(f, "epoch,train_loss,val_loss,val_acc,lr,loss_scale,seconds,skipped\n");
-        m->written = 0;
-    }
-    for (long i = m->written; i < h->n; i++)
-        fprintf(f, "%ld,%.7g,%.7g,%.7g,%.7g,%.7g,%.6g,%.0f\n", i + 1, (double)h->train_loss[i],
-                (double)h->val_loss[i], (double)h->val_acc[i], (double)h->lr[i],
-                (double)h->loss_scale[i], (double)h->seconds[i], (double)h->skipped[i]);
-    if (fclose(f) != 0)
-        return err_set(ERR_IO, "metrics logger: cannot write %s: %s", m->path, strerror(errno));
-    m->written = h->n;
+    TRY(fileio_save(m->path, "metrics CSV file", write_metrics, (void *)&t->hist));
     *out = value_none();
     return ERR_OK;
 }

@@ -152,8 +152,12 @@ typedef struct EarlyStopping {
 WB_MUST_CHECK int early_stopping_new(int patience, float min_delta, Callable *out);
 
 /**
- * @brief A callable that appends each epoch's history row to the CSV file @p path (a header
- *        first), so a crashed run still leaves its metrics.
+ * @brief A callable that saves the trainer's history to the CSV file @p path after each
+ *        epoch (a header, then a row per epoch), so a crashed run still leaves its metrics.
+ *
+ * Each call saves the whole file with fileio_save() (lib/core/fileio.h): never
+ * appended to in place, it always holds the history the trainer has, and a path
+ * that is a link, a FIFO or a device is refused.
  */
 WB_MUST_CHECK int metrics_logger_new(const char *path, Callable *out);
 

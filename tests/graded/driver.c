@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/core/fileio.h"
+
 #define MAX_CASES 512
 #define MAX_LESSONS 8
 
@@ -476,9 +478,9 @@ int main(int argc, char **argv)
     /* results.json (Gradescope). */
     char path[1024];
     snprintf(path, sizeof path, "%s/results.json", out);
-    FILE *f = fopen(path, "w");
+    FILE *f = fileio_save_stream(path, "grade results"); /* saved when closed */
     if (!f) {
-        perror(path);
+        fprintf(stderr, "%s\n", err_message());
         return 0;
     }
     fprintf(f, "{\n  \"score\": %g,\n  \"execution_time\": %.0f,\n", total,
@@ -536,12 +538,12 @@ int main(int argc, char **argv)
         fprintf(f, ", \"visibility\": \"visible\"}%s\n", i + 1 < n_cases ? "," : "");
     }
     fputs("  ]\n}\n", f);
-    fclose(f);
+    if (fclose(f) != 0) fprintf(stderr, "%s\n", err_message());
     snprintf(path, sizeof path, "%s/score.txt", out);
-    FILE *sf = fopen(path, "w");
+    FILE *sf = fileio_save_stream(path, "score file");
     if (sf) {
         fprintf(sf, "%g %g\n", total, max_total);
-        fclose(sf);
+        if (fclose(sf) != 0) fprintf(stderr, "%s\n", err_message());
     }
     printf("Wrote %s/results.json (Gradescope) and Check's XML logs beside it.\n", out);
     return 0;
