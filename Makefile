@@ -717,7 +717,8 @@ $(BUILD)/grade/container_like: $(BUILD)/obj/tests/graded/container_like.o
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS)
 
-$(GRADE_INTAKE): $(BUILD)/obj/tests/graded/intake.o
+$(GRADE_INTAKE): $(BUILD)/obj/tests/graded/intake.o $(BUILD)/obj/lib/core/fileio.o \
+                 $(BUILD)/obj/lib/core/err.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@

@@ -32,19 +32,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FILE_MAX (1 << 20)
+#include "lib/core/fileio.h"
 
-static const char *kind_of(mode_t m)
-{
-    if (S_ISREG(m)) return "a regular file";
-    if (S_ISDIR(m)) return "a folder";
-    if (S_ISLNK(m)) return "a symbolic link";
-    if (S_ISFIFO(m)) return "a FIFO (named pipe)";
-    if (S_ISSOCK(m)) return "a socket";
-    if (S_ISCHR(m)) return "a character device";
-    if (S_ISBLK(m)) return "a block device";
-    return "not a file";
-}
+#define FILE_MAX (1 << 20)
 
 /* A name as shown in a message: printable ASCII, the rest as \xNN. */
 static void shown(const char *s, char *out, size_t size)
@@ -77,10 +67,10 @@ static void why_not(int dirfd, const char *name, int want_dir, char *why, size_t
                  "points to; hand in the file itself",
                  t);
     } else if (want_dir && !S_ISDIR(st.st_mode)) {
-        snprintf(why, size, "is %s, not a folder", kind_of(st.st_mode));
+        snprintf(why, size, "is %s, not a directory", fileio_kind(st.st_mode));
     } else if (!want_dir && !S_ISREG(st.st_mode)) {
         snprintf(why, size, "is %s, not a regular file: hand in the file itself",
-                 kind_of(st.st_mode));
+                 fileio_kind(st.st_mode));
     }
 }
 
@@ -125,7 +115,7 @@ static int open_beneath(int root, const char *rel, char *why, size_t size, char 
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(why, size, "is %s, not a regular file: hand in the file itself",
-                 kind_of(st.st_mode));
+                 fileio_kind(st.st_mode));
         snprintf(at, at_size, "%s", rel);
         close(fd);
         return -1;
@@ -237,7 +227,7 @@ int main(int argc, char **argv)
     else if (S_ISLNK(st.st_mode))
         why_not(AT_FDCWD, from, 1, root_why, sizeof root_why);
     else if (!S_ISDIR(st.st_mode))
-        snprintf(root_why, sizeof root_why, "is %s, not a folder", kind_of(st.st_mode));
+        snprintf(root_why, sizeof root_why, "is %s, not a directory", fileio_kind(st.st_mode));
     else if ((root = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         snprintf(root_why, sizeof root_why, "cannot be read (%s)", strerror(errno));
     int stub_root = stubs ? open(stubs, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
