@@ -863,6 +863,12 @@ static int run_resumed(const LessonContext *ctx, const ExperimentConfig *cfg, co
            e->dir, t->epoch, t->opts.epochs, (double)t->opt->lr, (long long)t->opt->step,
            (double)grad_scaler_factor(&t->scaler), t->best_epoch);
     long from = t->epoch;
+    if (t->sched && from < t->opts.epochs && sched_past_end(t->sched, t->opts.epochs))
+        printf("  epochs %ld to %ld are past the schedule's end (the checkpoint's T_max %d, which "
+               "a resume keeps, as PyTorch's load_state_dict does): the rate climbs back along "
+               "the cosine\n",
+               from + 1 > t->sched->state.t_max ? from + 1 : (long)t->sched->state.t_max + 1,
+               t->opts.epochs, t->sched->state.t_max);
     if (from >= t->opts.epochs)
         printf("  nothing to train: the checkpoint is at the configured %ld epochs (--epochs N "
                "for more)\n",

@@ -16,6 +16,7 @@
 #include "lib/core/fileio.h"
 #include "lib/io/safetensors.h"
 #include "suites.h"
+#include "tests/common/fixture.h"
 #include "tests/common/tmpdir.h"
 
 static char g_root[64];
@@ -366,6 +367,45 @@ START_TEST(test_early_stopping_and_metrics)
 }
 END_TEST
 
+/* A run of 12 epochs resumed with 15 configured: its scheduler keeps the checkpoint's T_max
+ * (or step_size), as PyTorch's load_state_dict() does, and the rates of epochs 13 to 15 are
+ * PyTorch's (tests/fixtures/sched_resume.txt, by tests/gen_fixtures.py): for the cosine, 0,
+ * then back up, not 0 three times (a T_max of 15 from the config would keep the rate at 0). */
+START_TEST(test_resume_past_the_schedules_end_follows_pytorch)
+{
+    static const char *const cases[] = {"cosine", "steplr"};
+    const char *name = cases[_i];
+    char key[64];
+    snprintf(key, sizeof key, "%s.hyper", name);
+    const float *h = fixture("sched_resume.txt", key)->data; /* lr, saved, resumed, other */
+    snprintf(key, sizeof key, "%s.lrs", name);
+    const Fixture *want = fixture("sched_resume.txt", key);
+    make_root();
+    ExperimentConfig c = small("saved");
+    snprintf(c.scheduler, sizeof c.scheduler, "%s", _i == 0 ? "cosine" : "step");
+    c.lr = h[0], c.epochs = 12;
+    if (_i == 0) c.eta_min = h[3];
+    else c.step_size = (int)h[1], c.gamma = h[3];
+    ck_assert_int_eq(_i == 0 ? c.epochs : c.step_size, (long)h[1]);
+    Experiment *saved = open_exp(&c);
+    run(saved, 0);
+    snprintf(c.name, sizeof c.name, "resumed");
+    c.epochs = want->n;
+    if (_i == 1) c.step_size = (int)h[2];
+    ck_assert_int_eq(_i == 0 ? c.epochs : c.step_size, (long)h[2]);
+    Experiment *e = NULL;
+    ck_assert_msg(experiment_open_resumed(&c, g_root, saved->checkpoint, &e) == ERR_OK, "%s",
+                  err_message());
+    e->trainer->opts.progress = false;
+    ck_assert(sched_past_end(e->trainer->sched, c.epochs) == (_i == 0));
+    run(e, 0);
+    ck_assert_int_eq(e->trainer->hist.n, want->n);
+    assert_close(name, e->trainer->hist.lr, want->data, want->n, 1e-12, 1.2e-7);
+    experiment_free(saved), experiment_free(e);
+    remove_root();
+}
+END_TEST
+
 /* Configs: typos, wrong types and bad combinations, each named with file and line. */
 START_TEST(test_config_errors)
 {
@@ -414,6 +454,7 @@ Suite *trainer_suite(void)
     tcase_add_test(tc, test_kill_during_save_keeps_the_last_checkpoint);
     tcase_add_test(tc, test_nan_loss_stops_cleanly);
     tcase_add_test(tc, test_early_stopping_and_metrics);
+    tcase_add_loop_test(tc, test_resume_past_the_schedules_end_follows_pytorch, 0, 2);
     tcase_add_test(tc, test_config_errors);
     tcase_add_test(tc, test_best_model_saved_and_loaded_back);
     suite_add_tcase(s, tc);
