@@ -132,19 +132,20 @@ static int check_scalars(const char *path, const Scalars *v, const Trainer *t)
 /* The scalars that follow from the history (epoch values each, checked by check_series()),
  * as the trainer keeps them. */
 static int check_with_history(const char *path, const Scalars *v, const float *val_loss,
-                              const float *skipped)
+                              const float *skipped, float min_delta)
 {
-    /* trainer_end_epoch() takes a validation loss below the best so far (inf at first;
-     * NaN and inf never are) as the new best: the first epoch of the lowest one. */
+    /* trainer_end_epoch() takes a validation loss below the best so far by more than
+     * min_delta (anything finite beats inf; NaN and inf never improve) as the new best. */
     float best = INFINITY;
     long long best_epoch = 0;
     for (long long k = 0; k < v->epoch; k++)
-        if (val_loss[k] < best) best = val_loss[k], best_epoch = k + 1;
+        if (trainer_improves(val_loss[k], best, min_delta)) best = val_loss[k], best_epoch = k + 1;
     if (v->best_epoch != best_epoch)
         return err_set(ERR_FORMAT, "%s: metadata \"best_epoch\" is %lld, expected %lld: the "
-                                   "first epoch with the lowest \"history.val_loss\" (0 when no "
-                                   "epoch has one below inf)",
-                       path, v->best_epoch, best_epoch);
+                                   "last epoch whose \"history.val_loss\" beat the best before "
+                                   "it by more than min_delta (%g; 0 when no epoch has one below "
+                                   "inf)",
+                       path, v->best_epoch, best_epoch, (double)min_delta);
     if (v->best != (double)best && best_epoch == 0)
         return err_set(ERR_FORMAT, "%s: metadata \"best_val_loss\" is %.9g, expected inf: no "
                                    "epoch has a \"history.val_loss\" below inf",
@@ -374,7 +375,7 @@ int checkpoint_save(const Trainer *t, long epoch, const char *path)
                        where, epoch, t->hist.n);
     Scalars v = scalars_of(t, epoch);
     TRY(check_scalars(where, &v, t));
-    TRY(check_with_history(where, &v, t->hist.val_loss, t->hist.skipped));
+    TRY(check_with_history(where, &v, t->hist.val_loss, t->hist.skipped, t->opts.min_delta));
     Writer *w = calloc(1, sizeof *w);
     if (!w) return err_set(ERR_NOMEM, "%s: out of memory", where);
     int rc = put_model(w, where, t->model);
@@ -763,7 +764,7 @@ static int stage_state(const SafeTensors *st, Trainer *t, const char *path, Chec
         }
         if (v->epoch) memcpy(s->series[i], f->data, sizeof(float) * (size_t)v->epoch);
     }
-    rc = check_with_history(path, v, s->series[1], s->series[6]);
+    rc = check_with_history(path, v, s->series[1], s->series[6], t->opts.min_delta);
 done:
     tensor_free(like);
     return rc;
