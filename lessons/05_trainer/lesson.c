@@ -313,7 +313,7 @@ static int section_amp(const ExperimentConfig *cfg, const char *root, bool quick
     const Tensor *y;
     int rc = x ? tensor_copy_rows(e->x_train, 0, rows, x) : (int)err_code();
     if (!rc) rc = tensor_to(x, e->device, &xd);
-    if (!rc) rc = module_forward(e->model, xd, &y);
+    if (!rc) rc = module_call(e->model, xd, &y); /* model(x), hooks and all */
     int64_t kept = 0;
     for (int i = 0; !rc && i < e->model->n_children; i++) kept += e->model->children[i]->output->numel;
     if (!rc)
