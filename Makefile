@@ -263,7 +263,7 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
+.PHONY: help deps deps-grade deps-docs build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
         docs fixtures clean gpu-status grade grader hint grade-all grader-package demos \
         $(DEMOS:%=demo-%) docs-check sim-run test-conformance
 
@@ -284,7 +284,7 @@ help:
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
 	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings are errors)"
-	@echo "  make docs-check          open every page of the built docs in headless Chromium: images, figures, links"
+	@echo "  make docs-check          open every page of the built docs in headless Chromium (installed first as root): images, figures, links"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
 	@echo "  make gpu-deps            download what gpu-check needs, for a GPU machine without network"
 	@echo "  make test-gpu            only the kernel and GPU-path tests, on the GPU"
@@ -304,6 +304,8 @@ DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 libopenblas-dev l
               openmpi-bin libopenmpi-dev
 DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev openmpi-bin \
               libopenmpi-dev
+# `deps-docs`: what make docs-check adds (a headless browser), installed only when asked.
+DEPS_DOCS  := chromium chromium-driver python3-selenium
 define deps_recipe
 	@missing=""; \
 	for p in $(1); do case $$p in \
@@ -318,6 +320,10 @@ define deps_recipe
 	  zlib1g-dev) pkg-config --exists zlib 2>/dev/null || missing="$$missing $$p" ;; \
 	  openmpi-bin) command -v mpirun >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenmpi-dev) pkg-config --exists mpi-c 2>/dev/null || missing="$$missing $$p" ;; \
+	  chromium) command -v chromium >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  chromium-driver) command -v chromedriver >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  python3-selenium) /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || \
+	    missing="$$missing $$p" ;; \
 	esac; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -337,6 +343,9 @@ deps:
 
 deps-grade:
 	$(call deps_recipe,$(DEPS_GRADE))
+
+deps-docs:
+	$(call deps_recipe,$(DEPS_DOCS))
 
 gpu-status:
 	@if [ -z "$(NVCC)" ]; then echo "GPU parts: nvcc not found, so only the simulator" \
@@ -367,7 +376,9 @@ TEST_ENV = $(if $(filter 1,$(SAN)),CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIE
 test: deps gpu-status
 	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
-	@$(MAKE) --no-print-directory $(UNIT_BIN) $(HOSTILE_BIN) $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
+	@# -s: a target already built is not news ("make[1]: ... is up to date")
+	@$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s) $(UNIT_BIN) $(HOSTILE_BIN) \
+	  $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
 	@echo "== unit tests of lib (CPU)"
 	@$(TEST_ENV) $(UNIT_BIN)
 	@echo "== hostile inputs: the corpus of tests/hostile, every truncation, bit flips"
@@ -555,7 +566,7 @@ docs: deps
 # build/docs/screenshots. The checker's own test first: it must fail a broken page.
 DOCS_PY = $(shell for p in python3 /usr/bin/python3; do \
             $$p -c 'import selenium' >/dev/null 2>&1 && { command -v $$p; break; }; done)
-docs-check:
+docs-check: deps-docs
 	@test -n "$(DOCS_PY)" || { echo "make docs-check needs Chromium and Selenium:" \
 	  "sudo apt-get install -y chromium chromium-driver python3-selenium"; exit 1; }
 	@test -f build/docs/html/index.html || { echo "make docs-check: run make docs first"; exit 1; }
@@ -738,7 +749,10 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 	@echo "  CXX   $*.cu (simulator)"
 	$(Q)$(CXX) $(CXXFLAGS_KSIM) -Werror -iquote $(dir $*) -c $< -o $@
 
-# The student's CUDA exercise: warnings shown, not fatal.
+# The student's CUDA exercise: warnings shown, not fatal. Its translation and object are
+# kept as the others are (.PRECIOUS names a rule's own target pattern): else make deletes
+# them after the link and says so ("rm build/...") in a run that went well.
+.PRECIOUS: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o
 $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_DIR)/%.cu $(SIM_DIR)/cu2sim.pl
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
