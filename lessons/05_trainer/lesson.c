@@ -289,6 +289,17 @@ static int section_amp(const ExperimentConfig *cfg, const char *root, bool quick
     c.epochs = quick ? 4 : 8;
     printf("  %s, %s, %ld epochs, the loss as it is:\n", c.data, c.optimizer, c.epochs);
     TRY(amp_table(&c, root));
+    Device dev;
+    DeviceInfo info;
+    if (device_from_string(cfg->device, &dev) == ERR_OK && device_is_host(dev))
+        printf("  (the times are the CPU's, where half precision is emulated: float32 arithmetic "
+               "rounded to\n  half precision. They time the emulation, not what half precision "
+               "saves, and say nothing\n  about a GPU, whose products run in half precision on "
+               "tensor cores: --device cuda measures\n  that on one.)\n");
+    else if (device_info(dev, &info) == ERR_OK && !info.simulated)
+        printf("  (the times were measured on %s, %.80s: autocast's products ran in half "
+               "precision there)\n", cfg->device, info.name);
+    err_clear();
     /* Adam's steps do not depend on the size of the gradients: a tiny loss weight changes
      * nothing in float32, and shows what small gradients do in float16. */
     snprintf(c.name, sizeof c.name, "%.50s-w", cfg->name);
