@@ -283,7 +283,7 @@ help:
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
-	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings are errors)"
+	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings and changed code spans are errors)"
 	@echo "  make docs-check          open every page of the built docs in headless Chromium (installed first as root): images, figures, links"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
 	@echo "  make gpu-deps            download what gpu-check needs, for a GPU machine without network"
@@ -542,7 +542,9 @@ bench: deps $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER)
 
 # make docs runs each lesson in its quick form here (docs/figures.py): on the GPU when
 # there is one, else the parts whose figure needs a GPU on the simulator. Their charts
-# go into build copies of the pages (build/docs/src), which Doxygen reads.
+# go into build copies of the pages (build/docs/src), which Doxygen reads. Then every
+# code span of the pages must be in the HTML as written (tests/docs/check_code_spans.py,
+# after its own test).
 DOCS_SIM_BIN := $(BUILD_ROOT)/rel-sim/solutions/lesson37
 docs: deps
 	@mkdir -p build/docs
@@ -558,6 +560,9 @@ docs: deps
 	doxygen docs/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log; \
 	status=$$?; if [ -s build/docs/warnings.log ] || [ $$status -ne 0 ]; then \
 	  cat build/docs/warnings.log; echo "make docs: doxygen reported problems"; exit 1; fi; \
+	python3 tests/docs/test_check_code_spans.py > build/docs/code_spans.log || \
+	  { cat build/docs/code_spans.log; exit 1; }; \
+	python3 tests/docs/check_code_spans.py build/docs/html --doxyfile docs/Doxyfile || exit 1; \
 	rm -rf build/docs/html/figures && cp -r build/docs/figures build/docs/html/figures; \
 	echo "Docs: build/docs/html/index.html ($$(( $$(date +%s) - start )) s with the lessons' runs)"
 
