@@ -310,7 +310,7 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
+.PHONY: help deps deps-grade deps-docs build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
         docs fixtures clean gpu-status grade grader hint grade-all grader-package demos \
         $(DEMOS:%=demo-%) docs-check sim-run test-conformance
 
@@ -330,8 +330,8 @@ help:
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
-	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings are errors)"
-	@echo "  make docs-check          open every page of the built docs in headless Chromium: images, figures, links"
+	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings and changed code spans are errors)"
+	@echo "  make docs-check          open every page of the built docs in headless Chromium (installed first as root): images, figures, links"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
 	@echo "  make gpu-deps            download what gpu-check needs, for a GPU machine without network"
 	@echo "  make test-gpu            only the kernel and GPU-path tests, on the GPU"
@@ -351,6 +351,8 @@ DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 libopenblas-dev l
               openmpi-bin libopenmpi-dev libseccomp-dev
 DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev openmpi-bin \
               libopenmpi-dev libseccomp-dev
+# `deps-docs`: what make docs-check adds (a headless browser), installed only when asked.
+DEPS_DOCS  := chromium chromium-driver python3-selenium
 define deps_recipe
 	@missing=""; \
 	for p in $(1); do case $$p in \
@@ -366,6 +368,10 @@ define deps_recipe
 	  openmpi-bin) command -v mpirun >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenmpi-dev) pkg-config --exists mpi-c 2>/dev/null || missing="$$missing $$p" ;; \
 	  libseccomp-dev) pkg-config --exists libseccomp 2>/dev/null || missing="$$missing $$p" ;; \
+	  chromium) command -v chromium >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  chromium-driver) command -v chromedriver >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  python3-selenium) /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || \
+	    missing="$$missing $$p" ;; \
 	esac; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -385,6 +391,9 @@ deps:
 
 deps-grade:
 	$(call deps_recipe,$(DEPS_GRADE))
+
+deps-docs:
+	$(call deps_recipe,$(DEPS_DOCS))
 
 gpu-status:
 	@if [ -z "$(NVCC)" ]; then echo "GPU parts: nvcc not found, so only the simulator" \
@@ -415,8 +424,9 @@ TEST_ENV = $(if $(filter 1,$(SAN)),CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIE
 test: deps gpu-status
 	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
-	@$(MAKE) --no-print-directory $(UNIT_BIN) $(HOSTILE_BIN) $(call LESSON37,solutions) $(SIM_TESTS) \
-	  $(if $(NVCC),$(GPU_TESTS))
+	@# -s: a target already built is not news ("make[1]: ... is up to date")
+	@$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s) $(UNIT_BIN) $(HOSTILE_BIN) $(call LESSON37,solutions) \
+	  $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
 	@echo "== unit tests of lib (CPU)"
 	@$(TEST_ENV) $(UNIT_BIN)
 	@echo "== hostile inputs: the corpus of tests/hostile, every truncation, bit flips"
@@ -595,7 +605,9 @@ bench: deps $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER)
 
 # make docs runs each lesson in its quick form here (docs/figures.py): on the GPU when
 # there is one, else the parts whose figure needs a GPU on the simulator. Their charts
-# go into build copies of the pages (build/docs/src), which Doxygen reads.
+# go into build copies of the pages (build/docs/src), which Doxygen reads. Then every
+# code span of the pages must be in the HTML as written (tests/docs/check_code_spans.py,
+# after its own test).
 DOCS_SIM_BIN := $(BUILD_ROOT)/rel-sim/solutions/lesson37
 docs: deps
 	@mkdir -p build/docs
@@ -611,6 +623,9 @@ docs: deps
 	doxygen docs/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log; \
 	status=$$?; if [ -s build/docs/warnings.log ] || [ $$status -ne 0 ]; then \
 	  cat build/docs/warnings.log; echo "make docs: doxygen reported problems"; exit 1; fi; \
+	python3 tests/docs/test_check_code_spans.py > build/docs/code_spans.log || \
+	  { cat build/docs/code_spans.log; exit 1; }; \
+	python3 tests/docs/check_code_spans.py build/docs/html --doxyfile docs/Doxyfile || exit 1; \
 	rm -rf build/docs/html/figures && cp -r build/docs/figures build/docs/html/figures; \
 	echo "Docs: build/docs/html/index.html ($$(( $$(date +%s) - start )) s with the lessons' runs)"
 
@@ -619,7 +634,7 @@ docs: deps
 # build/docs/screenshots. The checker's own test first: it must fail a broken page.
 DOCS_PY = $(shell for p in python3 /usr/bin/python3; do \
             $$p -c 'import selenium' >/dev/null 2>&1 && { command -v $$p; break; }; done)
-docs-check:
+docs-check: deps-docs
 	@test -n "$(DOCS_PY)" || { echo "make docs-check needs Chromium and Selenium:" \
 	  "sudo apt-get install -y chromium chromium-driver python3-selenium"; exit 1; }
 	@test -f build/docs/html/index.html || { echo "make docs-check: run make docs first"; exit 1; }
@@ -893,7 +908,10 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 	@echo "  CXX   $*.cu (simulator)"
 	$(Q)$(CXX) $(CXXFLAGS_KSIM) -Werror -iquote $(dir $*) -c $< -o $@
 
-# The student's CUDA exercise: warnings shown, not fatal.
+# The student's CUDA exercise: warnings shown, not fatal. Its translation and object are
+# kept as the others are (.PRECIOUS names a rule's own target pattern): else make deletes
+# them after the link and says so ("rm build/...") in a run that went well.
+.PRECIOUS: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o
 $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(SIM_DIR)/cu2sim.pl
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"

@@ -351,10 +351,10 @@ static int show_moving(Device gpu)
     Module *fc1 = linear_new("fc1", 4, 10, &rng);
     const Tensor *y;
     if (fc1 && module_to(fc1, gpu) == ERR_OK) {
-        if (module_forward(fc1, x, &y) != ERR_OK)
+        if (module_call(fc1, x, &y) != ERR_OK)
             printf("  a CPU tensor into a model on the GPU fails, as in PyTorch:\n    %s\n",
                    err_message());
-        if (module_forward(fc1, on, &y) == ERR_OK)
+        if (module_call(fc1, on, &y) == ERR_OK)
             printf("  the same tensor moved to the GPU goes through\n");
     }
     printf("\n");

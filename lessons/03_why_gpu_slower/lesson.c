@@ -1,5 +1,5 @@
 /*
- * Part 3: why the GPU looks slower, measured piece by piece, and how to make it win.
+ * Part 3: why the GPU looks slower, measured piece by piece, and what could make it win.
  *
  * Six demos, each runnable alone (make demo-sync, demo-launch, demo-copy,
  * demo-batch, demo-fused, demo-timeline; make demos for all) and all together as part 3 of
@@ -87,6 +87,7 @@ static void find_gpu(const char *want, Gpu *g)
         g->simulated = info.simulated;
         snprintf(g->label, sizeof g->label, "%s%s", device_str(g->dev, name, sizeof name),
                  g->simulated ? " (sim)" : "");
+        snprintf(g->name, sizeof g->name, "%.95s", info.name);
         printf("GPU: %s, %s\n", g->label, info.name);
     }
     if (!g->ok) printf("GPU: none (%s)\n", g->why);
@@ -226,7 +227,7 @@ int lesson03_run(const LessonContext *ctx, int argc, char **argv)
     Options o = {"all", "cuda", false, 0};
     int rc;
     if (!parse_options(argc, argv, &o, &rc)) return rc;
-    lesson_heading(PART, "Why the GPU looks slower, and how to make it win", README);
+    lesson_heading(PART, "Why the GPU looks slower, and what could make it win", README);
     Gpu g;
     find_gpu(o.device, &g);
     Sizes s = sizes_for(&o, &g);

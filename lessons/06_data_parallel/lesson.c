@@ -754,27 +754,51 @@ static void section_beyond(const Run *run)
            "--device cuda\n"
            "     (NCCL_SOCKET_IFNAME picks the network interface, NCCL_IB_HCA the InfiniBand "
            "card,\n     NCCL_DEBUG=INFO shows the path it chose.)\n");
-    printf("     A ring all-reduce sends each byte 2(p-1)/p times over the slowest link:\n"
-           "       time = 2(p-1)/p x bytes / bandwidth  (+ 2(p-1) x the link's latency)\n"
-           "     For the wide model's %.2f MiB of gradients (nominal link bandwidths, one "
-           "direction):\n", bytes / 1048576.0);
+    printf("     Modelled, not measured: a ring all-reduce sends each byte 2(p-1)/p times over "
+           "each link of\n     the ring, so the ring's slowest link sets its time:\n"
+           "       time = 2(p-1)/p x bytes / the slowest link's bandwidth  (latency left out)\n"
+           "     For the wide model's %.2f MiB of gradients (nominal bandwidths, one direction; "
+           "\"-\": the\n     link cannot join that many ranks, so a ring of them has a slower "
+           "one):\n", bytes / 1048576.0);
+    /* A link joins at most `most` GPUs (0: any number): NVLink 4 through the NVSwitches of
+     * one H100 SXM server joins 8; a PCIe bus, the GPUs of one machine (8 here). */
     static const struct {
         const char *link;
         double gbs;
-    } links[] = {{"NVLink 4 (H100 SXM)", 450}, {"PCIe 4.0 x16", 32}, {"InfiniBand NDR 400G", 50},
-                 {"100 Gb Ethernet", 12.5},    {"10 Gb Ethernet", 1.25}};
-    printf("       %-22s %9s %9s %9s\n", "link", "p = 2", "p = 8", "p = 64");
+        int most;
+    } links[] = {{"NVLink 4 (H100 SXM)", 450, 8}, {"PCIe 4.0 x16", 32, 8},
+                 {"InfiniBand NDR 400G", 50, 0},   {"100 Gb Ethernet", 12.5, 0},
+                 {"10 Gb Ethernet", 1.25, 0}};
+    printf("       %-22s %10s %10s %10s\n", "slowest link", "p = 2", "p = 8", "p = 64");
     for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
         printf("       %-22s", links[i].link);
-        for (int p = 2; p <= 64; p *= (p == 2 ? 4 : 8))
-            printf(" %7.3f ms", 1e3 * 2.0 * (p - 1) / p * bytes / (links[i].gbs * 1e9));
+        for (int p = 2; p <= 64; p *= (p == 2 ? 4 : 8)) {
+            if (links[i].most && p > links[i].most)
+                printf(" %10s", "-");
+            else
+                printf(" %7.3f ms", 1e3 * 2.0 * (p - 1) / p * bytes / (links[i].gbs * 1e9));
+        }
         printf("\n");
     }
+    /* 64 ranks of H100 SXM are 8 servers of 8: NVLink inside each, the network between. */
     double big = 350e6 * 4; /* a model of 350M float32 parameters */
+    double ring = 2.0 * 63 / 64 * big / 50e9, server = 2.0 * 7 / 8 * big / 450e9;
     printf("     The time hardly grows with p (2(p-1)/p < 2): a ring scales, as long as the "
-           "compute of a\n     step stays above it. 350M parameters (%.1f GB of gradients) over "
-           "10 Gb Ethernet take %.1f s\n     a step on 64 ranks, over NVLink 4 %.1f ms.\n",
-           big / 1e9, 2.0 * 63 / 64 * big / 1.25e9, 1e3 * 2.0 * 63 / 64 * big / 450e9);
+           "compute of a\n     step stays above it. Which link is the slowest depends on p. 64 "
+           "H100 SXM GPUs are 8 servers\n     of 8: NVLink joins the 8 of one server, and a ring "
+           "through all 64 leaves each server over\n     the network, which is then its slowest "
+           "link. So, modelled per link as NCCL builds its rings\n     (NVLink inside a server, "
+           "a NIC between servers), for 350M parameters (%.1f GB of gradients):\n"
+           "       8 ranks, one server, NVLink 4                 %8.1f ms\n"
+           "       64 ranks, one ring over InfiniBand NDR        %8.1f ms  (NCCL runs a ring per "
+           "NIC: with the\n"
+           "                                                                8 NICs of a DGX H100, "
+           "down to %.1f ms)\n"
+           "       64 ranks over 10 Gb Ethernet                  %8.1f s\n"
+           "     Between servers NCCL also uses trees, whose latency grows with log2(p) hops rather "
+           "than p;\n     the model leaves latency out, which small messages and many ranks "
+           "make dominant.\n",
+           big / 1e9, 1e3 * server, 1e3 * ring, 1e3 * ring / 8, 2.0 * 63 / 64 * big / 1.25e9);
 }
 
 int lesson06_run(const LessonContext *ctx, int argc, char **argv)

@@ -371,7 +371,7 @@ static int build(Experiment *e, const char *root)
                         c->pin_memory};
     TRY(loader_new(e->x_val, e->val.y, e->device, &vo, &e->val_loader));
     TrainerOptions to = {c->epochs, (float)c->clip_norm, precision_dtype(c->precision),
-                         c->grad_scaler, true, (float)c->loss_weight};
+                         c->grad_scaler, true, (float)c->loss_weight, (float)c->min_delta};
     TRY(trainer_new(e->model, e->train_loader, e->val_loader, e->loss, e->opt, e->sched,
                     e->device, &to, &e->trainer));
     e->trainer->config_json = e->config_json;

@@ -55,7 +55,8 @@ typedef struct ExperimentConfig {
     char device[16];        /**< "cpu", "cuda", "cuda:N" */
     uint64_t seed;          /**< everything random comes from it */
     int patience;           /**< early stopping after this many epochs without improvement (0: off) */
-    double min_delta;       /**< early stopping: the least improvement that counts */
+    double min_delta;       /**< the least improvement that counts: for early stopping and for
+                                 the best epoch (the best model saved) */
     int num_workers;        /**< loader: 0 or 1 background worker */
     bool pin_memory;        /**< loader: pinned staging memory (GPU only) */
     long checkpoint_every;  /**< save the full checkpoint every N epochs */

@@ -51,6 +51,9 @@ int trainer_new(Module *model, Loader *train, Loader *val, Loss *loss, Optimizer
     if (!(o->loss_weight > 0.0f) || isinf(o->loss_weight))
         return err_set(ERR_ARG, "trainer: loss_weight is %g, must be positive and finite",
                        (double)o->loss_weight);
+    if (!(o->min_delta >= 0.0f) || isinf(o->min_delta))
+        return err_set(ERR_ARG, "trainer: min_delta is %g, must be 0 or more and finite",
+                       (double)o->min_delta);
     if (o->autocast != DTYPE_F32 && o->autocast != DTYPE_F16 && o->autocast != DTYPE_BF16)
         return err_set(ERR_ARG, "trainer: mixed precision takes float16 or bfloat16, not %s",
                        dtype_name(o->autocast));
@@ -222,6 +225,11 @@ done:;
     return ERR_OK;
 }
 
+bool trainer_improves(float val_loss, float best, float min_delta)
+{
+    return val_loss < best - min_delta; /* NaN never improves; anything finite beats inf */
+}
+
 int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s)
 {
     History *h = &t->hist;
@@ -235,8 +243,9 @@ int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s)
     h->seconds[i] = (float)(timer_now() - t->epoch_start);
     h->skipped[i] = (float)s->skipped;
     /* The best goes with the history, even if the scheduler fails below: a checkpoint's
-     * best_epoch is the history's (checkpoint.c checks it). */
-    if (s->val_loss < t->best_val_loss) {
+     * best_epoch is the history's (checkpoint.c checks it). An improvement counts as early
+     * stopping counts one (more than min_delta), so the run has one best, not two. */
+    if (trainer_improves(s->val_loss, t->best_val_loss, t->opts.min_delta)) {
         t->best_val_loss = s->val_loss;
         t->best_epoch = epoch; /* best_model_saver_new() saves it, if asked */
     }

@@ -472,6 +472,9 @@ int main(int argc, char **argv)
     if (next)
         printf("Next: exercise %s (%s) in %s; make hint EX=%s\n", next->exercise, next->function,
                next->file, next->exercise);
+    else if (max_total > 0 && n_lessons == 1)
+        printf("Every exercise of Lesson %s passes (make grade without LESSON= grades them "
+               "all).\n", lessons[0]);
     else if (max_total > 0)
         printf("Every exercise passes.\n");
 
