@@ -807,6 +807,8 @@ $(GRADED:%=$(GRADE_GEN)/withheld_%.c): $(GRADE_GEN)/withheld_%.c: tests/graded/g
         $(wildcard tests/graded/allow/*.txt) $$(call kobj_of,$$(call withheld_files,$$*),$$(call grade_flavor,$$*))
 	@mkdir -p $(@D)
 	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --withheld $* \
+	  --c "$(foreach d,$(call so_lessons,$*),$(firstword $(subst _, ,$(d))))" \
+	  --cu "$(foreach d,$(call so_cu_lessons,$*,$(call grade_flavor,$*)),$(firstword $(subst _, ,$(d))))" \
 	  --objects "$(call kobj_of,$(call withheld_files,$*),$(call grade_flavor,$*))" > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/grade/withheld_%.o: $(GRADE_GEN)/withheld_%.c

@@ -5,10 +5,12 @@
 #       a trampoline for each exercise of those lessons (the C file's, and the CUDA
 #       file's of the lessons after --cu), the slots they jump through, and the table
 #       student.c fills from the shared object
-#   gen_trampolines.pl --allow DIR --withheld NN [--objects "a.o b.o"] > withheld.c
+#   gen_trampolines.pl --allow DIR --withheld NN [--objects "a.o b.o"] [--c ... --cu ...]
+#       > withheld.c
 #       stubs for what lesson NN's runner leaves out: the names of NN.txt's `withhold`
 #       lines and the functions the objects of its `withhold-files` define (given as
-#       --objects); each stub fails the case that calls it
+#       --objects), but the exercises the runner has trampolines for (--c, --cu, as
+#       below); each stub fails the case that calls it
 #   gen_trampolines.pl --allow DIR --withheld-list NN > weaken.txt
 #       the names of NN.txt's `withhold` lines, one a line (for objcopy --weaken-symbols)
 #   gen_trampolines.pl --allow DIR --exports --archives "lib.a ..." > runner.keep
@@ -58,6 +60,10 @@ if ($withheld) {
             $why{$2} //= "it would do an exercise of Lesson $withheld" if /^\S+\s+([TW])\s+(\S+)$/;
         }
     }
+    # what the runner takes from the student's shared object is the student's own (in
+    # the grader package, which has no answers, another lesson's exercise may be)
+    delete $why{$_} for (map { list("$allow/$_.txt", 'exercises') } split ' ', $c),
+                        (map { list("$allow/$_.txt", 'cu-exercises') } split ' ', $cu);
     print "/* What lesson ${withheld}'s runner leaves out (gen_trampolines.pl): each name fails\n"
         . " * the case that calls it. */\n";
     print "void graded_withheld(const char *name, const char *why) __attribute__((noreturn));\n";

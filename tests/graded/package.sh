@@ -27,7 +27,7 @@ chmod +x "$stage/setup.sh" "$stage/run_autograder"
 # Nothing of the answers may be in it.
 answers=$( { [ -e "$stage/solutions" ] && echo solutions/; \
              grep -rl --include='*.c' --include='*.cu' 'reference answers' "$stage/lessons" \
-               2>/dev/null | sed "s|^$stage/||"; } | tr '\n' ' ')
+               2>/dev/null | sed "s|^$stage/||" || true; } | tr '\n' ' ')
 if [ -n "$answers" ]; then
     echo "grader-package: the package would hold answers in ${answers% }: an exercises file" \
          "that says 'reference answers' is a copy of solutions/; restore the stub" \
