@@ -22,6 +22,7 @@ STUDENT_DIR ?= lessons      # where IMPL=lessons finds NN_name/exercises.c
 BUILD_ROOT  ?= build        # where everything is built
 GRADE_OUT   ?=              # make grade: where results go (default BUILD_ROOT/grade)
 GRADE_INTAKE_OPTS ?=        # make grade: how the student's files are taken (tests/graded/intake.c)
+GRADE_HIDE_ALSO ?=          # make grade: more folders the runners must not see (grade-all: the class's)
 ARCH  ?= native             # -march value for the C code
 CU    ?=                    # make sim-run: the CUDA program (.cu with its own main) to run
 # make grade grades the student's code unless IMPL is given.
@@ -271,10 +272,12 @@ grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
 GRADE_GEN   := $(BUILD)/grade/gen
 GRADE_INTAKE := $(BUILD)/grade/intake
 GRADE_INTAKE_DIR := $(BUILD)/intake/$(STUDENT_KEY)
+# The files a submission hands in, as paths under STUDENT_DIR.
+GRADE_FILES  := $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu)
 # What the runners must not see, where the sandbox can hide it (sandbox.h): the answers,
 # the build tree (other submissions' objects, the reference records), the results.
 GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref) \
-               $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT))
+               $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT)) $(abspath $(GRADE_HIDE_ALSO))
 GRADE_EXPORTS := $(GRADE_GEN)/runner.exports
 GRADE_JUDGES := $(GRADED:%=$(BUILD)/grade/judge%)
 GRADE_REFS   := $(GRADED:%=$(BUILD)/grade/ref/%.records)
@@ -443,13 +446,17 @@ grade: deps-grade
 	@# second name of a file or a special file is refused, and that lesson scores 0.
 	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(GRADE_INTAKE_DIR) && mkdir -p $(BUILD)/intake && \
 	  $(MAKE) --no-print-directory $(GRADE_INTAKE) >/dev/null && \
-	  $(GRADE_INTAKE) --from $(STUDENT_DIR) --to $(GRADE_INTAKE_DIR) $(GRADE_INTAKE_OPTS) \
-	    $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu))
+	  $(GRADE_INTAKE) --from $(STUDENT_DIR) --to $(GRADE_INTAKE_DIR) $(GRADE_INTAKE_OPTS) $(GRADE_FILES))
+	@# A lesson whose file is not there is "not handed in" (not make's missing rule).
 	@for l in $(GRADE_LESSONS); do \
 	  rm -f $(call grade_so_dir,$(GRADE_IMPL))/$$l.so; \
 	  if [ -n "$(filter lessons,$(GRADE_IMPL))" ] && \
 	     cat $(GRADE_INTAKE_DIR)/$(if $(HAVE_ANSWERS),$${l}_*,*)/*.refused > $(GRADE_OUT)/compile_$$l.log 2>/dev/null; then \
 	    echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
+	  missing=; $(if $(filter lessons,$(GRADE_IMPL)),for f in $(GRADE_FILES); do case $$f in ($${l}_*) \
+	    [ -f $(GRADE_INTAKE_DIR)/$$f ] || missing="$$missing $$f";; esac; done;) \
+	  if [ -n "$$missing" ]; then echo "not handed in: $(STUDENT_DIR) has no$$missing" \
+	    > $(GRADE_OUT)/compile_$$l.log; echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
 	  $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
 	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR)) \
 	    > $(GRADE_OUT)/compile_$$l.log 2>&1; \
