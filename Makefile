@@ -23,6 +23,11 @@ BUILD_ROOT  ?= build        # where everything is built
 GRADE_OUT   ?=              # make grade: where results go (default BUILD_ROOT/grade)
 GRADE_INTAKE_OPTS ?=        # make grade: how the student's files are taken (tests/graded/intake.c)
 GRADE_HIDE_ALSO ?=          # make grade: more folders the runners must not see (grade-all: the class's)
+SUBMISSIONS ?=              # make grade-all, grade-report: the class (a folder, or a Gradescope or Canvas export)
+JOBS  ?=                    # make grade-all: submissions graded at once (default: the cores)
+SHARD ?=                    # make grade-all: K/N grades only the K-th of N shares of the class
+OUT   ?=                    # make grade-all, grade-report: where results go (default BUILD_ROOT/submissions)
+GRADEBOOK_COLUMNS ?=        # make grade-all, grade-report: gradebook.csv's column names (student=Name,01=Lab 1,...)
 ARCH  ?= native             # -march value for the C code
 CU    ?=                    # make sim-run: the CUDA program (.cu with its own main) to run
 # make grade grades the student's code unless IMPL is given.
@@ -312,7 +317,7 @@ GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
 .PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
-        docs fixtures clean gpu-status grade grader hint grade-all grader-package demos \
+        docs fixtures clean gpu-status grade grader hint grade-all grade-report grader-package demos \
         $(DEMOS:%=demo-%) docs-check sim-run test-conformance
 
 help:
@@ -328,7 +333,8 @@ help:
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
 	@echo "  make hint EX=01.3        a longer hint for one exercise"
-	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
+	@echo "  make grade-all SUBMISSIONS=DIR   grade a class (JOBS=N, SHARD=K/N, OUT=DIR; a folder, Gradescope or Canvas export)"
+	@echo "  make grade-report SUBMISSIONS=DIR   summary.csv, gradebook.csv and report.html of what is graded"
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
 	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings are errors)"
@@ -468,9 +474,19 @@ grade: deps-grade
 	  --so $(call grade_so_dir,$(GRADE_IMPL)) $(GRADE_HIDE:%=--hide %) \
 	  --lessons "$(GRADE_LESSONS)" --files "$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions)"
 
+# A class: make grade for every submission, JOBS at once, into OUT (tests/graded/grade_all.py).
+GRADE_ALL = python3 tests/graded/grade_all.py --submissions "$(strip $(SUBMISSIONS))" \
+  --out "$(or $(strip $(OUT)),$(BUILD_ROOT)/submissions)" --lessons "$(GRADE_LESSONS)" \
+  --columns "$(strip $(GRADEBOOK_COLUMNS))" --build-root "$(BUILD_ROOT)" --build "$(BUILD)"
 grade-all: deps-grade
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-all SUBMISSIONS=DIR"; exit 2; }
-	@bash tests/graded/grade_submissions.sh "$(SUBMISSIONS)"
+	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-all SUBMISSIONS=DIR" \
+	  "[JOBS=N] [SHARD=K/N] [OUT=DIR] [LESSON=NN]"; exit 2; }
+	@command -v python3 >/dev/null || { echo "make grade-all needs Python 3: sudo apt-get install python3"; exit 1; }
+	@$(GRADE_ALL) --jobs "$(strip $(JOBS))" --shard "$(strip $(SHARD))" grade
+
+grade-report:
+	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-report SUBMISSIONS=DIR [OUT=DIR]"; exit 2; }
+	@$(GRADE_ALL) report
 
 hint:
 	@test -n "$(EX)" || { echo "usage: make hint EX=01.3"; exit 2; }
