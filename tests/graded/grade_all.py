@@ -158,6 +158,9 @@ def main(argv=None):
     except (run.UsageError, layouts.LayoutError) as e:
         print("grade-all: %s" % e, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before or after grading: nothing was left half-written
+        print("grade-all: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

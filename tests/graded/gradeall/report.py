@@ -200,11 +200,14 @@ def _exercises(rows):
             e = info.get(ex["id"])
             if e is None:
                 e = info[ex["id"]] = {"id": ex["id"], "function": ex["function"], "max": ex["max"],
-                                      "passed": 0, "graded": 0, "failures": Counter(), "example": {}}
+                                      "passed": 0, "graded": 0, "failures": Counter(), "example": {},
+                                      "not run": Counter()}
                 order.append(ex["id"])
             e["graded"] += 1
             if ex["passed"]:
                 e["passed"] += 1
+            elif r.res["lessons"].get(ex["id"][:2], {}).get("state", "graded") != "graded":
+                e["not run"][ex["failure"]] += 1  # its lesson did not compile, ...
             else:
                 p = pattern(ex["failure"])
                 e["failures"][p] += 1
@@ -269,16 +272,23 @@ def build_html(rows, lessons, seed, layout, class_notes, figures=True):
                                  "exercise (NN alone: the lesson's whole-lesson check)."))
             trs = []
             for e in exercises:
+                ranked = sorted(e["failures"].items(), key=lambda kv: (-kv[1], kv[0]))
                 common = "".join("<li>%d &times; <code>%s</code>%s</li>" % (
                     n, html.escape(p), ' <details><summary>for example</summary><code>%s</code>'
                     '</details>' % html.escape(e["example"][p]) if e["example"][p] != p else "")
-                    for p, n in sorted(e["failures"].items(), key=lambda kv: (-kv[1], kv[0]))[:3])
+                    for p, n in ranked[:3])
+                if ranked[3:]:
+                    common += "<li>%d other failures</li>" % sum(n for _, n in ranked[3:])
+                if e["not run"]:
+                    common += "<li>not run: %s</li>" % html.escape(", ".join(
+                        "%d %s" % (n, w) for w, n in sorted(e["not run"].items())))
                 trs.append([_td(e["id"]), _td(e["function"]), _td(_fmt(e["max"]), e["max"]),
                             _td("%d of %d" % (e["passed"], e["graded"]),
                                 "%.4f" % (e["passed"] / e["graded"])),
                             _td("<ul>%s</ul>" % common if common else "", raw=True)])
             parts.append(_table(["exercise", "function", "points", "pass every check",
-                                 "most common first failures (numbers as N, paths as <path>)"],
+                                 "most common first failures (numbers as N, paths as <path>), "
+                                 "then those whose lesson was not graded"],
                                 trs, "sortable", "exercises"))
         # not graded lessons, timeouts
         trs = []
