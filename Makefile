@@ -354,8 +354,8 @@ help:
 # The Debian packages the workbook uses; the check is quick, so every run does it.
 # `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
 # grading image (Gradescope) need not install gnuplot or Doxygen.
-DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 libopenblas-dev libjansson-dev zlib1g-dev \
-              openmpi-bin libopenmpi-dev libseccomp-dev
+DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 python3-yaml libopenblas-dev libjansson-dev \
+              zlib1g-dev openmpi-bin libopenmpi-dev libseccomp-dev
 DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev openmpi-bin \
               libopenmpi-dev libseccomp-dev
 define deps_recipe
@@ -367,6 +367,7 @@ define deps_recipe
 	  gnuplot-nox) command -v gnuplot >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  doxygen) command -v doxygen >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  python3) command -v python3 >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  python3-yaml) python3 -c 'import yaml' >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenblas-dev) pkg-config --exists openblas 2>/dev/null || missing="$$missing $$p" ;; \
 	  libjansson-dev) pkg-config --exists jansson 2>/dev/null || missing="$$missing $$p" ;; \
 	  zlib1g-dev) pkg-config --exists zlib 2>/dev/null || missing="$$missing $$p" ;; \
