@@ -109,15 +109,12 @@ def main():
     shot = os.path.join(a.out, "report.png")
     try:
         problems, students, exercises = check_report(a.out, a.figures, shot)
-    except ImportError:
-        print("check_report: needs Selenium and Chromium: "
-              "sudo apt-get install -y chromium chromium-driver python3-selenium")
+    except Exception as e:  # no Selenium, or a browser that does not start
+        if not isinstance(e, ImportError) and not type(e).__module__.startswith("selenium"):
+            raise
+        print("check_report: no headless Chromium (%s); sudo apt-get install -y chromium "
+              "chromium-driver python3-selenium" % (str(e).strip().splitlines() or ["?"])[0])
         return 2
-    except Exception as e:
-        if type(e).__module__.startswith("selenium"):
-            print("check_report: the browser did not start: %s" % str(e).strip().splitlines()[0])
-            return 2
-        raise
     for p in problems:
         print("  " + p)
     if problems:
