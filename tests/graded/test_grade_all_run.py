@@ -11,6 +11,7 @@ no other. tests/graded/grade_all_check.py does the same with the real grader.
 import contextlib
 import csv
 import errno
+import hashlib
 import io
 import json
 import os
@@ -91,6 +92,22 @@ CLASS = {  # student: {lesson file: text}
     "grace": {L01: "score 10", L04: "score 1"},
     "heidi": {L01: "score 5\ntwo", L04: "two"},
 }
+
+
+@contextlib.contextmanager
+def held_lock(path):
+    """path's flock, held by another process meanwhile."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    hold = ("import fcntl, time; f = open(%r, 'a'); fcntl.flock(f, fcntl.LOCK_EX); "
+            "print('held', flush=True); time.sleep(120)" % path)
+    other = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline() == "held\n"
+        yield
+    finally:
+        other.kill()
+        other.wait()
+        other.stdout.close()
 
 
 def text_of(path):
@@ -329,22 +346,18 @@ class TestInterrupted(Class):
 class TestOneFailsAlone(Class):
     def test_a_crash_or_a_busy_lock_stops_no_other(self):
         self.put("bob", L01, "crash")
-        os.makedirs(os.path.join(self.tmp, "out", ".locks"))
-        hold = ("import fcntl, sys, time; f = open(%r, 'a'); fcntl.flock(f, fcntl.LOCK_EX); "
-                "print('held', flush=True); time.sleep(60)" %
-                os.path.join(self.tmp, "out", ".locks", "carol"))
-        other = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
-        try:  # as if another run were grading carol
-            self.assertEqual(other.stdout.readline(), "held\n")
+        folder = hashlib.sha256(os.path.abspath(os.path.join(self.cls, "dave")).encode()).hexdigest()[:24]
+        with held_lock(os.path.join(self.tmp, "out", ".locks", "carol")), \
+                held_lock(os.path.join(self.tmp, "build", "grade-all", ".locks", folder)):
+            # as if another run were grading carol into this OUT, and dave into another
             text = self.grade("out", "--seed", "3", "--jobs", "3", code=1)
-        finally:
-            other.kill()
-            other.wait()
         self.assertIn("bob could not be graded: make grade ended with status 2", text)
         self.assertIn("carol: busy: being graded by another run", text)
+        self.assertIn("dave: busy: its folder is being graded into another OUT", text)
         self.assertTrue(os.path.exists(os.path.join(self.tmp, "out", ".failed", "bob.log")))
         rows = {r[0]: r[3] for r in self.summary("out")[1:]}
-        self.assertEqual((rows["bob"], rows["carol"], rows["alice"]), ("failed", "missing", "graded"))
+        self.assertEqual((rows["bob"], rows["carol"], rows["dave"], rows["alice"]),
+                         ("failed", "missing", "missing", "graded"))
         self.put("bob", L01, "score 1")
         self.grade("out")
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "out", ".failed", "bob.log")))

@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import tempfile
 from collections import Counter
+from urllib.parse import quote
 
 from . import files
 from .results import read_result
@@ -310,7 +311,7 @@ def build_html(rows, lessons, seed, layout, class_notes, figures=True):
         trs = []
         for r in rows:
             t = r.total()
-            link = '<a href="%s/grade.txt">%s</a>' % (html.escape(r.sub.key), html.escape(r.sub.key)) \
+            link = '<a href="%s/grade.txt">%s</a>' % (quote(r.sub.key), html.escape(r.sub.key)) \
                 if r.status == "graded" else html.escape(r.sub.key)
             cells = [_td(link, raw=True), _td(r.sub.name), _td(r.status)]
             for l in lessons:

@@ -12,10 +12,13 @@ the grader (grader_fingerprint: what `make grader` built, the sources a student 
 compiled and checked against, the compilers), the lessons graded and the class's
 seed. A submission is held by a lock (flock of OUT/.locks/KEY) while it is graded, so
 runs that overlap (shards on several machines writing to one OUT) never grade it twice at
-once; its make grade holds the lock too, so even one left running by a grade-all that was
-killed (SIGKILL) keeps the next run off its build folders until it ends.
+once, and its folder by another (BUILD_ROOT/grade-all/.locks/), as make grade keeps its
+build folders by STUDENT_DIR, whatever the OUT; its make grade holds both locks too, so
+even one left running by a grade-all that was killed (SIGKILL) keeps the next run off
+them until it ends.
 """
 import concurrent.futures
+import contextlib
 import fcntl
 import glob
 import hashlib
@@ -200,25 +203,35 @@ class ClassGrader:
             self.serial += 1
             return "%s~%s~%d~%d" % (key, socket.gethostname(), os.getpid(), self.serial)
 
+    @staticmethod
+    def _try_lock(path):
+        """An open file holding an exclusive flock of path, or None when another holds it."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        f = open(path, "a")
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return f
+        except OSError:
+            f.close()
+            return None
+
     def grade_one(self, sub):
         """Grade one submission (or find its result up to date): an Outcome."""
-        lock = open(os.path.join(self.out, ".locks", sub.key), "a")
-        try:
+        with contextlib.ExitStack() as held:
             try:
-                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                return Outcome(sub, "busy", why="being graded by another run")
-            # Left by a run that stopped (this lock was free, so it is not running).
-            for stale in glob.glob(os.path.join(self.out, ".tmp", sub.key + "~*")) + \
-                    glob.glob(os.path.join(self.out, ".trash", sub.key + "~*")):
-                shutil.rmtree(stale, ignore_errors=True)
-            return self._grade_locked(sub, lock.fileno())
-        except Exception as e:  # a harness problem: this submission fails, the class goes on
-            return Outcome(sub, "failed", why="%s: %s" % (type(e).__name__, e))
-        finally:
-            lock.close()
+                lock = self._try_lock(os.path.join(self.out, ".locks", sub.key))
+                if lock is None:
+                    return Outcome(sub, "busy", why="being graded by another run")
+                held.enter_context(lock)
+                # Left by a run that stopped (this lock was free, so it is not running).
+                for stale in glob.glob(os.path.join(self.out, ".tmp", sub.key + "~*")) + \
+                        glob.glob(os.path.join(self.out, ".trash", sub.key + "~*")):
+                    shutil.rmtree(stale, ignore_errors=True)
+                return self._grade_locked(sub, held, [lock.fileno()])
+            except Exception as e:  # a harness problem: this submission fails, the class goes on
+                return Outcome(sub, "failed", why="%s: %s" % (type(e).__name__, e))
 
-    def _grade_locked(self, sub, lock_fd):
+    def _grade_locked(self, sub, held, locks):
         notes, source = list(sub.notes), sub.source
         if not sub.refused and sub.stage:
             source = os.path.join(self.staging, sub.key)
@@ -232,6 +245,14 @@ class ClassGrader:
             return Outcome(sub, "unchanged", prev)
         if self.stopping:
             return Outcome(sub, "interrupted")
+        if not sub.refused:
+            # make grade keeps its build folders by STUDENT_DIR: one grading of a folder at a
+            # time, whichever OUT it goes to
+            lock = self._try_lock(os.path.join(os.path.dirname(self.staging), ".locks", hashlib.sha256(
+                os.path.abspath(source).encode()).hexdigest()[:24]))
+            if lock is None:
+                return Outcome(sub, "busy", why="its folder is being graded into another OUT")
+            locks.append(held.enter_context(lock).fileno())
         tmp = os.path.join(self.out, ".tmp", self._unique(sub.key))
         os.makedirs(tmp)
         try:
@@ -241,7 +262,7 @@ class ClassGrader:
             if sub.refused:
                 record.update(status="refused", refused=sub.refused)
             else:
-                rc = self._make_grade(sub, source, tmp, lock_fd)
+                rc = self._make_grade(sub, source, tmp, locks)
                 if self.stopping:
                     return Outcome(sub, "interrupted")
                 why = self._check_results(tmp, rc)
@@ -259,7 +280,7 @@ class ClassGrader:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    def _make_grade(self, sub, source, tmp, lock_fd):
+    def _make_grade(self, sub, source, tmp, locks):
         cmd = list(self.make) + ["--no-print-directory", "grade", "IMPL=lessons",
                                  "STUDENT_DIR=" + source, "GRADE_OUT=" + tmp,
                                  "LESSON=" + " ".join(self.course.lessons),
@@ -269,7 +290,7 @@ class ClassGrader:
         with open(os.path.join(tmp, "grade.txt"), "wb") as log:
             p = subprocess.Popen(cmd, cwd=self.repo, stdin=subprocess.DEVNULL, stdout=log,
                                  stderr=subprocess.STDOUT, env=make_environment(self.seed),
-                                 start_new_session=True, pass_fds=(lock_fd,))
+                                 start_new_session=True, pass_fds=tuple(locks))
             with self.mutex:
                 self.running[sub.key] = p
             try:
