@@ -317,7 +317,7 @@ GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
 .PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
-        docs fixtures clean gpu-status grade grader hint grade-all grade-report grader-package demos \
+        docs fixtures clean gpu-status grade grader hint grade-all grader-package demos \
         $(DEMOS:%=demo-%) docs-check sim-run test-conformance
 
 help:
@@ -485,6 +485,7 @@ grade-all: deps-grade
 	@command -v python3 >/dev/null || { echo "make grade-all needs Python 3: sudo apt-get install python3"; exit 1; }
 	@$(GRADE_ALL) --jobs "$(strip $(JOBS))" --shard "$(strip $(SHARD))" grade
 
+.PHONY: grade-report
 grade-report:
 	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-report SUBMISSIONS=DIR [OUT=DIR]"; exit 2; }
 	@$(GRADE_ALL) report
