@@ -22,6 +22,12 @@ STUDENT_DIR ?= lessons      # where IMPL=lessons finds NN_name/exercises.c
 BUILD_ROOT  ?= build        # where everything is built
 GRADE_OUT   ?=              # make grade: where results go (default BUILD_ROOT/grade)
 GRADE_INTAKE_OPTS ?=        # make grade: how the student's files are taken (tests/graded/intake.c)
+GRADE_HIDE_ALSO ?=          # make grade: more folders the runners must not see (grade-all: the class's)
+SUBMISSIONS ?=              # make grade-all, grade-report: the class (a folder, or a Gradescope or Canvas export)
+JOBS  ?=                    # make grade-all: submissions graded at once (default: the cores)
+SHARD ?=                    # make grade-all: K/N grades only the K-th of N shares of the class
+OUT   ?=                    # make grade-all, grade-report: where results go (default BUILD_ROOT/submissions)
+GRADEBOOK_COLUMNS ?=        # make grade-all, grade-report: gradebook.csv's column names (student=Name,01=Lab 1,...)
 ARCH  ?= native             # -march value for the C code
 CU    ?=                    # make sim-run: the CUDA program (.cu with its own main) to run
 # make grade grades the student's code unless IMPL is given.
@@ -273,10 +279,12 @@ grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
 GRADE_GEN   := $(BUILD)/grade/gen
 GRADE_INTAKE := $(BUILD)/grade/intake
 GRADE_INTAKE_DIR := $(BUILD)/intake/$(STUDENT_KEY)
+# The files a submission hands in, as paths under STUDENT_DIR.
+GRADE_FILES  := $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu)
 # What the runners must not see, where the sandbox can hide it (sandbox.h): the answers,
 # the build tree (other submissions' objects, the reference records), the results.
 GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref) \
-               $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT))
+               $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT)) $(abspath $(GRADE_HIDE_ALSO))
 GRADE_EXPORTS := $(GRADE_GEN)/runner.exports
 GRADE_JUDGES := $(GRADED:%=$(BUILD)/grade/judge%)
 GRADE_REFS   := $(GRADED:%=$(BUILD)/grade/ref/%.records)
@@ -327,7 +335,8 @@ help:
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
 	@echo "  make hint EX=01.3        a longer hint for one exercise"
-	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
+	@echo "  make grade-all SUBMISSIONS=DIR   grade a class (JOBS=N, SHARD=K/N, OUT=DIR; a folder, Gradescope or Canvas export)"
+	@echo "  make grade-report SUBMISSIONS=DIR   summary.csv, gradebook.csv and report.html of what is graded"
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
 	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings and changed code spans are errors)"
@@ -347,8 +356,8 @@ help:
 # The Debian packages the workbook uses; the check is quick, so every run does it.
 # `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
 # grading image (Gradescope) need not install gnuplot or Doxygen.
-DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 libopenblas-dev libjansson-dev zlib1g-dev \
-              openmpi-bin libopenmpi-dev libseccomp-dev
+DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 python3-yaml libopenblas-dev libjansson-dev \
+              zlib1g-dev openmpi-bin libopenmpi-dev libseccomp-dev
 DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev openmpi-bin \
               libopenmpi-dev libseccomp-dev
 # `deps-docs`: what make docs-check adds (a headless browser), installed only when asked.
@@ -362,6 +371,7 @@ define deps_recipe
 	  gnuplot-nox) command -v gnuplot >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  doxygen) command -v doxygen >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  python3) command -v python3 >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  python3-yaml) python3 -c 'import yaml' >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenblas-dev) pkg-config --exists openblas 2>/dev/null || missing="$$missing $$p" ;; \
 	  libjansson-dev) pkg-config --exists jansson 2>/dev/null || missing="$$missing $$p" ;; \
 	  zlib1g-dev) pkg-config --exists zlib 2>/dev/null || missing="$$missing $$p" ;; \
@@ -457,13 +467,17 @@ grade: deps-grade
 	@# second name of a file or a special file is refused, and that lesson scores 0.
 	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(GRADE_INTAKE_DIR) && mkdir -p $(BUILD)/intake && \
 	  $(MAKE) --no-print-directory $(GRADE_INTAKE) >/dev/null && \
-	  $(GRADE_INTAKE) --from $(STUDENT_DIR) --to $(GRADE_INTAKE_DIR) $(GRADE_INTAKE_OPTS) \
-	    $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu))
+	  $(GRADE_INTAKE) --from $(STUDENT_DIR) --to $(GRADE_INTAKE_DIR) $(GRADE_INTAKE_OPTS) $(GRADE_FILES))
+	@# A lesson whose file is not there is "not handed in" (not make's missing rule).
 	@for l in $(GRADE_LESSONS); do \
 	  rm -f $(call grade_so_dir,$(GRADE_IMPL))/$$l.so; \
 	  if [ -n "$(filter lessons,$(GRADE_IMPL))" ] && \
 	     cat $(GRADE_INTAKE_DIR)/$(if $(HAVE_ANSWERS),$${l}_*,*)/*.refused > $(GRADE_OUT)/compile_$$l.log 2>/dev/null; then \
 	    echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
+	  missing=; $(if $(filter lessons,$(GRADE_IMPL)),for f in $(GRADE_FILES); do case $$f in ($${l}_*) \
+	    [ -f $(GRADE_INTAKE_DIR)/$$f ] || missing="$$missing $$f";; esac; done;) \
+	  if [ -n "$$missing" ]; then echo "not handed in: $(STUDENT_DIR) has no$$missing" \
+	    > $(GRADE_OUT)/compile_$$l.log; echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
 	  $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
 	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR)) \
 	    > $(GRADE_OUT)/compile_$$l.log 2>&1; \
@@ -475,9 +489,20 @@ grade: deps-grade
 	  --so $(call grade_so_dir,$(GRADE_IMPL)) $(GRADE_HIDE:%=--hide %) \
 	  --lessons "$(GRADE_LESSONS)" --files "$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions)"
 
+# A class: make grade for every submission, JOBS at once, into OUT (tests/graded/grade_all.py).
+GRADE_ALL = python3 tests/graded/grade_all.py --submissions "$(strip $(SUBMISSIONS))" \
+  --out "$(or $(strip $(OUT)),$(BUILD_ROOT)/submissions)" --lessons "$(GRADE_LESSONS)" \
+  --columns "$(strip $(GRADEBOOK_COLUMNS))" --build-root "$(BUILD_ROOT)" --build "$(BUILD)"
 grade-all: deps-grade
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-all SUBMISSIONS=DIR"; exit 2; }
-	@bash tests/graded/grade_submissions.sh "$(SUBMISSIONS)"
+	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-all SUBMISSIONS=DIR" \
+	  "[JOBS=N] [SHARD=K/N] [OUT=DIR] [LESSON=NN]"; exit 2; }
+	@command -v python3 >/dev/null || { echo "make grade-all needs Python 3: sudo apt-get install python3"; exit 1; }
+	@$(GRADE_ALL) --jobs "$(strip $(JOBS))" --shard "$(strip $(SHARD))" grade
+
+.PHONY: grade-report
+grade-report:
+	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-report SUBMISSIONS=DIR [OUT=DIR]"; exit 2; }
+	@$(GRADE_ALL) report
 
 hint:
 	@test -n "$(EX)" || { echo "usage: make hint EX=01.3"; exit 2; }
