@@ -30,6 +30,8 @@ OUT   ?=                    # make grade-all, grade-report: where results go (de
 GRADEBOOK_COLUMNS ?=        # make grade-all, grade-report: gradebook.csv's column names (student=Name,01=Lab 1,...)
 ARCH  ?= native             # -march value for the C code
 CU    ?=                    # make sim-run: the CUDA program (.cu with its own main) to run
+PROFILE ?=                  # sim-run, SIM=1: a CSV row per launch into this file, and a summary
+GPU   ?=                    # sim-run, SIM=1: the GPU the simulator's time model is for (default h100)
 # make grade grades the student's code unless IMPL is given.
 GRADE_IMPL := $(strip $(if $(filter command line environment,$(origin IMPL)),$(IMPL),lessons))
 override IMPL := $(strip $(IMPL))
@@ -38,6 +40,8 @@ override SAN  := $(strip $(SAN))
 override SIM  := $(strip $(SIM))
 override ARCH := $(strip $(ARCH))
 override CU   := $(strip $(CU))
+override PROFILE := $(strip $(PROFILE))
+override GPU  := $(strip $(GPU))
 override LESSON := $(strip $(LESSON))
 override EX := $(strip $(EX))
 override STUDENT_DIR := $(strip $(STUDENT_DIR))
@@ -121,7 +125,8 @@ BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 
 # ---- the CUDA simulator: the same .cu sources, run on the CPU (docs/simulator.md)
 SIM_DIR    := lib/cudasim
-CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP
+CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP \
+                -DCUDASIM_GPU_DIR='"$(CURDIR)/$(SIM_DIR)/gpus"'
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
 # Every load and store of a translated file calls the simulator's checks
 # (bounds, freed buffers, reads of unwritten memory, races): GCC's
@@ -130,10 +135,13 @@ CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_
 # SAN=1 translated files keep UBSan only, less its bounds check (the
 # simulator's own says more: the thread, the variable).
 # An atomic names its line by its return address, so no call of a kernel is
-# a tail call (one would return to the simulator's code instead).
+# a tail call (one would return to the simulator's code instead). A vector
+# type stays whole (no scalar replacement of aggregates): a float4 load is one
+# 16-byte access, as nvcc makes it, so the profiler counts it as one request.
 comma := ,
 SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
-             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds -fno-optimize-sibling-calls
+             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds -fno-optimize-sibling-calls \
+             -fno-tree-sra
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
 CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -fPIC -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
@@ -418,16 +426,16 @@ build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_B
        $(GRADED:%=$(call grade_so_dir,solutions)/%.so) $(GRADED:%=$(BUILD)/grade/reference/run%)
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
-	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
+	@$(SIM_RES) $(SIM_ENV) $(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
 
 # Lesson 03's demos, for class: make demo-sync, ..., make demos for all six
 # (ARGS=--quick for the short version). Each prints its table and writes its
 # CSV and chart to out/.
 demos: deps gpu-status $(call LESSON37,$(IMPL))
-	@$(call LESSON37,$(IMPL)) --part 3 --demo all $(ARGS)
+	@$(SIM_RES) $(SIM_ENV) $(call LESSON37,$(IMPL)) --part 3 --demo all $(ARGS)
 
 $(DEMOS:%=demo-%): demo-%: deps gpu-status $(call LESSON37,$(IMPL))
-	@$(call LESSON37,$(IMPL)) --part 3 --demo $* $(ARGS)
+	@$(SIM_RES) $(SIM_ENV) $(call LESSON37,$(IMPL)) --part 3 --demo $* $(ARGS)
 
 # Sanitized builds run several times slower: their tests get four times Check's time limits.
 TEST_ENV = $(if $(filter 1,$(SAN)),CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-4})
@@ -559,6 +567,20 @@ gpu-check:
 # from the folder make was started in (make -C path/to/workbook sim-run
 # CU=prog.cu works from anywhere), and the program runs there.
 SIMRUN_DIR := $(BUILD)/sim-run
+# The simulator's profiler (docs/simulator.md, "What a kernel's accesses cost"): PROFILE=FILE
+# (or CUDASIM_PROFILE=FILE in the environment) writes a CSV row per launch and a summary per
+# kernel; GPU=NAME picks the GPU of lib/cudasim/gpus/ its occupancy and time model are for.
+# Registers per thread come from nvcc's resource usage of the same sources, where nvcc is
+# installed: nvcc_res sets NVCC_RES to that output (compiled only, cached by content under
+# BUILD_ROOT/nvcc-res). This is the one place that says where the counts come from.
+SIM_ENV = $(if $(GPU),CUDASIM_GPU=$(GPU)) $(if $(PROFILE),CUDASIM_PROFILE=$(PROFILE)) \
+          CUDASIM_NVCC_RESOURCES=$${NVCC_RES:-}
+# SIM=1 lessons: the kernels and the CUDA exercises they link.
+SIM_RES = $(if $(filter 1,$(SIM)),$(call nvcc_res,$(abspath $(KERNEL_CU) \
+  $(foreach d,$(CU_LESSONS),$(if $(filter lessons,$(IMPL)),$(STUDENT_DIR),solutions)/$(d)/exercises.cu))))
+nvcc_res = NVCC_RES=; if [ -n "$(NVCC)" ] && [ -n "$(PROFILE)$${CUDASIM_PROFILE:-}" ]; then \
+  NVCC_RES=$$(NVCC=$(NVCC) bash $(SIM_DIR)/nvcc_resources.sh "$(or $(GPU),$${CUDASIM_GPU:-h100})" \
+  $(abspath $(BUILD_ROOT))/nvcc-res $(1)) || NVCC_RES=; fi;
 CU_FROM    := $(or $(PWD),$(CURDIR))
 CU_ABS     := $(if $(CU),$(abspath $(if $(filter /%,$(CU)),$(CU),$(CU_FROM)/$(CU))))
 # build/.../sim-run/<the program's absolute path, .cu made .sim>
@@ -570,8 +592,8 @@ sim-run: $(SIM_A)
 	  "[ARGS=\"its arguments\"]"; exit 2; }
 	@test -f "$(CU_ABS)" || { echo "make sim-run: $(CU_ABS): no such file"; exit 2; }
 	@$(MAKE) --no-print-directory CU=$(CU_ABS) $(CU_BIN)
-	@cd "$(CU_FROM)" && ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
-	  $(abspath $(CU_BIN)) $(ARGS)
+	@$(call nvcc_res,$(CU_ABS)) cd "$(CU_FROM)" && $(SIM_ENV) \
+	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 $(abspath $(CU_BIN)) $(ARGS)
 
 $(SIMRUN_DIR)/%.cpp: /%.cu $(SIM_DIR)/cu2sim.pl
 	@mkdir -p $(@D)

@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "check_races.h"
+#include "profile.h"
 
 namespace cudasim {
 namespace internal {
@@ -121,17 +122,30 @@ race:
     }
 }
 
-/* Every access of a checked kernel to memory comes here: each load and store
- * (the hooks below) and each atomic (cudasim_atomic_access), n bytes at a,
- * made by the code at pc, by thread g_launch.tid of block cudasim_block_idx.
- * Threads run one at a time, so the lanes of a warp arrive one after
- * another, each with its own accesses in its program's order. Accesses to
- * shared memory and to device memory go on to their checks; the others (a
- * thread's locals, its parameters, host memory) stop here, and the hooks
- * stay small for them (no stack frame). */
+/* A profiled launch's access: checked (unless CUDASIM_CHECK=0), then counted. */
+__attribute__((noinline)) void checked_and_profiled(uintptr_t a, size_t n, AccessKind kind,
+                                                    const void *pc)
+{
+    if (g_check_level > 0) {
+        if (a - g_sh_lo < g_sh_span) shared_access(a, n, kind, pc);
+        else if (a - g_rg_lo < g_rg_span) global_access(a, n, kind, pc);
+    }
+    profile_access(a, n, kind, pc);
+}
+
+/* Every access of a checked or profiled kernel to memory comes here: each
+ * load and store (the hooks below) and each atomic (cudasim_atomic_access), n
+ * bytes at a, made by the code at pc, by thread g_launch.tid of block
+ * cudasim_block_idx. Threads run one at a time, so the lanes of a warp arrive
+ * one after another, each with its own accesses in its program's order.
+ * Accesses to shared memory and to device memory go on to their checks (and
+ * to the profiler when it runs); the others (a thread's locals, its
+ * parameters, host memory) stop here, and the hooks stay small for them (no
+ * stack frame). */
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, AccessKind kind,
                                                      const void *pc)
 {
+    if (__builtin_expect(g_launch.profiling, 0)) return checked_and_profiled(a, n, kind, pc);
     if (a - g_sh_lo < g_sh_span) return shared_access(a, n, kind, pc);
     if (a - g_rg_lo < g_rg_span) return global_access(a, n, kind, pc);
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "internal.h"
+#include "profile.h"
 
 namespace cudasim {
 namespace internal {
@@ -135,6 +136,7 @@ cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cu
         open_for_device(src);
         memmove(dst, src, n);
         mark_written(dst, n);
+        model_copy(dst, src, n, kind, strstr(call, "Async") != nullptr);
     }
     return cudaSuccess;
 }
@@ -153,6 +155,7 @@ cudaError_t do_memset(const char *call, void *p, int value, size_t n)
         open_for_device(p);
         memset(p, value, n);
         mark_written(p, n);
+        model_memset(n, strstr(call, "Async") != nullptr);
     }
     return cudaSuccess;
 }

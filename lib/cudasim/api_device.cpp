@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "internal.h"
+#include "profile.h"
 
 namespace cudasim {
 namespace internal {
@@ -332,6 +333,7 @@ cudaError_t cudaDeviceSynchronize(void)
         return violation(cudaErrorStreamCaptureUnsupported, all, "cudaDeviceSynchronize",
                          "a stream is capturing, and its work is only being recorded, not run: "
                          "synchronize after cudaStreamEndCapture, or after cudaGraphLaunch");
+    model_sync();
     return cudaSuccess;
 }
 

@@ -16,6 +16,7 @@
 
 #include "include/cublas_v2.h"
 #include "internal.h"
+#include "profile.h"
 
 struct cublasContext {
     cudaStream_t stream;
@@ -237,6 +238,9 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
             cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans,
                         tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C,
                         ldc);
+            cudasim::internal::model_library(
+                "cublasSgemm", 2.0 * m * n * k,
+                4.0 * ((double)m * k + (double)k * n + (beta != 0.0f ? 2.0 : 1.0) * m * n));
             return cudaSuccess;
         });
     /* cuBLAS could not launch its kernel on the stream (the simulator's report
@@ -287,6 +291,9 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
         for (int j = 0; j < n; j++)
             for (int i = 0; i < m; i++)
                 narrow(C, (size_t)i + (size_t)j * ldc, Ctype, c[(size_t)i + (size_t)j * m]);
+        cudasim::internal::model_library(
+            "cublasGemmEx", 2.0 * m * n * k,
+            (double)ab * ((double)m * k + (double)k * n) + (b_scale != 0.0f ? 2.0 : 1.0) * cb * m * n);
         return cudaSuccess;
     });
     return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;

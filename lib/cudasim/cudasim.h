@@ -12,6 +12,8 @@
 #ifndef CUDASIM_H
 #define CUDASIM_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -69,6 +71,91 @@ const char *cudasim_memory_guard(void);
  * mprotect, and -1 (nothing changed) while device buffers exist.
  */
 int cudasim_set_memory_guard(int protection_keys);
+
+/* ---- what a kernel's accesses cost (docs/simulator.md) ---------------------------- */
+
+/**
+ * @brief One launch's counters, as Nsight Compute counts them on a GPU.
+ *
+ * Each field is the value of the metric named beside it: global loads, stores
+ * and atomics in requests (one per warp instruction) and 32-byte sectors,
+ * shared loads and stores in warp instructions and wavefronts. An `_ideal`
+ * field is the fewest sectors (wavefronts) the same bytes could have taken:
+ * sectors beyond it are uncoalesced accesses, wavefronts beyond it bank
+ * conflicts. `counted` is 0 for a kernel whose accesses the simulator did not
+ * see (one not built by its translator).
+ */
+typedef struct CudasimCounters {
+    int counted;
+    unsigned long long ld_requests;      /**< l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
+    unsigned long long ld_sectors;       /**< l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
+    unsigned long long ld_ideal;         /**< the fewest sectors for the bytes loaded */
+    unsigned long long st_requests;      /**< l1tex__t_requests_pipe_lsu_mem_global_op_st.sum */
+    unsigned long long st_sectors;       /**< l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum */
+    unsigned long long st_ideal;         /**< the fewest sectors for the bytes stored */
+    unsigned long long atom_requests;    /**< l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum */
+    unsigned long long atom_sectors;     /**< l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum */
+    unsigned long long sh_ld_inst;       /**< smsp__inst_executed_op_shared_ld.sum */
+    unsigned long long sh_ld_wavefronts; /**< l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum */
+    unsigned long long sh_st_inst;       /**< smsp__inst_executed_op_shared_st.sum */
+    unsigned long long sh_st_wavefronts; /**< l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum */
+    unsigned long long sh_atom_inst;     /**< smsp__inst_executed_op_shared_atom.sum */
+    unsigned long long dram_sectors;     /**< distinct global sectors: the least DRAM traffic / 32 */
+    double modelled_seconds;             /**< its time on the model's GPU (modelled), or -1 */
+} CudasimCounters;
+
+/**
+ * @brief The counters of the last launch that finished while the profiler ran.
+ *
+ * The profiler runs with `CUDASIM_PROFILE=FILE` in the environment (a CSV row
+ * per launch in FILE), after cudasim_model_start(), and while a trace is
+ * recorded. Returns 0, or -1 when no profiled launch has finished yet.
+ */
+int cudasim_profile_last(CudasimCounters *out);
+
+/**
+ * @brief Start the time model for the GPU that `CUDASIM_GPU` names (h100 when unset).
+ *
+ * From now on every launch is profiled and every launch, copy and sync moves
+ * the model's clock (cudasim_model_seconds()). Returns 0, or -1 when the
+ * GPU's file is missing or wrong (the report says which field).
+ */
+int cudasim_model_start(void);
+
+/** @brief The name of the GPU the model is for ("NVIDIA H100 SXM"), or NULL without one. */
+const char *cudasim_model_gpu(void);
+
+/**
+ * @brief The model's clock: seconds the program's device work would have kept
+ * the host busy on the modelled GPU since cudasim_model_start().
+ *
+ * Launches, copies and syncs move it as the model says (docs/simulator.md,
+ * "The time model"); the host's own work between them does not (on the
+ * simulator that is the simulator's time, not a GPU's). A figure from it is
+ * modelled, never measured, and is printed as such.
+ */
+double cudasim_model_seconds(void);
+
+/** The words of one access in a trace (cudasim_trace_words()). */
+#define CUDASIM_TRACE_WORDS 12
+
+/**
+ * @brief Record every access of the launches to come, with its value (for the grader).
+ *
+ * Each access is CUDASIM_TRACE_WORDS 32-bit words: the launch (from 0), the
+ * block (linear index), the thread (linear index in its block), the code that
+ * made it (a number), kind (0 load, 1 store, 2 atomic) | shared << 4 |
+ * bytes << 8 | piece << 16, the address (two words, low first: shared memory
+ * from the start of the block's, global memory as it is), and the bytes read or
+ * written (four words). Starting again forgets the last trace.
+ */
+void cudasim_trace_start(void);
+
+/** @brief The trace so far: *n words (a multiple of CUDASIM_TRACE_WORDS). */
+const uint32_t *cudasim_trace_words(size_t *n);
+
+/** @brief Stop recording (the trace stays until the next cudasim_trace_start()). */
+void cudasim_trace_stop(void);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
  * launch with a report that names the node.
  */
 #include "internal.h"
+#include "profile.h"
 
 namespace cudasim {
 namespace internal {
@@ -162,6 +163,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
     }
     const Graph &nodes = it->second;
     DeviceOp op; /* one for all the nodes: what they open stays open until the end */
+    model_graph(true); /* one launch for all its kernels */
     for (size_t i = 0; i < nodes.size() && !e; i++) {
         char where[160];
         snprintf(where, sizeof where, "cudaGraphLaunch, node %zu of %zu (%s): ", i + 1,
@@ -170,6 +172,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
         e = nodes[i].run();
     }
     g_report_context.clear();
+    model_graph(false);
     return e ? fail(e) : cudaSuccess;
 }
 

@@ -290,7 +290,8 @@ struct Launch {
     std::vector<uint16_t> warp_sync; /* per warp of the block: synchronizations so far */
 
     /* the checks of its accesses (access.cpp, check_races.cpp) */
-    bool checking = false;     /* its accesses are checked: the hooks call on_access */
+    bool checking = false;     /* the hooks call on_access: its accesses are checked or profiled */
+    bool profiling = false;    /* on_access gives them to the profiler (profile.cpp) */
     bool global_races = false; /* races on global memory are checked too */
     uint64_t stamp = 1;        /* block_serial << 24 | barriers the block has passed */
     ReadOnly readonly[8];      /* the buffers that only pointers to const reach */

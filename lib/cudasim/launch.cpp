@@ -18,6 +18,7 @@
 
 #include "cudasim.h"
 #include "internal.h"
+#include "profile.h"
 
 /* ---- the coordinates kernels read ---------------------------------------- */
 
@@ -224,6 +225,7 @@ cudaError_t launch_begin(const cudasim::LaunchConfig *cfg, const cudasim::Args *
         g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches);
     find_read_only_buffers(args);
     args->pointer_arguments(check_host_pointer);
+    profile_launch_begin();
     return cudaSuccess;
 }
 
@@ -272,7 +274,8 @@ Attempt run_grid()
         printf_flush(); /* what the block printed before it stopped */
         how = ABORTED;
     } else {
-        g_launch.checking = g_launch.instrumented && g_check_level > 0;
+        g_launch.checking = g_launch.instrumented && (g_check_level > 0 || g_launch.profiling);
+        if (g_launch.profiling) profile_grid_begin();
         for (unsigned z = 0; z < cfg->grid.z; z++)
             for (unsigned y = 0; y < cfg->grid.y; y++)
                 for (unsigned x = 0; x < cfg->grid.x; x++) {
@@ -284,6 +287,7 @@ Attempt run_grid()
                         run_block_fibers();
                     else
                         run_block_plain();
+                    if (g_launch.profiling) profile_block_end();
                     printf_flush();
                 }
         g_launch.checking = false;
@@ -300,6 +304,7 @@ Attempt run_grid()
  * instrumented is checked as a whole here. (Per-launch counters end here.) */
 void launch_end(Attempt how)
 {
+    profile_launch_end(how == FINISHED);
     if (how != FINISHED || g_launch.instrumented) return;
     /* Its accesses were not checked: look for writes around its buffers, and
      * count what it was given as written. */

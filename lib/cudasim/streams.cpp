@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "profile.h"
 
 namespace cudasim {
 namespace internal {
@@ -230,7 +231,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     API_ENTER();
-    return check_wait("cudaStreamSynchronize", stream);
+    cudaError_t e = check_wait("cudaStreamSynchronize", stream);
+    if (!e) model_sync();
+    return e;
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
@@ -278,7 +281,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     API_ENTER();
-    return check_event_wait("cudaEventSynchronize", event);
+    cudaError_t e = check_event_wait("cudaEventSynchronize", event);
+    if (!e) model_sync();
+    return e;
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event)

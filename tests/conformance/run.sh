@@ -6,6 +6,8 @@
 #                in the simulator's report on standard error, and optionally
 #                `status N` (its exit status; 0 without the line). Without
 #                this file the program must report nothing and exit 0.
+#   NAME.profile the counters of each launch (check_profile.py): the program is
+#                run again with CUDASIM_PROFILE, and its CSV must hold them.
 # usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim)
 set -u
 cd "$(dirname "$0")/../.."
@@ -41,6 +43,12 @@ for cu in tests/conformance/*.cu; do
         problems+=("a report where none was expected:" "$(cat "$tmp/err")")
     fi
     [ "$status" = "$want_status" ] || problems+=("exit status $status, expected $want_status")
+    if [ -f "$name.profile" ]; then
+        CUDASIM_PROFILE="$tmp/profile.csv" timeout 120 "$bin" > /dev/null 2> "$tmp/profile.err"
+        python3 tests/conformance/check_profile.py "$name.profile" "$tmp/profile.csv" \
+            > "$tmp/profile.diff" 2>&1 ||
+            problems+=("its profile (CUDASIM_PROFILE) differs from $name.profile:" "$(cat "$tmp/profile.diff")")
+    fi
     if [ ${#problems[@]} -eq 0 ]; then
         echo " ok   $cu"
     else
