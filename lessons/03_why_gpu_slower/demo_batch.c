@@ -131,14 +131,17 @@ typedef struct BatchResult {
     Spread best;        /* the fastest chunked row (per input) */
     int64_t best_chunk; /* its chunk size */
     double one_by_one;  /* one at a time over one batch (0 when not run) */
+    double model_batch, model_one; /* modelled: one batch, one at a time (NAN, or 0 unrun) */
     Tensor *answer;     /* the one-batch outputs, on the CPU (caller frees) */
 } BatchResult;
 
 /* One device's rows for n inputs of w numbers (the same inputs from SEED on every
  * device): one batch, then the chunk sizes of 256, 64, 8 and 1 below n (down to
- * `smallest`), each run `repeats` times, the rows taking turns. */
-static int batch_rows(FILE *csv, int64_t n, int64_t w, Device dev, const char *label, bool blas,
-                      int64_t smallest, int repeats, BatchResult *res)
+ * `smallest`), each run `repeats` times, the rows taking turns; with `timed`, the
+ * time model's times of the simulator's rows beside them. */
+static int batch_rows(FILE *csv, int64_t n, int64_t w, Device dev, const Gpu *timed,
+                      const char *label, bool blas, int64_t smallest, int repeats,
+                      BatchResult *res)
 {
     memset(res, 0, sizeof *res);
     int64_t chunks[N_CHUNKS] = {n};
@@ -165,12 +168,14 @@ static int batch_rows(FILE *csv, int64_t n, int64_t w, Device dev, const char *l
     if (!rc) rc = batch_work(&bw); /* warm up, and the one-batch answer */
     if (!rc) rc = tensor_to(out, device_cpu(), &res->answer);
     double times[N_CHUNKS][MAX_REPEATS];
-    double diff[N_CHUNKS] = {0};
+    double diff[N_CHUNKS] = {0}, modelled[N_CHUNKS];
     unsigned long long launches[N_CHUNKS] = {0};
     for (int k = 0; k < repeats && !rc; k++) {
         for (int i = 0; i < n_chunks && !rc; i++) {
             bw.chunk = chunks[i];
+            double m0 = timed ? demo_model_now(timed) : NAN;
             rc = time_on_device(dev, batch_work, &bw, 1, &times[i][k]);
+            modelled[i] = timed ? demo_model_now(timed) - m0 : NAN;
             if (!rc) rc = tensor_to(out, device_cpu(), &got);
             if (rc) break;
             diff[i] = fmax(diff[i], max_abs_diff(got, res->answer));
@@ -185,16 +190,18 @@ static int batch_rows(FILE *csv, int64_t n, int64_t w, Device dev, const char *l
         else if (!res->best_chunk || sp.median < res->best.median)
             res->best = sp, res->best_chunk = chunks[i];
         if (chunks[i] == 1) res->one_by_one = sp.median / res->batch.median;
-        char t[32], per[32], c[24], spr[16];
+        if (i == 0) res->model_batch = modelled[i];
+        if (chunks[i] == 1) res->model_one = modelled[i];
+        char t[32], per[32], c[24], spr[16], m[32];
         snprintf(c, sizeof c, "%lld", (long long)chunks[i]);
         long long calls = (long long)((n + chunks[i] - 1) / chunks[i]);
-        printf("  %-14s %7s %7lld %9llu %10s %7s %11s %9.2fx %9.1e\n", label,
+        printf("  %-14s %7s %7lld %9llu %10s %7s %11s %9.2fx %9.1e %10s\n", label,
                chunks[i] >= n ? "all" : c, calls, launches[i], fmt_time(sp.median, t, sizeof t),
                fmt_spread(&sp, spr, sizeof spr), fmt_time(sp.median / (double)n, per, sizeof per),
-               sp.median / res->batch.median, diff[i]);
-        fprintf(csv, "%s,%lld,%lld,%llu,%.9g,%.9g,%.3g,%.9g,%.9g,%d\n", label,
+               sp.median / res->batch.median, diff[i], fmt_model(modelled[i], m, sizeof m));
+        fprintf(csv, "%s,%lld,%lld,%llu,%.9g,%.9g,%.3g,%.9g,%.9g,%d,%.9g\n", label,
                 (long long)chunks[i], calls, launches[i], sp.median,
-                sp.median / res->batch.median, diff[i], sp.min, sp.max, sp.runs);
+                sp.median / res->batch.median, diff[i], sp.min, sp.max, sp.runs, modelled[i]);
     }
     tensor_free(got);
     tensor_free(x);
@@ -301,17 +308,20 @@ int demo_batch(const LessonContext *ctx, const Sizes *s, const Gpu *g)
     char path[1024];
     FILE *csv = demo_csv_open(ctx, "batch", path, sizeof path,
                               "device,chunk,calls,launches,seconds,ratio,max_diff,"
-                              "min_seconds,max_seconds,runs");
+                              "min_seconds,max_seconds,runs,modelled_seconds");
     if (!csv) return err_code();
-    printf("  %-14s %7s %7s %9s %10s %7s %11s %10s %9s\n", "device", "chunk", "calls",
-           "launches", "median", "spread", "per input", "vs batch", "max diff");
+    printf("  %-14s %7s %7s %9s %10s %7s %11s %10s %9s %10s\n", "device", "chunk", "calls",
+           "launches", "median", "spread", "per input", "vs batch", "max diff",
+           g->modelled ? "modelled" : "");
     BatchResult cpu_blas = {0}, cpu_loops = {0}, gpu = {0};
-    int rc = batch_rows(csv, n, w, device_cpu(), "cpu", true, 1, s->repeats, &cpu_blas);
+    int rc = batch_rows(csv, n, w, device_cpu(), NULL, "cpu", true, 1, s->repeats, &cpu_blas);
     /* Our loops only where the cache shows: one at a time and chunks of 8 add nothing. */
     if (!rc)
-        rc = batch_rows(csv, n, w, device_cpu(), "cpu-loops", false, 64, s->repeats, &cpu_loops);
+        rc = batch_rows(csv, n, w, device_cpu(), NULL, "cpu-loops", false, 64, s->repeats,
+                        &cpu_loops);
     if (!rc && g->ok)
-        rc = batch_rows(csv, s->batch_n, s->width, g->dev, g->label, false, 1, s->repeats, &gpu);
+        rc = batch_rows(csv, s->batch_n, s->width, g->dev, g->modelled ? g : NULL, g->label, false,
+                        1, s->repeats, &gpu);
     int rc2 = demo_csv_close(csv, path);
     if (!rc) rc = rc2;
     double agree = rc ? 0 : max_abs_diff(cpu_blas.answer, cpu_loops.answer);
@@ -336,6 +346,14 @@ int demo_batch(const LessonContext *ctx, const Sizes *s, const Gpu *g)
         printf("  %s: its times are the simulator's CPU time; its launches column is a GPU's: "
                "%lld calls\n  one at a time, one for one batch.\n",
                g->label, (long long)s->batch_n);
+        if (g->modelled && gpu.model_batch > 0 && gpu.model_one > 0) {
+            demo_model_note(g);
+            printf("    Modelled for %s, not measured: one input at a time %.1fx one\n    "
+                   "batch for these %lld inputs of %lld numbers (the source: \"more than 40x\",\n"
+                   "    unsynchronized, at 2000 x 512).\n",
+                   g->model, gpu.model_one / gpu.model_batch, (long long)s->batch_n,
+                   (long long)s->width);
+        }
     } else if (g->ok) {
         batch_verdict(g->label, &gpu, s->batch_n);
         if (gpu.one_by_one > 0)

@@ -36,12 +36,17 @@ static long copy_repeats(size_t bytes, size_t budget)
     return r < 3 ? 3 : r > 1000 ? 1000 : (long)r;
 }
 
+/* Time `repeats` copies; with `model`, the time model's bandwidth for them too (else NAN). */
 static int time_copy(Device dev, void *dst, const void *src, size_t bytes, bool to_gpu,
-                     long repeats, double *gbps, double *secs)
+                     long repeats, const Gpu *model, double *gbps, double *secs,
+                     double *model_gbps)
 {
     CopyWork w = {dev, dst, src, bytes, to_gpu};
     TRY(copy_once(&w)); /* warm up */
+    double m0 = model ? demo_model_now(model) : NAN;
     TRY(time_on_device(dev, copy_once, &w, repeats, secs));
+    *model_gbps = model ? (double)bytes * (double)repeats / (demo_model_now(model) - m0) * 1e-9
+                        : NAN;
     *gbps = (double)bytes / *secs * 1e-9;
     return ERR_OK;
 }
@@ -122,21 +127,28 @@ static int demo_overlap(const Sizes *s, const Gpu *g)
     static const char *const what[] = {"copies only", "compute only", "copy, then compute",
                                        "copy i+1 while computing i"};
     double t[4] = {0};
+    double modelled[4] = {NAN, NAN, NAN, NAN};
     for (int m = 0; m < 4 && !rc; m++) {
         o.mode = m;
         rc = overlap_work(&o); /* warm up */
+        double m0 = demo_model_now(g);
         if (!rc) rc = time_on_device(g->dev, overlap_work, &o, 1, &t[m]);
+        modelled[m] = demo_model_now(g) - m0;
     }
     if (!rc) {
-        char a[32], b[24];
+        char a[32], b[24], c[32];
         size_str(chunk, b, sizeof b);
         printf("\n  Overlap: %d chunks of %s from pinned memory, each multiplied by a %lld x "
                "%lld matrix\n",
                o.chunks, b, (long long)o.width, (long long)o.width);
         for (int m = 0; m < 4; m++)
-            printf("    %-30s %10s\n", what[m], fmt_time(t[m], a, sizeof a));
+            printf("    %-30s %10s%s%s\n", what[m], fmt_time(t[m], a, sizeof a),
+                   g->modelled ? "   modelled " : "",
+                   g->modelled ? fmt_model(modelled[m], c, sizeof c) : "");
         if (g->simulated)
-            printf("    (the simulator runs every stream in order, so nothing overlaps here)\n");
+            printf("    (the simulator runs every stream in order, so nothing overlaps here;%s)\n",
+                   g->modelled ? " nor in\n    the time model, which has one queue for copies "
+                                 "and kernels" : "");
         else
             printf("    the best overlap can do is the longer of the two (%s); it saved %.0f%% "
                    "of what it could\n",
@@ -169,18 +181,20 @@ int demo_copy(const LessonContext *ctx, const Sizes *s, const Gpu *g)
     char path[1024];
     FILE *csv = rc ? NULL : demo_csv_open(ctx, "copy", path, sizeof path,
                                      "bytes,cpu_memcpy_gbps,pageable_gbps,pinned_gbps,"
-                                     "pageable_seconds,pinned_seconds");
+                                     "pageable_seconds,pinned_seconds,modelled_pageable_gbps,"
+                                     "modelled_pinned_gbps");
     if (!rc && !csv) rc = err_code();
     if (!rc)
-        printf("  %-9s %8s %13s %23s %23s\n", "size", "repeats", "CPU memcpy", "to GPU, pageable",
-               "to GPU, pinned");
+        printf("  %-9s %8s %13s %23s %23s %s\n", "size", "repeats", "CPU memcpy", "to GPU, pageable",
+               "to GPU, pinned", g->modelled ? "  modelled: pageable, pinned" : "");
     /* 4 bytes, 16 times more each row, and the whole buffer last (256 MiB; --quick: 16) */
     for (size_t b = 4; b <= max && !rc; b = b < max && b * 16 > max ? max : b * 16) {
         long reps = copy_repeats(b, s->copy_budget);
-        double mem = 0, page = NAN, pin = NAN, tm, tp = NAN, tq = NAN;
-        rc = time_copy(device_cpu(), dst, src, b, false, reps, &mem, &tm);
-        if (!rc && gpu) rc = time_copy(g->dev, dev, src, b, true, reps, &page, &tp);
-        if (!rc && gpu) rc = time_copy(g->dev, dev, pinned, b, true, reps, &pin, &tq);
+        double mem = 0, page = NAN, pin = NAN, tm, tp = NAN, tq = NAN, mpage = NAN, mpin = NAN, x;
+        const Gpu *model = g->modelled ? g : NULL;
+        rc = time_copy(device_cpu(), dst, src, b, false, reps, NULL, &mem, &tm, &x);
+        if (!rc && gpu) rc = time_copy(g->dev, dev, src, b, true, reps, model, &page, &tp, &mpage);
+        if (!rc && gpu) rc = time_copy(g->dev, dev, pinned, b, true, reps, model, &pin, &tq, &mpin);
         if (rc) break;
         char sz[24], a[32], c[32];
         size_str(b, sz, sizeof sz);
@@ -188,8 +202,10 @@ int demo_copy(const LessonContext *ctx, const Sizes *s, const Gpu *g)
         if (gpu)
             printf(" %8.2f GB/s %10s %8.2f GB/s %10s", page, fmt_time(tp, a, sizeof a), pin,
                    fmt_time(tq, c, sizeof c));
+        if (model) printf("   %6.2f, %6.2f GB/s", mpage, mpin);
         printf("\n");
-        fprintf(csv, "%zu,%.6g,%.6g,%.6g,%.6g,%.6g\n", b, mem, page, pin, tp, tq);
+        fprintf(csv, "%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", b, mem, page, pin, tp, tq, mpage,
+                mpin);
     }
     if (csv) {
         int rc2 = demo_csv_close(csv, path);
@@ -204,6 +220,7 @@ int demo_copy(const LessonContext *ctx, const Sizes *s, const Gpu *g)
         demo_skipped(g);
     } else {
         demo_sim_note(g);
+        demo_model_note(g);
         TRY(demo_overlap(s, g));
     }
     demo_draw(ctx, "copy.gp", "copy", path, "Copy bandwidth against size");

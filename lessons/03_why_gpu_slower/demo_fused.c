@@ -104,11 +104,12 @@ int demo_fused(const LessonContext *ctx, const Sizes *s, const Gpu *g,
     };
     char path[1024];
     FILE *csv = demo_csv_open(ctx, "fused", path, sizeof path,
-                         "what,device,seconds,launches,syncs,final_loss");
+                         "what,device,seconds,launches,syncs,final_loss,modelled_seconds");
     if (!csv) return err_code();
-    printf("  %-42s %-13s %9s %7s %10s %10s %8s %10s %9s\n", "way", "device", "launches", "syncs",
-           "time", "per epoch", "time/CPU", "final loss", "- CPU's");
-    double t[5] = {0};
+    printf("  %-42s %-13s %9s %7s %10s %10s %8s %10s %9s %10s\n", "way", "device", "launches",
+           "syncs", "time", "per epoch", "time/CPU", "final loss", "- CPU's",
+           g->modelled ? "modelled" : "");
+    double t[5] = {0}, model[5] = {NAN, NAN, NAN, NAN, NAN};
     float loss[5] = {NAN, NAN, NAN, NAN, NAN};
     int rc = ERR_OK;
     for (int i = 0; i < 5 && !rc; i++) {
@@ -117,30 +118,32 @@ int demo_fused(const LessonContext *ctx, const Sizes *s, const Gpu *g,
         Run r;
         if ((rc = demo_run_open(&r, iris, dev))) break;
         FusedWork w = {&r, s->epochs, ways[i].way, ways[i].every, 0, {0}};
+        double m0 = ways[i].gpu ? demo_model_now(g) : NAN;
         rc = time_on_device(dev, fused_work, &w, 1, &t[i]);
+        model[i] = demo_model_now(g) - m0;
         if (!rc) rc = demo_run_loss(&r, &loss[i]);
         demo_run_close(&r);
         if (rc) {
             err_context("%s", ways[i].what);
             break;
         }
-        char a[32], b[32], d[16], v[16];
+        char a[32], b[32], d[16], v[16], m[32];
         snprintf(d, sizeof d, "%+.1e", (double)(loss[i] - loss[0]));
         /* A simulator time against the CPU's is no GPU speed-up: no ratio for it. */
         if (ways[i].gpu && g->simulated)
             snprintf(v, sizeof v, "(sim)");
         else
             snprintf(v, sizeof v, "%.2fx", t[i] / t[0]);
-        printf("  %-42s %-13s %9llu %7llu %10s %10s %8s %10.4f %9s\n", ways[i].what,
+        printf("  %-42s %-13s %9llu %7llu %10s %10s %8s %10.4f %9s %10s\n", ways[i].what,
                ways[i].gpu ? g->label : "cpu", (unsigned long long)w.used.launches,
                (unsigned long long)w.used.syncs, fmt_time(t[i], a, sizeof a),
                fmt_time(t[i] / (double)s->epochs, b, sizeof b), v, (double)loss[i],
-               i ? d : "-");
+               i ? d : "-", fmt_model(model[i], m, sizeof m));
         if (ways[i].way == 1 && w.nodes)
             printf("  %-42s (the graph holds %zu operations)\n", "", w.nodes);
-        fprintf(csv, "\"%s\",%s,%.9g,%llu,%llu,%.7g\n", ways[i].what,
+        fprintf(csv, "\"%s\",%s,%.9g,%llu,%llu,%.7g,%.9g\n", ways[i].what,
                 ways[i].gpu ? g->label : "cpu", t[i], (unsigned long long)w.used.launches,
-                (unsigned long long)w.used.syncs, (double)loss[i]);
+                (unsigned long long)w.used.syncs, (double)loss[i], model[i]);
     }
     int rc2 = demo_csv_close(csv, path);
     if (rc) return rc;
@@ -157,6 +160,17 @@ int demo_fused(const LessonContext *ctx, const Sizes *s, const Gpu *g,
                    "nothing about who\n  wins on a GPU (make demo-fused on one shows it). What "
                    "carries over are the counts:\n  the launches and syncs each way asks of a "
                    "GPU.\n");
+        if (g->modelled && !isnan(model[1]) && !isnan(model[4])) {
+            char a[32], b[32], c[32];
+            demo_model_note(g);
+            printf("  Modelled for %s, not measured, so still a prediction: per operation\n  "
+                   "with a read every epoch %s, the fused kernel %s, against our CPU's\n  "
+                   "measured %s. The model gives the fused kernel, one block, one SM's share "
+                   "of the\n  GPU's bandwidth for its memory accesses, but counts neither its "
+                   "arithmetic nor the\n  waits of its barriers: optimistic there.\n",
+                   g->model, fmt_model(model[1], a, sizeof a), fmt_model(model[4], b, sizeof b),
+                   fmt_time(t[0], c, sizeof c));
+        }
         else
             printf("  Measured on %s (%s): the fused kernel against our CPU, %.1fx %s;\n  the "
                    "graph against per-op with a read every epoch, %.1fx %s. The prediction %s "

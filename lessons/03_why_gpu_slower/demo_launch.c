@@ -3,6 +3,7 @@
  * sync and a 4-byte copy cost, against an empty C call and a 4-byte memcpy.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <string.h>
 
 #include "lessons/03_why_gpu_slower/demos.h"
@@ -74,24 +75,27 @@ typedef struct LaunchRow {
     long repeats;
 } LaunchRow;
 
-static int launch_row(FILE *csv, const LaunchRow *row, LaunchWork *w, const char *label,
-                      double *per)
+static int launch_row(FILE *csv, const LaunchRow *row, LaunchWork *w, const Gpu *g,
+                      const char *label, double *per, double *modelled)
 {
     TRY(row->fn(w)); /* warm up: the first launch also loads the kernel */
     TRY(device_synchronize(w->dev));
     counters_reset();
-    double secs = 0;
+    double secs = 0, m0 = row->gpu ? demo_model_now(g) : NAN;
     TRY(time_on_device(w->dev, row->fn, w, row->repeats, &secs));
+    /* the model's time of one, time_on_device's syncs included as in the measurement */
+    double model = (demo_model_now(g) - m0) / (double)row->repeats;
     Counters c = counters_get();
     /* time_on_device's own two syncs are not the operation's */
     double syncs = ((double)c.syncs - (row->gpu ? 2.0 : 0.0)) / (double)row->repeats;
-    char t[32], r[32];
-    printf("  %-40s %-13s %9ld %10s %10s %8.2f %6.2f\n", row->what, label, row->repeats,
+    char t[32], r[32], m[32];
+    printf("  %-40s %-13s %9ld %10s %10s %8.2f %6.2f %10s\n", row->what, label, row->repeats,
            fmt_time(secs, t, sizeof t), fmt_rate(1.0 / secs, r, sizeof r),
-           (double)c.launches / (double)row->repeats, syncs);
-    fprintf(csv, "\"%s\",%s,%.9g,%ld,%.9g,%.9g\n", row->what, label, secs, row->repeats,
-            (double)c.launches / (double)row->repeats, syncs);
+           (double)c.launches / (double)row->repeats, syncs, fmt_model(model, m, sizeof m));
+    fprintf(csv, "\"%s\",%s,%.9g,%ld,%.9g,%.9g,%.9g\n", row->what, label, secs, row->repeats,
+            (double)c.launches / (double)row->repeats, syncs, model);
     *per = secs;
+    *modelled = model;
     return ERR_OK;
 }
 
@@ -117,10 +121,11 @@ int demo_launch(const LessonContext *ctx, const Sizes *s, const Gpu *g,
            "itself.\n\n");
     char path[1024];
     FILE *csv = demo_csv_open(ctx, "launch", path, sizeof path,
-                         "what,device,seconds,repeats,launches_per_op,syncs_per_op");
+                         "what,device,seconds,repeats,launches_per_op,syncs_per_op,"
+                         "modelled_seconds");
     if (!csv) return err_code();
-    printf("  %-40s %-13s %9s %10s %10s %8s %6s\n", "operation", "device", "repeats", "each",
-           "per second", "launches", "syncs");
+    printf("  %-40s %-13s %9s %10s %10s %8s %6s %10s\n", "operation", "device", "repeats", "each",
+           "per second", "launches", "syncs", g->modelled ? "modelled" : "");
     LaunchWork w = {device_cpu(), NULL, 0.0f, 0};
     LaunchRow cpu_rows[] = {
         {"empty C function call (the CPU's launch)", false, empty_call, s->cpu_calls},
@@ -132,14 +137,14 @@ int demo_launch(const LessonContext *ctx, const Sizes *s, const Gpu *g,
         {"read 4 bytes back (loss.item())", true, read4, s->tiny_copy},
         {"write 4 bytes to the GPU", true, write4, s->tiny_copy},
     };
-    double cpu_call = 0, per[4] = {0}, unused;
-    int rc = launch_row(csv, &cpu_rows[0], &w, "cpu", &cpu_call);
-    if (!rc) rc = launch_row(csv, &cpu_rows[1], &w, "cpu", &unused);
+    double cpu_call = 0, per[4] = {0}, model[4] = {NAN, NAN, NAN, NAN}, unused, none;
+    int rc = launch_row(csv, &cpu_rows[0], &w, g, "cpu", &cpu_call, &none);
+    if (!rc) rc = launch_row(csv, &cpu_rows[1], &w, g, "cpu", &unused, &none);
     if (!rc && g->ok) {
         w.dev = g->dev;
         rc = device_alloc(g->dev, sizeof(float), &w.dev4);
         for (int i = 0; i < 4 && !rc; i++)
-            rc = launch_row(csv, &gpu_rows[i], &w, g->label, &per[i]);
+            rc = launch_row(csv, &gpu_rows[i], &w, g, g->label, &per[i], &model[i]);
         device_free(g->dev, w.dev4, sizeof(float));
     }
     int rc2 = demo_csv_close(csv, path);
@@ -152,7 +157,18 @@ int demo_launch(const LessonContext *ctx, const Sizes *s, const Gpu *g,
         TRY(iris_epoch_launches(iris, g->dev, &per_epoch));
         char a[32], b[32], c[32], d[32];
         demo_sim_note(g);
-        if (g->simulated) {
+        if (g->simulated && g->modelled) {
+            demo_model_note(g);
+            printf("  One Iris epoch is %.0f launches: that count is a GPU's. Modelled for %s,\n"
+                   "  not measured: a queued launch costs %s of CPU time and waiting for one "
+                   "%s,\n  so the source's %d epochs would spend about %s just launching, and "
+                   "%s more\n  reading the loss back every epoch. make demo-launch on a GPU "
+                   "measures them.\n",
+                   per_epoch, g->model, fmt_model(model[0], a, sizeof a),
+                   fmt_model(model[1], b, sizeof b), SOURCE_EPOCHS,
+                   fmt_model(per_epoch * model[0] * SOURCE_EPOCHS, c, sizeof c),
+                   fmt_model(model[2] * SOURCE_EPOCHS, d, sizeof d));
+        } else if (g->simulated) {
             printf("  One Iris epoch is %.0f launches: that count is a GPU's. A launch's cost "
                    "on a GPU\n  (microseconds of CPU time, whatever the kernel) shows only on "
                    "one: make demo-launch there.\n",

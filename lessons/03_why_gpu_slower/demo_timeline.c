@@ -11,6 +11,7 @@
  * says so in its title.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +31,11 @@ typedef struct Found {
     size_t events;
 } Found;
 
-static int record(const IrisData *iris, Device dev, bool every, TimelineEvent *buf, size_t *n)
+/* The shown epochs, recorded; their modelled span into *modelled (NAN without a model). */
+static int record(const IrisData *iris, const Gpu *g, bool every, TimelineEvent *buf, size_t *n,
+                  double *modelled)
 {
+    Device dev = g->dev;
     Run r;
     TRY(demo_run_open(&r, iris, dev));
     long logged_n = 0;
@@ -39,6 +43,7 @@ static int record(const IrisData *iris, Device dev, bool every, TimelineEvent *b
     int rc = train_logged(r.model, r.loss, r.opt, r.x, r.y, WARM_EPOCHS, 0, NULL, &logged_n);
     if (!rc) rc = device_synchronize(dev);
     if (!rc) rc = timeline_begin(buf, MAX_EVENTS);
+    double m0 = demo_model_now(g);
     for (int k = 0; !rc && k < SHOWN_EPOCHS; k++) {
         char name[32];
         snprintf(name, sizeof name, "epoch %d", k + 1);
@@ -49,6 +54,7 @@ static int record(const IrisData *iris, Device dev, bool every, TimelineEvent *b
     }
     /* The end of training: the CPU waits for whatever the GPU still has queued. */
     if (!rc) rc = device_synchronize(dev);
+    *modelled = demo_model_now(g) - m0;
     if (timeline_on()) {
         int rc2 = timeline_end(n);
         if (!rc) rc = rc2;
@@ -95,12 +101,13 @@ int demo_timeline(const LessonContext *ctx, const Sizes *s, const Gpu *g, const 
         return err_code();
     }
     static const char *const habit[] = {"loss read every epoch", "loss never read"};
-    printf("  %-22s %8s %12s %12s %12s\n", "habit", "events", "span", "CPU waits",
-           "GPU busy");
+    printf("  %-22s %8s %12s %12s %12s %15s\n", "habit", "events", "span", "CPU waits",
+           "GPU busy", g->modelled ? "modelled span" : "");
     int rc = ERR_OK;
     for (int h = 0; h < 2 && !rc; h++) {
         size_t n = 0;
-        rc = record(iris, g->dev, h == 0, buf, &n);
+        double modelled = NAN;
+        rc = record(iris, g, h == 0, buf, &n, &modelled);
         if (rc) break;
         /* Both recordings start at their first event. */
         double t0 = n ? buf[0].start : 0;
@@ -111,21 +118,23 @@ int demo_timeline(const LessonContext *ctx, const Sizes *s, const Gpu *g, const 
                     timeline_kind_name(buf[i].kind), buf[i].name, 1e6 * (buf[i].start - t0),
                     1e6 * (buf[i].end - t0));
         Found f = summarise(buf, n);
-        char a[32], b[32], c[32];
-        printf("  %-22s %8zu %12s %12s %12s%s\n", habit[h], n, fmt_time(f.span, a, sizeof a),
+        char a[32], b[32], c[32], m[32];
+        printf("  %-22s %8zu %12s %12s %12s %15s%s\n", habit[h], n, fmt_time(f.span, a, sizeof a),
                fmt_time(f.cpu_wait, b, sizeof b), fmt_time(f.gpu_busy, c, sizeof c),
+               fmt_model(modelled, m, sizeof m),
                timeline_dropped() ? " (some events did not fit)" : "");
     }
     free(buf);
     int rc2 = demo_csv_close(csv, path);
     if (rc) return rc;
     if (rc2) return rc2;
-    if (g->simulated)
+    if (g->simulated) {
         printf("  (%s: a simulated timeline. The simulator runs each kernel inside its launch, "
                "on the CPU,\n  so the lanes show the order of the work and where the syncs "
                "fall, not a GPU's timing.)\n",
                g->label);
-    else
+        demo_model_note(g);
+    } else
         printf("  Between two reads the CPU can run ahead of the GPU; a read makes it stop "
                "and wait,\n  and the GPU then idles while the CPU queues the next launches.\n");
     char title[160];

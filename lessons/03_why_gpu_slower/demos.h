@@ -21,6 +21,7 @@
 
 #define LR 0.01f /* Lesson 01's SGD learning rate */
 #define SEED 42  /* every run starts from the same weights */
+#define SOURCE_EPOCHS 20000 /* the source lesson's Iris runs (16.85 s on its GPU) */
 
 /* The GPU, if there is one. */
 typedef struct Gpu {
@@ -30,6 +31,8 @@ typedef struct Gpu {
     char label[24];   /* "cuda:0", or "cuda:0 (sim)" */
     char name[96];    /* the device's name ("NVIDIA H100 80GB HBM3"), for measured figures */
     char why[600];    /* why the GPU halves are skipped */
+    bool modelled;    /* the simulator's time model runs (device_model_clock) */
+    char model[96];   /* the GPU it models ("NVIDIA H100 SXM"), for modelled figures */
 } Gpu;
 
 /* How big each demo is (full, --quick, or on the simulator). */
@@ -62,6 +65,16 @@ void demo_skipped(const Gpu *g);
 /* The line a demo prints under a table with simulator rows: their times are the CPU
  * time of the simulator, never a GPU's. */
 void demo_sim_note(const Gpu *g);
+
+/* ---- the simulator's time model: modelled GPU times, never measured ones ---------- */
+
+/* The model's clock now (seconds), or NAN when the GPU rows are not modelled. The
+ * difference of two readings is the modelled time of what ran between them. */
+double demo_model_now(const Gpu *g);
+/* "1.23 ms", or "-" for NAN: a modelled time, printed in a column or line that says so. */
+const char *fmt_model(double s, char *buf, size_t n);
+/* The line under a table with a "modelled" column: what it is, for which GPU. */
+void demo_model_note(const Gpu *g);
 
 /* ---- repeated measurements: the median and the spread, never one lucky run ---------- */
 

@@ -95,6 +95,44 @@ static void find_gpu(const char *want, Gpu *g)
         printf("  The CUDA simulator runs the GPU code on the CPU: its times say nothing about a "
                "GPU,\n  but its counts (launches, syncs, copies) are exactly what a GPU would "
                "get. Sizes shrink to fit.\n");
+    double t;
+    if (g->simulated && device_model_clock(g->dev, &t, g->model, sizeof g->model) == ERR_OK) {
+        g->modelled = true;
+        printf("  Beside them, the simulator's time model gives what the same work would take "
+               "on\n  %s: modelled from those counts at the GPU's stated costs "
+               "(docs/simulator.md),\n  not measured; GPU=NAME picks another GPU "
+               "(GPU=rtx4070-laptop: the source's laptop).\n",
+               g->model);
+    } else if (g->simulated) {
+        printf("  (No modelled GPU times: %s)\n", err_message());
+    }
+}
+
+double demo_model_now(const Gpu *g)
+{
+    double t;
+    char name[96];
+    if (!g->modelled || device_model_clock(g->dev, &t, name, sizeof name) != ERR_OK) return NAN;
+    return t;
+}
+
+const char *fmt_model(double s, char *buf, size_t n)
+{
+    if (isnan(s)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    return timer_format(s, buf, n);
+}
+
+void demo_model_note(const Gpu *g)
+{
+    if (g->modelled)
+        printf("  (modelled: what %s would take by the simulator's time model, not "
+               "measured:\n  kernels from their counted accesses, launches, syncs and copies "
+               "at the stated costs\n  of the GPU's file; the host's own work between them is "
+               "left out)\n",
+               g->model);
 }
 
 void demo_skipped(const Gpu *g) { printf("  GPU half: skipped (%s)\n", g->why); }

@@ -207,6 +207,8 @@ void profile_launch_begin()
     g_launch.profiling = g_launch.instrumented && profile_on();
     g_counters = LaunchCounters();
     g_counters.counted = g_launch.profiling;
+    const dim3 &grid = g_launch.cfg->grid;
+    g_counters.blocks = (unsigned long long)grid.x * grid.y * grid.z;
     g_dram.clear();
     forget_block();
     g_trace_mark = g_trace.size();
@@ -216,8 +218,10 @@ void profile_grid_begin()
 {
     /* Again from the start (with fibers): what the first attempt counted goes. */
     bool counted = g_counters.counted;
+    unsigned long long blocks = g_counters.blocks;
     g_counters = LaunchCounters();
     g_counters.counted = counted;
+    g_counters.blocks = blocks;
     g_dram.clear();
     forget_block();
     if (g_tracing) {

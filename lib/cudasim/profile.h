@@ -43,6 +43,7 @@ struct LaunchCounters {
     unsigned long long sh_atom_inst = 0;                                    /* shared atomics */
     unsigned long long dram_sectors = 0; /* distinct sectors the launch touched: its least DRAM traffic */
     double flops = 0;          /* floating-point operations, where known (cuBLAS) */
+    unsigned long long blocks = 0; /* the grid's blocks (0: a library call, the whole GPU) */
 };
 
 /* Whether the profiler runs (CUDASIM_PROFILE, cudasim_model_start, tracing). */
@@ -67,6 +68,7 @@ struct GpuModel {
     std::string key, name, file; /* "h100", "NVIDIA H100 SXM", the file read */
     int cc = 0;                  /* compute capability: 90 for 9.0 */
     int sms = 0;
+    double clock = 0;                              /* the SMs' clock, Hz */
     double mem_bw = 0, l2_bw = 0, fp32 = 0;        /* bytes/s, bytes/s, flop/s */
     double bus_pinned = 0, bus_pageable = 0;        /* bytes/s, one direction */
     double launch_cpu = 0, kernel_min = 0, graph_kernel = 0, sync = 0, copy_latency = 0; /* s */

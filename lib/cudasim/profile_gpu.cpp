@@ -43,6 +43,7 @@ struct Figure {
 const Figure kFigures[] = {
     {"compute_capability", nullptr, &GpuModel::cc, 10, 7.0, 12.1},
     {"sms", nullptr, &GpuModel::sms, 1, 1, 1024},
+    {"sm_clock_MHz", &GpuModel::clock, nullptr, 1e6, 100, 10000},
     {"memory_bandwidth_GBps", &GpuModel::mem_bw, nullptr, 1e9, 10, 1e5},
     {"l2_bandwidth_GBps", &GpuModel::l2_bw, nullptr, 1e9, 10, 1e6},
     {"fp32_TFLOPS", &GpuModel::fp32, nullptr, 1e12, 0.1, 1e4},

@@ -9,7 +9,10 @@
  *          bandwidth (as if the L2 cache kept everything a launch touches);
  *   L2     every sector its requests asked for, at the L2 bandwidth;
  *   FP32   its floating-point operations at the FP32 peak (counted only for
- *          cuBLAS calls: the simulator does not see a kernel's arithmetic).
+ *          cuBLAS calls: the simulator does not see a kernel's arithmetic);
+ *   shared its shared-memory wavefronts, one per clock of each SM (bank
+ *          conflicts cost time here);
+ * a grid of fewer blocks than the GPU has SMs gets only that share of each.
  * Two clocks follow the program: the host's and the device's. A launch costs
  * the host launch_cpu and queues the kernel, which starts when both the host
  * has issued it and the device has finished what came before; a graph's
@@ -59,14 +62,19 @@ const GpuModel *model_running()
 
 double model_kernel_seconds(const GpuModel &g, const LaunchCounters &c, const char **bound)
 {
-    double dram = (double)c.dram_sectors * 32.0 / g.mem_bw;
-    double l2 = (double)(c.ld_sectors + c.st_sectors + c.atom_sectors) * 32.0 / g.l2_bw;
-    double fp = c.flops / g.fp32;
-    double most = std::max(dram, std::max(l2, fp));
+    /* A grid of fewer blocks than the GPU has SMs runs on that many SMs only. */
+    double share = c.blocks && c.blocks < (unsigned long long)g.sms ? (double)c.blocks / g.sms : 1.0;
+    double dram = (double)c.dram_sectors * 32.0 / (g.mem_bw * share);
+    double l2 = (double)(c.ld_sectors + c.st_sectors + c.atom_sectors) * 32.0 / (g.l2_bw * share);
+    double fp = c.flops / (g.fp32 * share);
+    /* Each SM's shared memory serves one wavefront per clock. */
+    double sh = (double)(c.sh_ld_wavefronts + c.sh_st_wavefronts) / (g.clock * g.sms * share);
+    double most = std::max(std::max(dram, l2), std::max(fp, sh));
     if (bound)
         *bound = most < 0.05 * g.kernel_min ? "launch"
                  : most == dram             ? "DRAM"
                  : most == l2               ? "L2"
+                 : most == sh               ? "shared memory"
                                             : "FP32";
     return g.kernel_min + most;
 }

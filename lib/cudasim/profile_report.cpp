@@ -249,6 +249,7 @@ void summary()
                     bound == "launch" ? "the work is too small to matter: the fixed cost of a kernel is the time"
                     : bound == "DRAM" ? "memory bound: its distinct bytes at the GPU's memory bandwidth"
                     : bound == "L2"   ? "bound by the sectors its requests move through the L2 cache: coalesce them"
+                    : bound == "shared memory" ? "bound by its shared-memory wavefronts, one per clock per SM: bank conflicts add to them"
                                       : "compute bound: its floating-point operations at the FP32 peak");
         }
     }

@@ -182,6 +182,12 @@ typedef struct BackendOps {
     /** Launch the empty kernel once: the cost of a launch with no work in it. */
     int (*empty_kernel)(Device d);
     /**
+     * The time model of a simulated device (docs/simulator.md, "The time model"): its
+     * clock in @p *seconds (started by the first call) and the name of the GPU it
+     * models in @p gpu. NULL where times are measured (the CPU, a real GPU).
+     */
+    int (*model_clock)(Device d, double *seconds, char *gpu, size_t size);
+    /**
      * Start copying @p bytes from host_alloc memory @p src to @p dst on @p d on the
      * device's copy stream and return at once (see copy_wait). @p dst must be a buffer
      * no queued kernel still uses; @p src must stay untouched until the copy is done.

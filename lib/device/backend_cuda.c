@@ -505,6 +505,22 @@ static int cuda_empty_kernel(Device d)
     return launched("k_empty", d, k_empty(s));
 }
 
+#ifdef CUDASIM
+/* The simulator's time model: started by the first call, then read. */
+static int cuda_model_clock(Device d, double *seconds, char *gpu, size_t size)
+{
+    static int started = 0; /* 1 running, -1 refused (its report says why) */
+    (void)d;
+    if (!started) started = cudasim_model_start() == 0 ? 1 : -1;
+    if (started < 0)
+        return err_set(ERR_UNSUPPORTED, "the simulator's time model is off: %s",
+                       cudasim_last_report());
+    *seconds = cudasim_model_seconds();
+    snprintf(gpu, size, "%s", cudasim_model_gpu());
+    return ERR_OK;
+}
+#endif
+
 static int cuda_host_alloc(Device d, size_t bytes, void **ptr)
 {
     (void)d; /* pinned memory is for every device */
@@ -994,6 +1010,9 @@ static const BackendOps cuda_ops = {
     .sgemm_kernel = cuda_sgemm_kernel,
     .sgemm_name = cuda_sgemm_name,
     .empty_kernel = cuda_empty_kernel,
+#ifdef CUDASIM
+    .model_clock = cuda_model_clock,
+#endif
     .copy_async = cuda_copy_async,
     .copy_wait = cuda_copy_wait,
     .capture_begin = cuda_capture_begin,

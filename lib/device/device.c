@@ -123,6 +123,16 @@ int device_synchronize(Device d)
     return ops->synchronize(d);
 }
 
+int device_model_clock(Device d, double *seconds, char *gpu, size_t size)
+{
+    const BackendOps *ops;
+    TRY(ops_of(d, &ops));
+    if (!ops->model_clock)
+        return err_set(ERR_UNSUPPORTED, "%s has no time model: its times are measured",
+                       ops->name);
+    return ops->model_clock(d, seconds, gpu, size);
+}
+
 /* ---- memory: what device_alloc holds on each device, and a limit ------------------- */
 
 #define MEMORY_SLOTS 16 /* the CPU, and CUDA devices 0..14 */

@@ -205,6 +205,19 @@ WB_MUST_CHECK int device_parse(const char *text, const char *visible_env, int vi
  */
 WB_MUST_CHECK int copy_kind(Device from, Device to, CopyKind *kind);
 
+/**
+ * @brief The simulator's time model of device @p d: its clock and the GPU it models.
+ *
+ * On the CUDA simulator, the first call starts a model of the named GPU
+ * (CUDASIM_GPU, h100 by default; docs/simulator.md, "The time model") and each
+ * call sets @p *seconds to how long the device work issued since would have
+ * kept the host busy on it, and @p gpu to its name ("NVIDIA H100 SXM"). A
+ * difference of two readings is a modelled time, never a measured one.
+ * Returns ::ERR_UNSUPPORTED, saying why, on the CPU and on a real GPU (their
+ * times are measured) and when the model's GPU file is wrong.
+ */
+WB_MUST_CHECK int device_model_clock(Device d, double *seconds, char *gpu, size_t size);
+
 /* ---- Exercise of Lesson 03 (lessons/03_why_gpu_slower/exercises.c) ------ */
 
 /**
