@@ -7,8 +7,8 @@
 #
 # Made to fit a short loan of a GPU machine in one call:
 # - the most telling steps first (build, the GPU tests, Iris and the SGEMM
-#   series, the benchmarks), each under its own time limit, so a hang costs one
-#   step, not the run;
+#   series, the time model's error per kernel, the benchmarks), each under its
+#   own time limit, so a hang costs one step, not the run;
 # - the simulator's tests are left out (CI runs them on every change);
 # - with OUT set (a folder that comes back from the machine), the report and
 #   the demos' CSV files are copied there after every step, so even a run cut
@@ -26,7 +26,8 @@ say() { echo "$*" | tee -a "$report"; }
 send_back() { # the report and the demos' data, to $OUT when the caller set it
     [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ] || return 0
     cp "$report" "$OUT/" 2>/dev/null
-    tar -czf "$OUT/gpu-check-data.tar.gz" out/*.csv out/experiments/*/metrics.csv 2>/dev/null
+    tar -czf "$OUT/gpu-check-data.tar.gz" out/*.csv out/experiments/*/metrics.csv \
+        out/model-check/*.txt out/model-check/*.csv 2>/dev/null
     return 0
 }
 # What a program prints when it did not find the GPU after all (it still exits 0).
@@ -56,6 +57,10 @@ step() { # step NAME SECONDS COMMAND...: run with a time limit, keep its output,
 say "GPU check, $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"
 if ! nvidia-smi -L > /dev/null 2>&1; then
     say "no GPU: nvidia-smi finds none; nothing to check here (make test covers the simulator)"
+    # What can be checked without one: the time model's check builds (nvcc) and its
+    # simulator half runs, at a small size.
+    say "the time model's check, as a dry run (tests/gpu/model_check.sh):"
+    bash tests/gpu/model_check.sh 16 2>&1 | tee -a "$report"
     send_back
     exit 2
 fi
@@ -128,6 +133,9 @@ want gpu-tests && step gpu-tests 150 "${M[@]}" test-gpu
 # must print what they print on the simulator.
 want conformance && step conformance 240 bash tests/conformance/gpu_run.sh "$archs"
 want lesson-02 && step lesson-02 90 "${M[@]}" lesson37 PART=2 ARGS="--no-plot"
+# The simulator's time model against this GPU, case by case, and its counters against
+# Nsight Compute's where ncu is installed (tests/gpu/model_check.sh).
+want model && step model 400 bash tests/gpu/model_check.sh
 want bench && step bench 150 "${M[@]}" bench
 # Lesson 03: every timing demo at full size.
 want demos && step demos 150 "${M[@]}" demos ARGS="--no-plot"
