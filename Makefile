@@ -319,6 +319,7 @@ GPU_TEST_SRC := $(wildcard tests/kernels/*.c) tests/gpu/check_gpu.c tests/gpu/ch
                 tests/common/fixture.c tests/common/fixture_tensor.c tests/common/iris.c \
                 tests/common/tmpdir.c
 SIM_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/simc/%.o) $(BUILD)/obj/simc/tests/sim/check_sim.o \
+                $(BUILD)/obj/simc/tests/sim/check_profile.o \
                 $(BUILD)/obj/sim/tests/sim/sim_kernels.o
 SIM_TESTS  := $(BUILD)/tests/sim_tests
 CUDA_KOBJ  := $(KERNEL_CU:%.cu=$(BUILD)/obj/cuda/%.o)

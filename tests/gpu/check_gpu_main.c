@@ -20,6 +20,7 @@ int main(void)
     srunner_add_suite(sr, gpu_suite());
 #ifdef CUDASIM
     srunner_add_suite(sr, sim_suite());
+    srunner_add_suite(sr, profile_suite());
 #endif
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

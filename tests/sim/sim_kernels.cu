@@ -166,6 +166,13 @@ __global__ void static_and_dynamic(float *x)
     x[threadIdx.x] = fixed[threadIdx.x] + extra[threadIdx.x];
 }
 
+/* out[i] = in[i * stride]: a warp's loads stride floats apart (the profiler's tests). */
+__global__ void strided_copy(const float *in, float *out, int n, int stride)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i * stride];
+}
+
 extern "C" {
 
 cudaError_t sim_half_warps(const int *in, int *out)
@@ -271,6 +278,12 @@ cudaError_t sim_fiber_overflow(const float *x, float *out, int blocks)
 cudaError_t sim_axpb(float *y, float a, float b, int n, cudaStream_t stream)
 {
     axpb<<<(n + 63) / 64, 64, 0, stream>>>(y, a, b, n);
+    return cudaGetLastError();
+}
+
+cudaError_t sim_strided_copy(const float *in, float *out, int n, int stride)
+{
+    strided_copy<<<(n + 255) / 256, 256>>>(in, out, n, stride);
     return cudaGetLastError();
 }
 

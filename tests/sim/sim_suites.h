@@ -5,5 +5,6 @@
 #include <check.h>
 
 Suite *sim_suite(void);
+Suite *profile_suite(void); /* check_profile.c: the profiler and the time model */
 
 #endif
