@@ -245,13 +245,16 @@ SECCOMP_LIBS := $(or $(shell pkg-config --libs libseccomp 2>/dev/null),-lseccomp
 # lesson's compile error costs only that lesson; its own come from the shared object.
 # Lessons with a CUDA exercise are graded on the GPU if there is one, else on
 # the simulator; the others need no GPU at all.
-# (GPU_GRADED: lessons without a kernel exercise whose checks still need a device.)
+# (GPU_GRADED: lessons without a kernel exercise whose checks still need a device.
+# SIM_GRADED: lessons graded on the simulator even where there is a GPU: their cases
+# read what only the simulator records, Lesson 03's transpose its every access.)
 GPU_GRADED  := 03 04
+SIM_GRADED  := 03
 # The other lessons' exercises come from the answers, except in the grader package
 # (make grader-package), which holds no answers: there the student's own are used,
 # and they too are in the shared object.
 HAVE_ANSWERS := $(wildcard solutions/[0-9][0-9]_*/exercises.c)
-grade_flavor = $(if $(filter $(1)_%,$(CU_LESSONS))$(filter $(1),$(GPU_GRADED)),$(if $(HAVE_GPU),cuda,sim),cpu)
+grade_flavor = $(if $(filter $(1),$(SIM_GRADED)),sim,$(if $(filter $(1)_%,$(CU_LESSONS))$(filter $(1),$(GPU_GRADED)),$(if $(HAVE_GPU),cuda,sim),cpu))
 flavor_dir  = $(if $(filter sim,$(1)),simc/,$(if $(filter cuda,$(1)),cudac/))
 # The RUN halves of suite $(1) for flavour $(2), as run (or reference) objects.
 grade_run_obj = $(BUILD)/obj/$(call flavor_dir,$(2))tests/graded/$(3)/grade$(1).o

@@ -197,6 +197,23 @@ cudaError_t k_sgemm(int variant, int64_t M, int64_t N, int64_t K, float alpha, c
  */
 const char *k_sgemm_name(int variant);
 
+/* ---- Lesson 03's exercise (lessons/03_why_gpu_slower/exercises.cu) ------- */
+
+/**
+ * @brief Exercise 03.4: out = in transposed, through a shared-memory tile.
+ *
+ * in is a (rows, cols) matrix, column-major (element (i, j) at `in[i + j * rows]`),
+ * and out the (cols, rows) one with out(j, i) = in(i, j) (at `out[j + i * cols]`);
+ * they do not overlap. Each block copies a tile of in into `__shared__` memory and
+ * writes it back transposed, so that the lanes of a warp read consecutive
+ * addresses of in and write consecutive addresses of out (coalesced: 4 sectors per
+ * request of 32 floats), and a warp reading a column of the tile hits 32 different
+ * banks (the tile padded by one column). Any sizes work; rows or cols of 0 launch
+ * nothing; negative sizes, sizes whose indices do not fit in `int`, or NULL
+ * pointers with work to do are `cudaErrorInvalidValue`.
+ */
+cudaError_t k_transpose(const float *in, float *out, int64_t rows, int64_t cols, cudaStream_t s);
+
 /* ---- mlp_fused.cu -------------------------------------------------------- */
 
 /**

@@ -5,9 +5,10 @@
  * contract in lib/train/train.h (03.1, 03.2) and lib/core/timer.h (03.3). Replace a
  * body (including its `return exercise_todo(...)` line) and return 0;
  * report an error with `return err_set(...)` or, to add to an error that
- * came from a call, `return err_context(...)`. They are graded on the GPU
- * when there is one and on the CUDA simulator otherwise, by counting what
- * your code asks of the GPU: launches, syncs and copies (lib/core/counters.h).
+ * came from a call, `return err_context(...)`. They are graded on the CUDA
+ * simulator (with the kernel of 03.4, exercises.cu), by counting what your
+ * code asks of the GPU: launches, syncs and copies (lib/core/counters.h), the
+ * same counts a GPU would give.
  *
  *   make grade LESSON=03          grade these exercises
  *   make hint EX=03.1             a longer hint for one exercise

@@ -127,6 +127,8 @@ typedef struct BackendOps {
     int (*copy_rows)(Device d, const float *src, int64_t src_rows, int64_t src_start,
                      float *dst, int64_t dst_rows, int64_t dst_start, int64_t count,
                      int64_t cols);
+    /** out (cols, rows) = x (rows, cols) transposed. Exercise 03.4 on a GPU (k_transpose). */
+    int (*transpose)(Device d, const float *x, float *out, int64_t rows, int64_t cols);
 
     /* ---- mixed precision and the trainer's sums --------------------------------- */
 

@@ -212,6 +212,14 @@ static int cpu_copy_rows(Device d, const float *src, int64_t src_rows, int64_t s
     return ERR_OK;
 }
 
+static int cpu_transpose(Device d, const float *x, float *out, int64_t rows, int64_t cols)
+{
+    (void)d;
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) out[j + i * cols] = x[i + j * rows];
+    return ERR_OK;
+}
+
 /* ---- mixed precision and the trainer's sums --------------------------------------- */
 
 int cpu_add_bias(Device d, float *y, const float *b, int64_t n, int64_t cols)
@@ -418,6 +426,7 @@ const BackendOps backend_cpu = {
     .adam_step = cpu_adam_step,
     .clip_grad_norm = cpu_clip_grad_norm,
     .copy_rows = cpu_copy_rows,
+    .transpose = cpu_transpose,
     .add_bias = cpu_add_bias,
     .sum_columns_add = cpu_sum_columns_add,
     .add = cpu_add,

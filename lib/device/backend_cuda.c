@@ -484,6 +484,15 @@ static int cuda_sgd_step(Device d, float *p, const float *g, int64_t n, float lr
     return launched("k_sgd_step", d, k_sgd_step(p, g, n, lr, s));
 }
 
+/* Exercise 03.4 (lessons/03_why_gpu_slower/exercises.cu). */
+static int cuda_transpose(Device d, const float *x, float *out, int64_t rows, int64_t cols)
+{
+    cudaStream_t s = NULL;
+    TRY(stream(d, &s));
+    if (rows == 0 || cols == 0) return ERR_OK;
+    return launched("k_transpose", d, k_transpose(x, out, rows, cols, s));
+}
+
 static int cuda_copy_rows(Device d, const float *src, int64_t src_rows, int64_t src_start,
                       float *dst, int64_t dst_rows, int64_t dst_start, int64_t count,
                       int64_t cols)
@@ -995,6 +1004,7 @@ static const BackendOps cuda_ops = {
     .adam_step = cuda_adam_step,
     .clip_grad_norm = cuda_clip_grad_norm,
     .copy_rows = cuda_copy_rows,
+    .transpose = cuda_transpose,
     .add_bias = cuda_add_bias,
     .sum_columns_add = cuda_sum_columns_add,
     .add = cuda_add,

@@ -290,6 +290,22 @@ int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst)
                                     0, count, d);
 }
 
+int tensor_transpose(const Tensor *x, Tensor *out)
+{
+    TRY(tensor_check_2d(x, DTYPE_F32, 0, 0, "tensor_transpose", "x"));
+    TRY(tensor_check_2d(out, DTYPE_F32, 0, 0, "tensor_transpose", "out"));
+    TRY(tensor_check_same_device("tensor_transpose", x, out));
+    if (out->shape[0] != x->shape[1] || out->shape[1] != x->shape[0]) {
+        char a[48], b[48];
+        return err_set(ERR_SHAPE, "tensor_transpose: x is %s, so out must be (%lld, %lld), not %s",
+                       tensor_shape_str(x, a, sizeof a), (long long)x->shape[1],
+                       (long long)x->shape[0], tensor_shape_str(out, b, sizeof b));
+    }
+    if (out == x) return err_set(ERR_ARG, "tensor_transpose: out is x; transpose into a tensor of its own");
+    return tensor_ops(x)->transpose(x->device, tensor_f32(x), tensor_f32(out), x->shape[0],
+                                    x->shape[1]);
+}
+
 int tensor_put_rows(Tensor *dst, int64_t start, const Tensor *src)
 {
     TRY(tensor_check_2d(dst, DTYPE_F32, 0, 0, "tensor_put_rows", "dst"));

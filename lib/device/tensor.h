@@ -148,6 +148,17 @@ WB_MUST_CHECK int tensor_get_rows(const Tensor *t, float *dst);
 WB_MUST_CHECK int tensor_copy_rows(const Tensor *x, int64_t start, int64_t count, Tensor *dst);
 
 /**
+ * @brief Transpose: @p out (cols, rows) = @p x (rows, cols)^T, PyTorch's `x.t().contiguous()`.
+ *
+ * Both are float32 2-D tensors on the same device and must not be the same
+ * tensor; @p out is sized already. On a GPU this is exercise 03.4,
+ * `k_transpose` (lessons/03_why_gpu_slower/exercises.cu): a transpose through a
+ * shared-memory tile, whose loads and stores are coalesced and free of bank
+ * conflicts.
+ */
+WB_MUST_CHECK int tensor_transpose(const Tensor *x, Tensor *out);
+
+/**
  * @brief The reverse: copy all rows of @p src (count, d) into rows starting at @p start of
  *        @p dst (n, d), both on the same device (on a GPU one launch).
  */

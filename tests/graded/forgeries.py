@@ -3,8 +3,10 @@
 Each is what a student who has read the grader's source might try: a change to
 one lesson's exercise file, starting from the untouched stubs or from the
 answers. `zero` lists the exercises that must score 0 (with `says` in their
-failure message); with base "solutions", every other exercise of the file must
-keep its full marks (the honest part of a file earns what it earns).
+failure message), `zero_cases` words of the names of single cases that must
+(a correct but slow kernel keeps its result's points, not its counters');
+with base "solutions", every other case of the file must keep its full marks
+(the honest part of a file earns what it earns).
 `unchecked`: the forgery must also score 0 when the symbol check is skipped
 (GRADE_UNCHECKED=1), which shows that the runner/judge split holds on its own.
 
@@ -99,6 +101,35 @@ def _name_carried(name, carrier, says, why):
 # The script of FORGE_RESULTS started with system(), for code that the sandbox alone
 # stops when the checks are off.
 SYSTEM_FORGE = "system(" + _c_string(FORGED_RESULTS_SCRIPT) + ");"
+
+# Two correct transposes that a GPU's memory does not like, for exercise 03.4: one
+# thread per element (its stores 32 floats apart), and a tile without padding (its
+# column reads all in one bank). Each earns the result's points, not the counters'.
+TRANSPOSE_LAUNCH = ("if (rows < 0 || cols < 0 || (rows > 0 && cols > INT_MAX / rows)) return "
+                    "cudaErrorInvalidValue; if (rows == 0 || cols == 0) return cudaSuccess; "
+                    "if (!in || !out) return cudaErrorInvalidValue; "
+                    "dim3 block(32, 8), grid((unsigned)((rows + 31) / 32), "
+                    "(unsigned)((cols + 31) / 32)); "
+                    "@KERNEL@<<<grid, block, 0, s>>>(in, out, (int)rows, (int)cols); "
+                    "return cudaGetLastError();")
+NAIVE_TRANSPOSE = (
+    "static __global__ void naive_transpose(const float *in, float *out, int rows, int cols)\n"
+    "{\n    int i = blockIdx.x * 32 + threadIdx.x;\n"
+    "    for (int k = threadIdx.y; k < 32; k += 8) {\n"
+    "        int j = blockIdx.y * 32 + k;\n"
+    "        if (i < rows && j < cols) out[j + i * cols] = in[i + j * rows];\n    }\n}\n")
+UNPADDED_TRANSPOSE = (
+    "static __global__ void unpadded_transpose(const float *in, float *out, int rows, int cols)\n"
+    "{\n    __shared__ float tile[32][32];\n"
+    "    int i = blockIdx.x * 32 + threadIdx.x;\n"
+    "    for (int k = threadIdx.y; k < 32; k += 8) {\n"
+    "        int j = blockIdx.y * 32 + k;\n"
+    "        if (i < rows && j < cols) tile[k][threadIdx.x] = in[i + j * rows];\n    }\n"
+    "    __syncthreads();\n"
+    "    int j = blockIdx.y * 32 + threadIdx.x;\n"
+    "    for (int k = threadIdx.y; k < 32; k += 8) {\n"
+    "        int r = blockIdx.x * 32 + k;\n"
+    "        if (j < cols && r < rows) out[j + r * cols] = tile[threadIdx.x][k];\n    }\n}\n")
 
 FORGERIES = [
     dict(name="lookup-table", lesson="01_cpu_baseline", base="solutions",
@@ -234,6 +265,21 @@ FORGERIES = [
          zero=["02.4", "02"], says="",
          why="a kernel that writes the grader's input formula of its index instead of reading "
              "x: the inputs are drawn for each grading run"),
+    dict(name="transpose-uncoalesced", lesson="03_why_gpu_slower", file="exercises.cu",
+         base="solutions",
+         changes=[(None, "top", "#include <cuda_runtime.h>\n" + NAIVE_TRANSPOSE),
+                  ("k_transpose", "replace", TRANSPOSE_LAUNCH.replace("@KERNEL@", "naive_transpose"))],
+         zero=[], zero_cases=["coalesced loads and stores"], says="global stores take",
+         why="a correct transpose with one thread per element: coalesced loads, but stores 32 "
+             "floats apart (32 sectors per request): the result's points, not the counters'"),
+    dict(name="transpose-bank-conflicts", lesson="03_why_gpu_slower", file="exercises.cu",
+         base="solutions",
+         changes=[(None, "top", "#include <cuda_runtime.h>\n" + UNPADDED_TRANSPOSE),
+                  ("k_transpose", "replace",
+                   TRANSPOSE_LAUNCH.replace("@KERNEL@", "unpadded_transpose"))],
+         zero=[], zero_cases=["coalesced loads and stores"], says="bank conflict",
+         why="a correct, coalesced transpose through a tile without padding: each read of a "
+             "column of the tile is a 32-way bank conflict: the result's points only"),
     dict(name="host-copy-kernel", lesson="02_device_transfer", file="exercises.cu",
          base="solutions",
          changes=[(None, "top", "#include <stdlib.h>\n"),

@@ -11,16 +11,34 @@
  * one-batch forward, and the launches of one forward. Timings use a fake
  * clock whose readings the judge works out itself (clock_reading).
  *
+ * 03.4, the transpose, is a kernel, graded on the simulator wherever the grade
+ * runs: its result against the drawn input, then its memory accesses. Those
+ * are not taken from the simulator's counters, which live in the runner with
+ * the student's code: the runner sends the trace of every access, and the
+ * judge checks it against the output and costs it itself (trace_check.h).
+ *
  * Each case is a RUN half (in the runner: call the student's code, record what
  * came out) and a JUDGE half (in the judge: compare), see graded.h.
  */
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
+#include "drawn.h"
 #include "graded.h"
 #include "lib/core/err.h"
+#ifdef GRADE_JUDGE
+#include "trace_check.h"
+#endif
 #ifdef GRADE_RUNNER
+#include "kernels/kernels.h"
+#ifdef CUDASIM
+#include "lib/cudasim/cudasim.h"
+#endif
 #include "lib/device/backend.h"
 #include "lib/core/callable.h"
 #include "lib/core/counters.h"
@@ -936,6 +954,363 @@ JUDGE(timed_training)
 }
 #endif
 
+/* ---- ex03.4 the transpose ------------------------------------------------------------ */
+
+/* k_transpose runs on the simulator (the Makefile's SIM_GRADED): the result cases check
+ * the output; the counter cases also record every access the kernel made, and the judge
+ * checks that record against the output and costs it itself (trace_check.h). */
+#define TR_TAIL 64               /* sentinel floats after the output */
+#define TR_SENTINEL (-23456.0f)  /* what they hold */
+
+typedef struct TrShape {
+    const char *p;
+    int64_t rows, cols;
+} TrShape;
+
+/* The result's shapes: one element, not a multiple of a tile either way, one tile, a
+ * column, a row, several tiles with ragged edges. */
+static const TrShape tr_shapes[] = {
+    {"a", 1, 1}, {"b", 3, 5}, {"c", 32, 32}, {"d", 33, 1}, {"e", 1, 65}, {"f", 70, 45},
+};
+#define N_TR ((int)(sizeof tr_shapes / sizeof tr_shapes[0]))
+/* The counters' shapes: whole tiles, so every warp's request is a full one. */
+static const TrShape tr_square = {"sq", 64, 64}, tr_wide = {"wide", 96, 160};
+
+/* The input of shape p, drawn for this grading run: k / 256 in [-1024, 1024). */
+static float *tr_input(const TrShape *s)
+{
+    int64_t n = s->rows * s->cols;
+    float *h = malloc((size_t)(n ? n : 1) * sizeof *h);
+    Drawn d = drawn_start(key("03.4.%s", s->p));
+    for (int64_t i = 0; i < n; i++) h[i] = drawn_value(&d, 1024, 8);
+    return h;
+}
+
+/* The argument checks: each call must return its error (or cudaSuccess) and launch nothing. */
+static const struct {
+    int in_null, out_null;
+    int64_t rows, cols;
+    const char *what;
+    cudaError_t want;
+} tr_args[] = {
+    {0, 0, -1, 4, "rows = -1", cudaErrorInvalidValue},
+    {0, 0, 4, -1, "cols = -1", cudaErrorInvalidValue},
+    {0, 0, 65536, 65536, "rows = cols = 65536 (2^32 elements, too many for int indices)",
+     cudaErrorInvalidValue},
+    {0, 0, 1, (int64_t)INT_MAX + 1, "rows = 1, cols = 2^31 (too many for int indices)",
+     cudaErrorInvalidValue},
+    {1, 0, 4, 4, "in = NULL", cudaErrorInvalidValue},
+    {0, 1, 4, 4, "out = NULL", cudaErrorInvalidValue},
+    {0, 0, 0, 4, "rows = 0 (nothing to do, no launch)", cudaSuccess},
+    {1, 1, 4, 0, "cols = 0 and NULL pointers (nothing to read: not an error)", cudaSuccess},
+};
+#define N_TR_ARGS ((int)(sizeof tr_args / sizeof tr_args[0]))
+
+#ifdef GRADE_RUNNER
+static void tr_quiet(void)
+{
+    int n = 0;
+    ck_assert_msg(cudaGetDeviceCount(&n) == cudaSuccess && n > 0,
+                  "no CUDA device (real or simulated) to run the kernel on");
+#ifdef CUDASIM
+    cudasim_set_report_stream(NULL);
+#endif
+}
+
+static long long tr_launches(void)
+{
+#ifdef CUDASIM
+    return (long long)cudasim_launch_count();
+#else
+    return -1;
+#endif
+}
+
+/* k_transpose on shape s: name.rc (put_rc, with .name), name.sync, name.launches,
+ * name.out (rows * cols + TR_TAIL floats), name.in (the input after the call), and
+ * with `trace` the kernel's accesses (name.trace: their 32-bit words carried as the
+ * bits of floats, never computed with) and the buffers' addresses. */
+static void tr_run(const TrShape *s, int trace)
+{
+    tr_quiet();
+    int64_t n = s->rows * s->cols;
+    float *h = tr_input(s), *back = malloc((size_t)(n + TR_TAIL) * sizeof *back);
+    ck_assert(h && back);
+    float *din = NULL, *dout = NULL;
+    ck_assert_int_eq(cudaMalloc((void **)&din, (size_t)(n ? n : 1) * sizeof(float)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&dout, (size_t)(n + TR_TAIL) * sizeof(float)), cudaSuccess);
+    if (n)
+        ck_assert_int_eq(cudaMemcpy(din, h, (size_t)n * sizeof(float), cudaMemcpyHostToDevice),
+                         cudaSuccess);
+    for (int64_t i = 0; i < n + TR_TAIL; i++) back[i] = i < n ? NAN : TR_SENTINEL;
+    ck_assert_int_eq(cudaMemcpy(dout, back, (size_t)(n + TR_TAIL) * sizeof(float),
+                                cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    put_i64(key("%s.in_base", s->p), (int64_t)(uintptr_t)din);
+    put_i64(key("%s.out_base", s->p), (int64_t)(uintptr_t)dout);
+#ifdef CUDASIM
+    if (trace) cudasim_trace_start();
+#endif
+    long long before = tr_launches();
+    err_clear();
+    cudaError_t e = k_transpose(din, dout, s->rows, s->cols, 0);
+    put_rc(key("%s.rc", s->p), (int)e);
+    put_str(key("%s.rc.name", s->p), cudaGetErrorName(e));
+    cudaError_t sync = cudaDeviceSynchronize();
+    put_i64(key("%s.sync", s->p), sync);
+    put_str(key("%s.sync.name", s->p), cudaGetErrorString(sync));
+    if (before >= 0) put_i64(key("%s.launches", s->p), tr_launches() - before);
+#ifdef CUDASIM
+    if (trace) {
+        cudasim_trace_stop();
+        size_t nw = 0;
+        const uint32_t *w = cudasim_trace_words(&nw);
+        float *bits = malloc((nw ? nw : 1) * sizeof *bits);
+        ck_assert(bits);
+        memcpy(bits, w, nw * sizeof *w);
+        put_f32(key("%s.trace", s->p), bits, (int64_t)nw);
+        free(bits);
+    }
+#else
+    (void)trace; /* a GPU records no accesses: the counter cases fail and say why */
+#endif
+    if (cudaMemcpy(back, dout, (size_t)(n + TR_TAIL) * sizeof(float), cudaMemcpyDeviceToHost) ==
+        cudaSuccess)
+        put_f32(key("%s.out", s->p), back, n + TR_TAIL);
+    if (n && cudaMemcpy(back, din, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
+        put_f32(key("%s.in", s->p), back, n);
+    cudaFree(din);
+    cudaFree(dout);
+    free(h);
+    free(back);
+}
+
+RUN(transpose_result)
+{
+    for (int i = 0; i < N_TR; i++) tr_run(&tr_shapes[i], 0);
+}
+
+RUN(transpose_arguments)
+{
+    tr_quiet();
+    float *din = NULL, *dout = NULL;
+    ck_assert_int_eq(cudaMalloc((void **)&din, 16 * sizeof(float)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&dout, 16 * sizeof(float)), cudaSuccess);
+    for (int i = 0; i < N_TR_ARGS; i++) {
+        long long before = tr_launches();
+        cudaError_t e = k_transpose(tr_args[i].in_null ? NULL : din, tr_args[i].out_null ? NULL : dout,
+                                    tr_args[i].rows, tr_args[i].cols, 0);
+        put_rc(key("arg%d.rc", i), (int)e);
+        if (before >= 0) put_i64(key("arg%d.launches", i), tr_launches() - before);
+        cudaGetLastError();
+    }
+    cudaFree(din);
+    cudaFree(dout);
+    tr_run(&tr_shapes[1], 0); /* and a good call after them */
+}
+
+RUN(transpose_counters_square) { tr_run(&tr_square, 1); }
+RUN(transpose_counters_wide) { tr_run(&tr_wide, 1); }
+#endif
+
+#ifdef GRADE_JUDGE
+static void tr_expect_written(const char *rk)
+{
+    ck_assert_msg(!(got_rc(rk) != cudaSuccess && got_rc_code(rk) == ERR_TODO),
+                  "k_transpose is not written yet");
+}
+
+/* The output of shape s: out(j, i) = in(i, j), and the sentinels after it untouched. */
+static const float *tr_expect_result(const TrShape *s)
+{
+    const char *p = s->p;
+    long long r = (long long)s->rows, c = (long long)s->cols;
+    int64_t n = s->rows * s->cols;
+    tr_expect_written(key("%s.rc", p));
+    ck_assert_msg(got_rc(key("%s.rc", p)) == cudaSuccess,
+                  "k_transpose(rows = %lld, cols = %lld) returned %s; a good call returns "
+                  "cudaSuccess",
+                  r, c, got_str(key("%s.rc.name", p)));
+    ck_assert_msg(got_i64(key("%s.sync", p)) == cudaSuccess,
+                  "k_transpose(rows = %lld, cols = %lld): the kernel failed: %s", r, c,
+                  got_str(key("%s.sync.name", p)));
+    if (got_has(key("%s.launches", p)))
+        ck_assert_msg(got_i64(key("%s.launches", p)) >= 1,
+                      "k_transpose(rows = %lld, cols = %lld) launched no kernel: the work must "
+                      "be done by a kernel on the GPU",
+                      r, c);
+    const float *out = got_f32(key("%s.out", p), n + TR_TAIL);
+    float *in = tr_input(s);
+    graded_note = drawn_note("the input's values");
+    for (int64_t k = n; k < n + TR_TAIL; k++)
+        ck_assert_msg(out[k] == TR_SENTINEL,
+                      "k_transpose(rows = %lld, cols = %lld) wrote past the end of out: out[%lld] "
+                      "changed (skip the threads of the last tiles that fall outside rows or "
+                      "cols)",
+                      r, c, (long long)k);
+    for (int64_t j = 0; j < s->cols; j++)
+        for (int64_t i = 0; i < s->rows; i++) {
+            float want = in[i + j * s->rows], got = out[j + i * s->cols];
+            ck_assert_msg(memcmp(&got, &want, sizeof got) == 0,
+                          "k_transpose(rows = %lld, cols = %lld): out(%lld, %lld) = out[%lld] is "
+                          "%g, expected in(%lld, %lld) = in[%lld] = %g (out is (cols, rows): "
+                          "out(j, i) at out[j + i * cols], in(i, j) at in[i + j * rows]); %s",
+                          r, c, (long long)j, (long long)i, (long long)(j + i * s->cols),
+                          (double)got, (long long)i, (long long)j, (long long)(i + j * s->rows),
+                          (double)want, graded_note);
+        }
+    if (n) {
+        const float *after = got_f32(key("%s.in", p), n);
+        for (int64_t k = 0; k < n; k++)
+            ck_assert_msg(memcmp(&after[k], &in[k], sizeof in[k]) == 0,
+                          "k_transpose(rows = %lld, cols = %lld) changed its input in[%lld]: "
+                          "in is only read",
+                          r, c, (long long)k);
+    }
+    free(in);
+    graded_note = NULL;
+    return out;
+}
+
+JUDGE(transpose_result)
+{
+    for (int i = 0; i < N_TR; i++) tr_expect_result(&tr_shapes[i]);
+}
+
+JUDGE(transpose_arguments)
+{
+    tr_expect_written("arg0.rc");
+    for (int i = 0; i < N_TR_ARGS; i++) {
+        const char *rk = key("arg%d.rc", i);
+        int rc = got_rc(rk);
+        ck_assert_msg(rc == (int)tr_args[i].want,
+                      "k_transpose with %s returned %s (%d), expected %s", tr_args[i].what,
+                      rc == cudaSuccess ? "cudaSuccess"
+                      : rc == cudaErrorInvalidValue ? "cudaErrorInvalidValue" : "another error",
+                      rc, tr_args[i].want == cudaSuccess ? "cudaSuccess" : "cudaErrorInvalidValue");
+        if (got_has(key("arg%d.launches", i)))
+            ck_assert_msg(got_i64(key("arg%d.launches", i)) == 0,
+                          "k_transpose with %s launched a kernel: check the arguments first and "
+                          "launch nothing when there is nothing to do",
+                          tr_args[i].what);
+    }
+    tr_expect_result(&tr_shapes[1]);
+}
+
+/* "(lane 0 at out[0], lane 1 at out[96]: 384 bytes apart)": the first two lanes of a
+ * costly global instruction, as elements of its buffer. */
+static const char *tr_lanes(const uint64_t bad[2], const TrShape *s, char *buf, size_t size)
+{
+    uint64_t in = (uint64_t)got_i64(key("%s.in_base", s->p)),
+             out = (uint64_t)got_i64(key("%s.out_base", s->p));
+    int64_t n = s->rows * s->cols;
+    uint64_t base = bad[0] >= out && bad[0] < out + (uint64_t)n * 4 ? out : in;
+    snprintf(buf, size, "lane 0 at %s[%lld], lane 1 at %s[%lld]: %lld bytes apart",
+             base == out ? "out" : "in", (long long)((bad[0] - base) / 4),
+             base == out ? "out" : "in", (long long)((bad[1] - base) / 4),
+             (long long)(bad[1] - bad[0]));
+    return buf;
+}
+
+/* The counter cases: the output right, the trace consistent with it, then every counter
+ * at its ideal, the first one that is not named with what it means. */
+static void tr_expect_counters(const TrShape *s)
+{
+    tr_expect_result(s);
+    const char *p = s->p;
+    long long r = (long long)s->rows, c = (long long)s->cols;
+    ck_assert_msg(got_has(key("%s.trace", p)),
+                  "no record of the kernel's accesses: these counters are the simulator's "
+                  "(make grade grades Lesson 03 on the simulator)");
+    int64_t nw = 0;
+    const float *bits = got_f32_n(key("%s.trace", p), &nw);
+    uint32_t *words = malloc((size_t)(nw ? nw : 1) * sizeof *words);
+    ck_assert(words);
+    memcpy(words, bits, (size_t)nw * sizeof *words);
+    size_t n = 0;
+    TraceAccess *a = trace_parse(words, (size_t)nw, &n);
+    free(words);
+    ck_assert_msg(a, "the record of the kernel's accesses is malformed");
+    int64_t elems = s->rows * s->cols;
+    TraceBuffer bufs[2] = {
+        {"in", (uint64_t)got_i64(key("%s.in_base", p)), elems, 0, NULL, NULL},
+        {"out", (uint64_t)got_i64(key("%s.out_base", p)), elems, 1, NULL, NULL},
+    };
+    float *in = tr_input(s), *fill = malloc((size_t)elems * sizeof *fill);
+    uint64_t *writers = calloc((size_t)elems, sizeof *writers);
+    ck_assert(in && fill && writers);
+    bufs[1].writer = writers;
+    for (int64_t k = 0; k < elems; k++) fill[k] = NAN;
+    bufs[0].now = (uint8_t *)in;
+    bufs[1].now = (uint8_t *)fill;
+    char why[400];
+    ck_assert_msg(trace_replay(a, n, bufs, 2, why, sizeof why) == 0,
+                  "k_transpose(rows = %lld, cols = %lld): %s", r, c, why);
+    const float *out = got_f32(key("%s.out", p), elems + TR_TAIL);
+    ck_assert_msg(memcmp(fill, out, (size_t)elems * sizeof *fill) == 0,
+                  "k_transpose(rows = %lld, cols = %lld): the kernel's recorded stores do not "
+                  "make the output it left: the output must be written by the kernel",
+                  r, c);
+    TraceCost cost;
+    ck_assert(trace_cost(a, n, &cost) == 0);
+    free(a);
+    free(in);
+    free(fill);
+    free(writers);
+    char lanes[160];
+    ck_assert_msg(cost.ld_req > 0 && cost.st_req > 0,
+                  "k_transpose(rows = %lld, cols = %lld): no global loads or no global stores "
+                  "in the kernel's accesses",
+                  r, c);
+    ck_assert_msg(cost.ld_sec <= cost.ld_ideal,
+                  "k_transpose(rows = %lld, cols = %lld): global loads take %.2f sectors per "
+                  "request where %.2f would hold their bytes (%s). A GPU moves whole 32-byte "
+                  "sectors, so that is %.1fx the traffic: make consecutive lanes (threadIdx.x) "
+                  "read consecutive addresses of in, in[i + j * rows] with i from threadIdx.x",
+                  r, c, (double)cost.ld_sec / cost.ld_req, (double)cost.ld_ideal / cost.ld_req,
+                  tr_lanes(cost.bad_ld, s, lanes, sizeof lanes),
+                  (double)cost.ld_sec / cost.ld_ideal);
+    ck_assert_msg(cost.st_sec <= cost.st_ideal,
+                  "k_transpose(rows = %lld, cols = %lld): global stores take %.2f sectors per "
+                  "request where %.2f would hold their bytes (%s). A GPU moves whole 32-byte "
+                  "sectors, so that is %.1fx the traffic: stage the tile in shared memory and "
+                  "let consecutive lanes (threadIdx.x) write consecutive addresses of out, "
+                  "out[j + r * cols] with j from threadIdx.x",
+                  r, c, (double)cost.st_sec / cost.st_req, (double)cost.st_ideal / cost.st_req,
+                  tr_lanes(cost.bad_st, s, lanes, sizeof lanes),
+                  (double)cost.st_sec / cost.st_ideal);
+    ck_assert_msg(cost.sh_ld > 0 && cost.sh_st > 0,
+                  "k_transpose(rows = %lld, cols = %lld): no shared-memory loads or stores: the "
+                  "transpose goes through a __shared__ tile",
+                  r, c);
+    ck_assert_msg(cost.sh_st_wf <= cost.sh_st_ideal,
+                  "k_transpose(rows = %lld, cols = %lld): shared stores take %.2f wavefronts per "
+                  "instruction where %.2f is the ideal: a bank conflict (lanes 0 and 1 in banks "
+                  "%llu and %llu, %lld bytes apart). Lanes that ask one bank for different words "
+                  "wait in turn: write a row of the tile, tile[k][threadIdx.x]",
+                  r, c, (double)cost.sh_st_wf / cost.sh_st, (double)cost.sh_st_ideal / cost.sh_st,
+                  (unsigned long long)(cost.bad_sh_st[0] / 4 % 32),
+                  (unsigned long long)(cost.bad_sh_st[1] / 4 % 32),
+                  (long long)(cost.bad_sh_st[1] - cost.bad_sh_st[0]));
+    ck_assert_msg(cost.sh_ld_wf <= cost.sh_ld_ideal,
+                  "k_transpose(rows = %lld, cols = %lld): shared loads take %.2f wavefronts per "
+                  "instruction where %.2f is the ideal: a %.0f-way bank conflict (lanes 0 and 1 in "
+                  "banks %llu and %llu, %lld bytes apart). A column of a 32-column tile is 32 "
+                  "words apart, all in one bank: pad the tile (tile[32][33]) so that a column "
+                  "spans the 32 banks",
+                  r, c, (double)cost.sh_ld_wf / cost.sh_ld, (double)cost.sh_ld_ideal / cost.sh_ld,
+                  (double)cost.sh_ld_wf / cost.sh_ld_ideal,
+                  (unsigned long long)(cost.bad_sh_ld[0] / 4 % 32),
+                  (unsigned long long)(cost.bad_sh_ld[1] / 4 % 32),
+                  (long long)(cost.bad_sh_ld[1] - cost.bad_sh_ld[0]));
+}
+
+JUDGE(transpose_counters_square) { tr_expect_counters(&tr_square); }
+JUDGE(transpose_counters_wide) { tr_expect_counters(&tr_wide); }
+#endif
+
+#define CU_FILE "lessons/03_why_gpu_slower/exercises.cu"
+
 /* name, exercise, function, what it checks, points, timeout (s), reference?, file */
 #define CASES(X)                                                                                   \
     X(logged_every_n, "03.1", "train_logged",                                                      \
@@ -958,6 +1333,18 @@ JUDGE(timed_training)
       10, 0, NULL)                                                                                 \
     X(timing_errors_and_the_cpu, "03.3", "time_on_device",                                         \
       "a failing work, repeats 0 and -3, the CPU", 3, 10, 0, NULL)                                 \
+    X(transpose_result, "03.4", "k_transpose",                                                     \
+      "out = in transposed for 1 x 1 to 70 x 45, nothing past the end, in unchanged", 4, 20, 0,    \
+      CU_FILE)                                                                                     \
+    X(transpose_arguments, "03.4", "k_transpose",                                                  \
+      "bad sizes and NULL pointers: their error and no launch; then a good call", 2, 20, 0,        \
+      CU_FILE)                                                                                     \
+    X(transpose_counters_square, "03.4", "k_transpose",                                            \
+      "64 x 64: coalesced loads and stores, a shared tile without bank conflicts", 3, 30, 0,       \
+      CU_FILE)                                                                                     \
+    X(transpose_counters_wide, "03.4", "k_transpose",                                              \
+      "96 x 160: coalesced loads and stores, a shared tile without bank conflicts", 3, 30, 0,      \
+      CU_FILE)                                                                                     \
     X(timed_training, "03", "all of Lesson 03", "a timed training read every 5 epochs", 4, 60, 1,  \
       NULL)
 

@@ -15,8 +15,9 @@
    printing in a loop, a huge allocation, a kernel writing past its buffer.
 5. Compiler messages with bytes that are not UTF-8 (Latin-1, over-long forms,
    surrogates, F5-FF) still give a valid results.json.
-6. The forgeries of tests/graded/forgeries.py score 0 where they forge, and the
-   honest part of each file keeps its marks; those marked `unchecked` score 0
+6. The forgeries of tests/graded/forgeries.py score 0 where they forge (whole
+   exercises, or single cases: a correct but slow kernel keeps its result's
+   points), and the honest part of each file keeps its marks; those marked `unchecked` score 0
    even with the symbol check skipped, so the runner/judge split holds alone.
 7. (--package) make grader-package holds no answers, and graded from it as
    Gradescope does (run_autograder), the answers get full marks on Lesson 01,
@@ -379,7 +380,8 @@ def check_forgery(fg, unchecked=False):
     extra = ["GRADE_UNCHECKED=1"] if unchecked else []
     r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra)
     for t in r["tests"]:
-        forged = t["number"] in fg["zero"] or fg.get("all_zero")
+        forged = (t["number"] in fg["zero"] or fg.get("all_zero")
+                  or any(c in t["name"] for c in fg.get("zero_cases", ())))
         if forged:
             if t["score"] != 0:
                 fail("forgery %s (%s) earned %s points on %r: %r"

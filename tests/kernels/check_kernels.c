@@ -711,6 +711,63 @@ START_TEST(test_sgemm_invalid_arguments_and_names)
 }
 END_TEST
 
+/* ---- Lesson 03's transpose (exercise 03.4; the answer is linked here) ----- */
+
+static const int64_t transpose_shapes[][2] = {{1, 1}, {3, 5}, {32, 32}, {33, 1}, {70, 45}, {64, 96}};
+
+START_TEST(test_transpose_matches_cpu)
+{
+    require_device();
+#ifdef CUDASIM
+    (void)cudasim_model_start(); /* the profiler counts each launch's accesses from now on */
+#endif
+    for (size_t t = 0; t < sizeof transpose_shapes / sizeof *transpose_shapes; t++) {
+        int64_t rows = transpose_shapes[t][0], cols = transpose_shapes[t][1], n = rows * cols;
+        size_t bytes = (size_t)n * sizeof(float);
+        float *x = random_matrix(rows, cols, rows, 300 + t, REAL), *got = new_floats(n);
+        double *want = new_doubles(n);
+        float *x_d = to_device(x, bytes), *y_d = to_device(NULL, bytes);
+        CUDA_OK(k_transpose(x_d, y_d, rows, cols, 0));
+        from_device(got, y_d, bytes);
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t i = 0; i < rows; i++) want[j + i * cols] = x[i + j * rows];
+        char what[64];
+        snprintf(what, sizeof what, "transpose of (%lld, %lld)", (long long)rows, (long long)cols);
+        check_close(what, got, want, n, 0, 0.0, 0.0);
+#ifdef CUDASIM
+        if (rows % 32 == 0 && cols % 32 == 0) {
+            /* Whole tiles: each warp instruction moves 32 floats, 128 bytes, in 4 sectors
+             * of global memory or 1 wavefront of shared memory, the padding keeping the
+             * tile's columns in 32 banks. */
+            CudasimCounters c;
+            unsigned long long inst = (unsigned long long)(n / 32);
+            ck_assert_int_eq(cudasim_profile_last(&c), 0);
+            ck_assert_msg(c.counted && c.ld_requests == inst && c.ld_sectors == 4 * inst &&
+                              c.st_requests == inst && c.st_sectors == 4 * inst &&
+                              c.sh_st_inst == inst && c.sh_st_wavefronts == inst &&
+                              c.sh_ld_inst == inst && c.sh_ld_wavefronts == inst,
+                          "%s: loads %llu requests, %llu sectors; stores %llu, %llu; shared "
+                          "stores %llu instructions, %llu wavefronts; loads %llu, %llu; expected "
+                          "%llu requests or instructions, 4 sectors or 1 wavefront each",
+                          what, c.ld_requests, c.ld_sectors, c.st_requests, c.st_sectors,
+                          c.sh_st_inst, c.sh_st_wavefronts, c.sh_ld_inst, c.sh_ld_wavefronts,
+                          inst);
+        }
+#endif
+        cudaFree(x_d), cudaFree(y_d);
+        free(x), free(got), free(want);
+    }
+    float *a = to_device(NULL, 64);
+    CUDA_INVALID(k_transpose(a, a, -1, 4, 0));
+    CUDA_INVALID(k_transpose(a, a, 65536, 65536, 0));
+    CUDA_INVALID(k_transpose(NULL, a, 4, 4, 0));
+    unsigned long long before = launches();
+    CUDA_OK(k_transpose(NULL, NULL, 0, 4, 0));
+    ck_assert_uint_eq(launches(), before);
+    cudaFree(a);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------- */
 
 Suite *kernels_suite(void)
@@ -748,6 +805,11 @@ Suite *kernels_suite(void)
     tcase_add_loop_test(tc, test_sgemm_matches_cpu, 0, K_SGEMM_VARIANTS * N_GEMM_CASES);
     tcase_add_test(tc, test_sgemm_with_k_zero_scales_c);
     tcase_add_test(tc, test_sgemm_invalid_arguments_and_names);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("transpose");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_transpose_matches_cpu);
     suite_add_tcase(s, tc);
     return s;
 }

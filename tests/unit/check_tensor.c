@@ -104,6 +104,25 @@ START_TEST(test_column_major_order_and_row_conversion)
 }
 END_TEST
 
+START_TEST(test_transpose_and_its_errors)
+{
+    Tensor *x = tensor_new_2d(2, 3), *out = tensor_new_2d(3, 2), *wrong = tensor_new_2d(2, 3);
+    const float rows[6] = {1, 2, 3, 4, 5, 6}; /* [[1, 2, 3], [4, 5, 6]] */
+    ck_assert_int_eq(tensor_set_rows(x, rows), ERR_OK);
+    ck_assert_int_eq(tensor_transpose(x, out), ERR_OK);
+    float back[6];
+    ck_assert_int_eq(tensor_get_rows(out, back), ERR_OK);
+    const float want[6] = {1, 4, 2, 5, 3, 6}; /* [[1, 4], [2, 5], [3, 6]] */
+    ck_assert_mem_eq(back, want, sizeof want);
+    ck_assert_int_eq(tensor_transpose(x, wrong), ERR_SHAPE);
+    ck_assert_str_eq(err_message(),
+                     "tensor_transpose: x is (2, 3), so out must be (3, 2), not (2, 3)");
+    Tensor *sq = tensor_new_2d(2, 2);
+    ck_assert_int_eq(tensor_transpose(sq, sq), ERR_ARG);
+    tensor_free(x), tensor_free(out), tensor_free(wrong), tensor_free(sq);
+}
+END_TEST
+
 START_TEST(test_check_2d_message)
 {
     Tensor *t = tensor_new_2d(120, 5);
@@ -209,6 +228,7 @@ Suite *tensor_suite(void)
     tcase_add_test(tc, test_copy_clone_and_mismatch);
     tcase_add_test(tc, test_column_major_order_and_row_conversion);
     tcase_add_test(tc, test_check_2d_message);
+    tcase_add_test(tc, test_transpose_and_its_errors);
     tcase_add_test(tc, test_dtype_table);
     tcase_add_test(tc, test_device_names_and_equality);
     tcase_add_test(tc, test_same_device_rule);
