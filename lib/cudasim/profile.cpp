@@ -43,16 +43,6 @@ namespace internal {
 
 namespace {
 
-struct Key {
-    uint64_t a, b;
-    bool operator==(const Key &o) const { return a == o.a && b == o.b; }
-};
-struct KeyHash {
-    size_t operator()(const Key &k) const
-    {
-        return (size_t)(k.a * 0x9E3779B97F4A7C15ull ^ (k.b + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull);
-    }
-};
 
 /* One warp instruction: the lanes that took part, each with its address
  * (shared memory: from the arena's start, whose word 0 is in bank 0). */
@@ -66,10 +56,41 @@ bool g_model_on = false;  /* cudasim_model_start */
 bool g_tracing = false;   /* cudasim_trace_start */
 int g_env_on = -1;        /* CUDASIM_PROFILE set */
 
-/* The running block: each thread's instance count per code address, and its groups. */
-std::unordered_map<Key, uint32_t, KeyHash> g_instance;
-std::unordered_map<Key, uint32_t, KeyHash> g_group_of;
+/* Code (an access's instruction, and its piece) by a dense number: the tables
+ * below are indexed by it. pc_id numbers instructions densely; a piece other
+ * than the first (a struct copied whole) gets a number of its own. */
+std::vector<uint32_t> g_code_of_pc;                /* pc_id -> code + 1, or 0 */
+std::unordered_map<uint64_t, uint32_t> g_code_of_piece;
+uint32_t g_codes = 0;
+
+uint32_t code_of(uint32_t pcid, unsigned piece)
+{
+    if (piece == 0) {
+        if (pcid >= g_code_of_pc.size()) g_code_of_pc.resize(pcid + 1 + pcid / 2, 0);
+        uint32_t &c = g_code_of_pc[pcid];
+        if (!c) c = ++g_codes;
+        return c - 1;
+    }
+    auto ins = g_code_of_piece.emplace((uint64_t)pcid << 16 | piece, g_codes);
+    if (ins.second) g_codes++;
+    return ins.first->second;
+}
+
+/* The running block, in tables that a new block's number (g_stamp) empties
+ * without clearing them: each thread's count of its visits to each code, and
+ * each warp's groups by code and instance. */
+struct Visits {
+    uint64_t stamp;
+    uint32_t n;
+};
+struct Slot {
+    uint64_t stamp = 0;
+    std::vector<uint32_t> group; /* by instance: an index into g_groups, or UINT32_MAX */
+};
+std::vector<std::vector<Visits>> g_visits; /* [thread][code] */
+std::vector<std::vector<Slot>> g_slots;    /* [warp][code] */
 std::vector<Group> g_groups;
+uint64_t g_stamp = 1;
 
 /* The running launch. */
 LaunchCounters g_counters;
@@ -88,8 +109,7 @@ unsigned g_pending_size = 0;
 
 void forget_block()
 {
-    g_instance.clear();
-    g_group_of.clear();
+    g_stamp++;
     g_groups.clear();
 }
 
@@ -131,11 +151,26 @@ void trace(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pc
 void add(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pcid, unsigned piece)
 {
     if (g_tracing) trace(a, size, kind, shared, pcid, piece);
-    uint64_t code = (uint64_t)pcid << 16 | piece;
-    uint32_t instance = g_instance[Key{code, (uint64_t)g_launch.tid}]++;
-    Key k{code, (uint64_t)(g_launch.tid / WARP_LANES) << 40 | instance};
-    auto ins = g_group_of.emplace(k, (uint32_t)g_groups.size());
-    if (ins.second) {
+    uint32_t code = code_of(pcid, piece);
+    size_t tid = (size_t)g_launch.tid, warp = tid / WARP_LANES;
+    if (tid >= g_visits.size()) g_visits.resize(tid + 1);
+    if (warp >= g_slots.size()) g_slots.resize(warp + 1);
+    std::vector<Visits> &tv = g_visits[tid];
+    if (code >= tv.size()) tv.resize(code + 1, Visits{0, 0});
+    Visits &v = tv[code];
+    if (v.stamp != g_stamp) v = Visits{g_stamp, 0};
+    uint32_t instance = v.n++;
+    std::vector<Slot> &ws = g_slots[warp];
+    if (code >= ws.size()) ws.resize(code + 1);
+    Slot &slot = ws[code];
+    if (slot.stamp != g_stamp) {
+        slot.stamp = g_stamp;
+        slot.group.clear();
+    }
+    if (instance >= slot.group.size()) slot.group.resize(instance + 1, UINT32_MAX);
+    uint32_t &index = slot.group[instance];
+    if (index == UINT32_MAX) {
+        index = (uint32_t)g_groups.size();
         g_groups.emplace_back();
         Group &g = g_groups.back();
         g.kind = kind;
@@ -143,7 +178,7 @@ void add(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pcid
         g.size = size;
         g.n = 0;
     }
-    Group &g = g_groups[ins.first->second];
+    Group &g = g_groups[index];
     if (g.n < WARP_LANES) {
         uint64_t addr = shared ? a - (uintptr_t)g_arena : a;
         g.lanes[g.n].addr = addr;
