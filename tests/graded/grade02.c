@@ -430,15 +430,7 @@ static const struct {
 #define ARGS_N 5 /* the good call after them: 5 values into a buffer of 5 + TAIL */
 
 #ifdef GRADE_RUNNER
-static void quiet_device(void)
-{
-    int n = 0;
-    ck_assert_msg(cudaGetDeviceCount(&n) == cudaSuccess && n > 0,
-                  "no CUDA device (real or simulated) to run the kernel on");
-#ifdef CUDASIM
-    cudasim_set_report_stream(NULL);
-#endif
-}
+#include "kernel_run.h"
 
 static const char *report(void)
 {
@@ -446,16 +438,6 @@ static const char *report(void)
     return cudasim_last_report();
 #else
     return "";
-#endif
-}
-
-/* A GPU does not count launches; its runs of this suite check the values only. */
-static long long launches(void)
-{
-#ifdef CUDASIM
-    return (long long)cudasim_launch_count();
-#else
-    return -1;
 #endif
 }
 

@@ -1007,24 +1007,7 @@ static const struct {
 #define N_TR_ARGS ((int)(sizeof tr_args / sizeof tr_args[0]))
 
 #ifdef GRADE_RUNNER
-static void tr_quiet(void)
-{
-    int n = 0;
-    ck_assert_msg(cudaGetDeviceCount(&n) == cudaSuccess && n > 0,
-                  "no CUDA device (real or simulated) to run the kernel on");
-#ifdef CUDASIM
-    cudasim_set_report_stream(NULL);
-#endif
-}
-
-static long long tr_launches(void)
-{
-#ifdef CUDASIM
-    return (long long)cudasim_launch_count();
-#else
-    return -1;
-#endif
-}
+#include "kernel_run.h"
 
 /* k_transpose on shape s: name.rc (put_rc, with .name), name.sync, name.launches,
  * name.out (rows * cols + TR_TAIL floats), name.in (the input after the call), and
@@ -1032,7 +1015,7 @@ static long long tr_launches(void)
  * bits of floats, never computed with) and the buffers' addresses. */
 static void tr_run(const TrShape *s, int trace)
 {
-    tr_quiet();
+    quiet_device();
     int64_t n = s->rows * s->cols;
     float *h = tr_input(s), *back = malloc((size_t)(n + TR_TAIL) * sizeof *back);
     ck_assert(h && back);
@@ -1051,7 +1034,7 @@ static void tr_run(const TrShape *s, int trace)
 #ifdef CUDASIM
     if (trace) cudasim_trace_start();
 #endif
-    long long before = tr_launches();
+    long long before = launches();
     err_clear();
     cudaError_t e = k_transpose(din, dout, s->rows, s->cols, 0);
     put_rc(key("%s.rc", s->p), (int)e);
@@ -1059,7 +1042,7 @@ static void tr_run(const TrShape *s, int trace)
     cudaError_t sync = cudaDeviceSynchronize();
     put_i64(key("%s.sync", s->p), sync);
     put_str(key("%s.sync.name", s->p), cudaGetErrorString(sync));
-    if (before >= 0) put_i64(key("%s.launches", s->p), tr_launches() - before);
+    if (before >= 0) put_i64(key("%s.launches", s->p), launches() - before);
 #ifdef CUDASIM
     if (trace) {
         cudasim_trace_stop();
@@ -1092,16 +1075,16 @@ RUN(transpose_result)
 
 RUN(transpose_arguments)
 {
-    tr_quiet();
+    quiet_device();
     float *din = NULL, *dout = NULL;
     ck_assert_int_eq(cudaMalloc((void **)&din, 16 * sizeof(float)), cudaSuccess);
     ck_assert_int_eq(cudaMalloc((void **)&dout, 16 * sizeof(float)), cudaSuccess);
     for (int i = 0; i < N_TR_ARGS; i++) {
-        long long before = tr_launches();
+        long long before = launches();
         cudaError_t e = k_transpose(tr_args[i].in_null ? NULL : din, tr_args[i].out_null ? NULL : dout,
                                     tr_args[i].rows, tr_args[i].cols, 0);
         put_rc(key("arg%d.rc", i), (int)e);
-        if (before >= 0) put_i64(key("arg%d.launches", i), tr_launches() - before);
+        if (before >= 0) put_i64(key("arg%d.launches", i), launches() - before);
         cudaGetLastError();
     }
     cudaFree(din);

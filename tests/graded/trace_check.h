@@ -112,13 +112,21 @@ static inline TraceBuffer *trace_buffer(TraceBuffer *b, int nb, const TraceAcces
     return NULL;
 }
 
-static inline int trace_by_thread(const void *x, const void *y)
+/* Accesses of one thread together (qsort's order of a before b): launch, block, thread. */
+static inline int trace_cmp_thread(const TraceAccess *a, const TraceAccess *b)
 {
-    const TraceAccess *a = *(const TraceAccess *const *)x, *b = *(const TraceAccess *const *)y;
     if (a->launch != b->launch) return a->launch < b->launch ? -1 : 1;
     if (a->block != b->block) return a->block < b->block ? -1 : 1;
     if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
-    return a->order < b->order ? -1 : a->order > b->order;
+    return 0;
+}
+
+/* ... and in each thread, in the order it made them. */
+static inline int trace_by_thread(const void *x, const void *y)
+{
+    const TraceAccess *a = *(const TraceAccess *const *)x, *b = *(const TraceAccess *const *)y;
+    int c = trace_cmp_thread(a, b);
+    return c ? c : a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* Replay the trace on the buffers (their `now` set up by the caller as the memory
@@ -228,9 +236,8 @@ static inline int trace_replay(TraceAccess *a, size_t n, TraceBuffer *bufs, int 
     qsort(by, n, sizeof *by, trace_by_thread);
     size_t n_seen = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        const TraceAccess *t = by[i], *p = i ? by[i - 1] : NULL;
-        if (!p || p->launch != t->launch || p->block != t->block || p->tid != t->tid)
-            n_seen = 0; /* another thread */
+        const TraceAccess *t = by[i];
+        if (i == 0 || trace_cmp_thread(by[i - 1], t) != 0) n_seen = 0; /* another thread */
         for (unsigned k = 0; k + 4 <= t->size; k += 4) {
             uint32_t word;
             memcpy(&word, t->value + k, 4);
@@ -261,12 +268,12 @@ static inline int trace_replay(TraceAccess *a, size_t n, TraceBuffer *bufs, int 
 
 /* ---- the cost of each warp instruction ------------------------------------------- */
 
+/* Each thread's accesses by code, then in order: its visits to each code, counted. */
 static inline int trace_by_code(const void *x, const void *y)
 {
     const TraceAccess *a = *(const TraceAccess *const *)x, *b = *(const TraceAccess *const *)y;
-    if (a->launch != b->launch) return a->launch < b->launch ? -1 : 1;
-    if (a->block != b->block) return a->block < b->block ? -1 : 1;
-    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+    int c = trace_cmp_thread(a, b);
+    if (c) return c;
     if (a->code != b->code) return a->code < b->code ? -1 : 1;
     return a->order < b->order ? -1 : a->order > b->order;
 }
@@ -300,8 +307,7 @@ static inline int trace_cost(TraceAccess *a, size_t n, TraceCost *c)
     qsort(by, n, sizeof *by, trace_by_code);
     for (size_t i = 0; i < n; i++) { /* the n-th time a thread reached the code */
         const TraceAccess *p = i ? by[i - 1] : NULL, *t = by[i];
-        bool again = p && p->launch == t->launch && p->block == t->block && p->tid == t->tid &&
-                     p->code == t->code;
+        bool again = p && trace_cmp_thread(p, t) == 0 && p->code == t->code;
         by[i]->instance = again ? p->instance + 1 : 0;
     }
     qsort(by, n, sizeof *by, trace_by_warp);
