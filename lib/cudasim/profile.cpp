@@ -187,42 +187,34 @@ void add(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pcid
     }
 }
 
+/* One instruction more, of cost w: its count, its cost and its ideal. */
+void tally(unsigned long long &n, unsigned long long &cost, unsigned long long &ideal, WarpCost w)
+{
+    n++;
+    cost += w.actual;
+    ideal += w.ideal;
+}
+
 /* Cost each warp instruction of the block that ended. */
 void count_block()
 {
     LaunchCounters &c = g_counters;
+    unsigned long long atom_ideal = 0; /* (no column: an atomic's ideal is not counted) */
     for (const Group &g : g_groups) {
         if (g.shared) {
             WarpCost w = warp_shared_cost(g.lanes, g.n, g.size);
-            if (g.kind == LOAD) {
-                c.sh_ld_inst++;
-                c.sh_ld_wavefronts += w.actual;
-                c.sh_ld_ideal += w.ideal;
-            } else if (g.kind == STORE) {
-                c.sh_st_inst++;
-                c.sh_st_wavefronts += w.actual;
-                c.sh_st_ideal += w.ideal;
-            } else {
-                c.sh_atom_inst++;
-            }
+            if (g.kind == LOAD) tally(c.sh_ld_inst, c.sh_ld_wavefronts, c.sh_ld_ideal, w);
+            else if (g.kind == STORE) tally(c.sh_st_inst, c.sh_st_wavefronts, c.sh_st_ideal, w);
+            else c.sh_atom_inst++;
             continue;
         }
         uint64_t sectors[2 * WARP_LANES];
         unsigned ns = 0;
         WarpCost w = warp_global_cost(g.lanes, g.n, g.size, sectors, &ns);
         for (unsigned i = 0; i < ns; i++) g_dram.insert(sectors[i]);
-        if (g.kind == LOAD) {
-            c.ld_requests++;
-            c.ld_sectors += w.actual;
-            c.ld_ideal += w.ideal;
-        } else if (g.kind == STORE) {
-            c.st_requests++;
-            c.st_sectors += w.actual;
-            c.st_ideal += w.ideal;
-        } else {
-            c.atom_requests++;
-            c.atom_sectors += w.actual;
-        }
+        if (g.kind == LOAD) tally(c.ld_requests, c.ld_sectors, c.ld_ideal, w);
+        else if (g.kind == STORE) tally(c.st_requests, c.st_sectors, c.st_ideal, w);
+        else tally(c.atom_requests, c.atom_sectors, atom_ideal, w);
     }
     forget_block();
 }
