@@ -343,6 +343,7 @@ help:
 	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused, demo-timeline"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
 	@echo "  make sim-run CU=prog.cu  build a CUDA program (its own main) for the simulator and run it (ARGS=...)"
+	@echo "                           PROFILE=prof.csv: its kernels' counters (ncu's names) and modelled times"
 	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
@@ -363,6 +364,7 @@ help:
 	@echo
 	@echo "  Variables: IMPL=solutions|lessons  PART=1..6  ARGS='--epochs 5000'  SAN=1  ARCH=native"
 	@echo "             SIM=1 (lessons: GPU parts on the CUDA simulator, for machines without a GPU)"
+	@echo "             GPU=h100 (the simulator's time model: h200 h100 a100 l4 t4 rtx4090 rtx4070-laptop)"
 	@echo "             STUDENT_DIR=lessons  BUILD_ROOT=build  GRADE_OUT=build/grade  V=1"
 
 # The Debian packages the workbook uses; the check is quick, so every run does it.

@@ -68,14 +68,25 @@ RUNS = [
                  "05_amp": "Mixed precision, from the history of the float16 run with a "
                            "GradScaler: the losses, and the loss scale with the epochs "
                            "that skipped steps marked"}},
+    {"id": "sim-warp", "sim_run": "docs/warp_access.cu",
+     "figures": {"sim_sectors": "One warp's 32 float loads against 32-byte sectors, from the "
+                                "simulator's record of four kernels' accesses, with its "
+                                "profiler's count of sectors",
+                 "sim_banks": "One warp reading a column of a 32 x 32 shared tile and of a "
+                              "32 x 33 one: the bank of each lane's word, from the simulator's "
+                              "record, with its profiler's count of wavefronts"}},
     {"id": "06", "args": ["--part", "6", "--quick"],
      "figures": {"06_scaling": "Data-parallel training on 1, 2 and 4 CPU ranks (4 "
                                "oversubscribed): the scaling efficiency of one step of a "
                                "small and a wide model"}},
 ]
+# A run with "sim_run" is a CUDA program with its own main, run on the simulator by
+# make sim-run with its output folder as its argument; it writes data files only.
 # Figures drawn from a run's data files here rather than by the lesson itself:
 # NAME: (gnuplot script, the data file inside the run's output folder, title).
 DRAWN_HERE = {
+    "sim_sectors": ("docs/warp_access.gp", "warp_sectors.dat", "sectors"),
+    "sim_banks": ("docs/warp_access.gp", "warp_banks.dat", "banks"),
     "05_amp": ("lessons/05_trainer/loss_scale.gp",
                "experiments/lesson05-float16-scaled/metrics.csv",
                "float16 with a GradScaler: the trainer's history"),
@@ -102,8 +113,13 @@ def rel(path):
 
 def run_one(run, binary, out, log):
     os.makedirs(out, exist_ok=True)
-    argv = [binary] + run["args"] + ["--quiet", "--out", out]
-    command = " ".join(rel(a) if os.path.isabs(a) else a for a in argv)
+    if run.get("sim_run"):
+        argv = ["make", "-s", "--no-print-directory", "sim-run", "CU=" + run["sim_run"],
+                "ARGS=" + out]
+        command = "make sim-run CU=%s ARGS=DIR" % run["sim_run"]
+    else:
+        argv = [binary] + run["args"] + ["--quiet", "--out", out]
+        command = " ".join(rel(a) if os.path.isabs(a) else a for a in argv)
     t0 = time.monotonic()
     try:
         with open(log, "w", encoding="utf-8") as f:
@@ -220,7 +236,9 @@ def main():
     for run in RUNS:
         sim = run.get("gpu") and not a.gpu
         binary = a.sim_lesson37 if sim else a.lesson37
-        if sim:
+        if run.get("sim_run"):
+            machine = "the CUDA simulator on %s (counts, which need no GPU)" % cpu
+        elif sim:
             machine = "the CUDA simulator on %s (no GPU here: a simulated GPU, not a GPU's timing)" % cpu
         elif run.get("gpu") or (a.gpu and run["id"] in ("02", "03")):
             machine = "%s with %s" % (cpu, a.gpu)
@@ -228,7 +246,7 @@ def main():
             machine = cpu + ("" if a.gpu else " (no GPU on this machine)")
         out_run = os.path.join(run_dir, run["id"])
         log = os.path.join(run_dir, run["id"] + ".log")
-        if not binary or not os.path.exists(binary):
+        if not run.get("sim_run") and (not binary or not os.path.exists(binary)):
             command, status, secs = " ".join(["lesson37"] + run["args"]), "no binary", 0.0
             why = ("No GPU on this machine, and the simulator's lesson37 was not built"
                    if sim else "lesson37 was not built")
@@ -239,7 +257,8 @@ def main():
                 why = "The run failed (%s): %s" % (
                     "timed out after %d s" % RUN_TIMEOUT if status == "timeout"
                     else "exit status %s" % status, last_line(log))
-        print("  docs: lesson37 %s: %.1f s%s" % (" ".join(run["args"]), secs,
+        print("  docs: %s: %.1f s%s" % (command if run.get("sim_run") else
+                                        "lesson37 " + " ".join(run["args"]), secs,
                                                  "" if status == 0 else " (FAILED: see %s)" % rel(log)))
         for name, about in run["figures"].items():
             fig = {"about": about, "machine": machine, "date": date, "command": command,

@@ -86,7 +86,7 @@ int cudasim_set_memory_guard(int protection_keys);
  * see (one not built by its translator).
  */
 typedef struct CudasimCounters {
-    int counted;
+    int counted;                         /**< 1 when the launch's accesses were seen */
     unsigned long long ld_requests;      /**< l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
     unsigned long long ld_sectors;       /**< l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
     unsigned long long ld_ideal;         /**< the fewest sectors for the bytes loaded */
