@@ -37,14 +37,16 @@ typedef struct DrawnIris {
     float w2[IRIS_CLASSES * IRIS_HIDDEN], b2[IRIS_CLASSES];
 } DrawnIris;
 
-/* Linear(in, out)'s weights as PyTorch draws them, uniform within 1/sqrt(in),
- * here in steps of 1/256 so that float and double hold them exactly. */
+/* Linear(in, out)'s weights as PyTorch draws them, uniform within 1/sqrt(in), in
+ * steps of 2^-22 (floats, which the judge's double holds exactly; steps that fine
+ * make no weight a round number a table of known inputs would recognise). */
 static inline void drawn_linear(Drawn *r, int64_t in, int64_t out, float *w, float *b)
 {
-    int64_t k = 1;
-    while ((k + 1) * (k + 1) * in <= 256 * 256) k++;
-    for (int64_t j = 0; j < out * in; j++) w[j] = (float)drawn_int(r, -k, k) / 256.0f;
-    for (int64_t j = 0; j < out; j++) b[j] = (float)drawn_int(r, -k, k) / 256.0f;
+    int64_t k = 0; /* the largest with k^2 in <= 2^44, in integers: the same in both halves */
+    for (int64_t step = (int64_t)1 << 22; step; step >>= 1)
+        if ((k + step) * (k + step) * in <= (int64_t)1 << 44) k += step;
+    for (int64_t j = 0; j < out * in; j++) w[j] = (float)drawn_int(r, -k, k) / 4194304.0f;
+    for (int64_t j = 0; j < out; j++) b[j] = (float)drawn_int(r, -k, k) / 4194304.0f;
 }
 
 /* The draw named @p what (each case its own name, so each its own inputs). */

@@ -1186,12 +1186,8 @@ static void drawn_training_judge(void)
     DrawnIris d;
     drawn_iris("01", &d);
     OracleIris data;
-    char err[300];
-    if (oracle_iris_load(&d, &data, err, sizeof err) != 0) ck_abort_msg("grader: %s", err);
     OracleMlp m;
-    ck_assert_msg(oracle_mlp_init(&m, IRIS_FEATURES, IRIS_HIDDEN, IRIS_CLASSES) == 0,
-                  "grader: out of memory");
-    oracle_mlp_set(&m, d.w1, d.b1, d.w2, d.b2);
+    oracle_iris_start(&d, &data, &m);
     /* The curve to DRAWN_SHIFT epochs past the end, and the test part after each of the
      * epochs around the last one. */
     enum { LAST = DRAWN_EPOCHS - DRAWN_SHIFT, ALL = DRAWN_EPOCHS + DRAWN_SHIFT };

@@ -945,13 +945,9 @@ JUDGE(timed_training)
     DrawnIris drawn;
     drawn_iris("03", &drawn);
     OracleIris data;
-    char err[300];
-    if (oracle_iris_load(&drawn, &data, err, sizeof err) != 0) ck_abort_msg("grader: %s", err);
     OracleMlp m;
     double want[TIMED_EPOCHS];
-    ck_assert_msg(oracle_mlp_init(&m, IRIS_FEATURES, IRIS_HIDDEN, IRIS_CLASSES) == 0,
-                  "grader: out of memory");
-    oracle_mlp_set(&m, drawn.w1, drawn.b1, drawn.w2, drawn.b2);
+    oracle_iris_start(&drawn, &data, &m);
     ck_assert_msg(oracle_mlp_train(&m, data.x_train, data.y_train, IRIS_TRAIN, IRIS_TRAIN,
                                    (double)TIMED_LR, TIMED_EPOCHS, want) == 0,
                   "grader: out of memory");

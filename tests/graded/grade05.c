@@ -1215,8 +1215,13 @@ typedef struct WholeRun {
     Loader *train, *val;
 } WholeRun;
 
-static void whole_config(ExperimentConfig *c, long epochs)
+/* The draw named @p what, its split as tensors, and the config of an experiment of
+ * @p epochs epochs on Iris with Lesson 01's network, SGD with momentum, no scheduler. */
+static void whole_start(const char *what, long epochs, WholeDraw *w, IrisTensors *t,
+                        ExperimentConfig *c)
 {
+    whole_draw(what, w);
+    drawn_iris_tensors(&w->iris, t);
     experiment_config_default(c);
     snprintf(c->data, sizeof c->data, "iris");
     c->hidden[0] = IRIS_HIDDEN;
@@ -1261,11 +1266,9 @@ RUN(stop_save_resume)
 {
     /* A run stopped after epoch 2, checkpointed and resumed, against one of 4 epochs. */
     WholeDraw w;
-    whole_draw("05.resume", &w);
     IrisTensors t;
-    drawn_iris_tensors(&w.iris, &t);
     ExperimentConfig c;
-    whole_config(&c, RESUME_EPOCHS);
+    whole_start("05.resume", RESUME_EPOCHS, &w, &t, &c);
     WholeRun a, b, resumed;
     whole_open(&a, "a", &c, &w, &t);
     whole_open(&b, "b", &c, &w, &t);
@@ -1290,11 +1293,9 @@ RUN(full_run)
      * a right answer, such as a coefficient computed in double, into a visibly
      * different run.) */
     WholeDraw w;
-    whole_draw("05.full", &w);
     IrisTensors t;
-    drawn_iris_tensors(&w.iris, &t);
     ExperimentConfig c;
-    whole_config(&c, FULL_EPOCHS);
+    whole_start("05.full", FULL_EPOCHS, &w, &t, &c);
     c.loss_weight = FULL_WEIGHT;
     c.lr = FULL_LR;
     c.clip_norm = w.clip * FULL_WEIGHT;
@@ -1337,16 +1338,13 @@ static void whole_oracle(const WholeDraw *w, bool full, long epochs, OracleMlp *
                          WholeHistory *h)
 {
     static OracleIris data;
-    char err[300];
-    if (oracle_iris_load(&w->iris, &data, err, sizeof err) != 0) ck_abort_msg("grader: %s", err);
+    oracle_iris_start(&w->iris, &data, m);
     OracleMlp g;
     OracleSgd sgd;
-    ck_assert_msg(oracle_mlp_init(m, IRIS_FEATURES, IRIS_HIDDEN, IRIS_CLASSES) == 0 &&
-                      oracle_mlp_init(&g, IRIS_FEATURES, IRIS_HIDDEN, IRIS_CLASSES) == 0 &&
+    ck_assert_msg(oracle_mlp_init(&g, IRIS_FEATURES, IRIS_HIDDEN, IRIS_CLASSES) == 0 &&
                       oracle_sgd_init(&sgd, m, full ? (double)FULL_LR : (double)WHOLE_LR,
                                       (double)WHOLE_MOMENTUM) == 0,
                   "grader: out of memory");
-    oracle_mlp_set(m, w->iris.w1, w->iris.b1, w->iris.w2, w->iris.b2);
     float scale = ldexpf(1.0f, w->scale_exp);
     int tracker = 0;
     for (long e = 0; e < epochs; e++) {

@@ -766,12 +766,8 @@ JUDGE(ddp_trains_as_one)
     DrawnIris d;
     drawn_iris("06", &d);
     OracleIris data;
-    char err[300];
-    if (oracle_iris_load(&d, &data, err, sizeof err) != 0) ck_abort_msg("grader: %s", err);
     OracleMlp m;
-    ck_assert_msg(oracle_mlp_init(&m, IRIS_FEATURES, IRIS_HIDDEN, IRIS_CLASSES) == 0,
-                  "grader: out of memory");
-    oracle_mlp_set(&m, d.w1, d.b1, d.w2, d.b2);
+    oracle_iris_start(&d, &data, &m);
     ck_assert_msg(oracle_mlp_train(&m, data.x_train, data.y_train, IRIS_TRAIN, 2 * DDP_BATCH,
                                    (double)DDP_LR, DDP_EPOCHS, NULL) == 0,
                   "grader: out of memory");

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "drawn_whole.h"
+#include "oracle_mlp.h"
 
 typedef struct OracleIris {
     double x_train[IRIS_TRAIN * IRIS_FEATURES]; /* row-major, scaled */
@@ -23,5 +24,10 @@ typedef struct OracleIris {
 /* The split @p d draws, read from the repository's Iris file. Returns 0, or -1
  * with the reason in err (size bytes) when the file is not the Iris it expects. */
 int oracle_iris_load(const DrawnIris *d, OracleIris *out, char *err, size_t size);
+
+/* The split @p d draws into @p data and Lesson 01's network with its drawn initial
+ * weights into @p m (free it with oracle_mlp_free()); in a JUDGE body: a file that is
+ * not Iris or a lack of memory fails the case as the grader's own error. */
+void oracle_iris_start(const DrawnIris *d, OracleIris *data, OracleMlp *m);
 
 #endif
