@@ -1,10 +1,11 @@
 /*
  * drawn_whole.h: the inputs of a whole-lesson case, drawn for one grading run.
  *
- * The whole-lesson cases train Lesson 01's network on Iris. Trained from fixed
- * inputs (PyTorch's weights, the source lesson's split) the curve is public, in
- * tests/fixtures, and code that only wrote those numbers would pass. So each
- * case also trains from inputs drawn from this grading run's seed (drawn.h):
+ * Most whole-lesson cases train Lesson 01's network on Iris (Lesson 04's batches
+ * a model drawn with drawn_linear()). Trained from fixed inputs (PyTorch's
+ * weights, the source lesson's split) the curve is public, in tests/fixtures or
+ * the reference records, and code that only wrote those numbers would pass. So
+ * each case trains from inputs drawn from this grading run's seed (drawn.h):
  * which 120 of Iris's 150 rows it trains on and in what order (the other 30
  * are its test part), and the initial weights. The RUN half hands them to lib
  * and the student's code (drawn_iris_tensors(), drawn_iris_model()); the JUDGE

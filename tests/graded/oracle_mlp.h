@@ -6,9 +6,12 @@
  * the curve it must follow cannot be computed in advance: the judge computes
  * it while it judges, with this code. It is written for the judge alone, in
  * double, from the formulas (no lib, no answers, nothing a student wrote), so
- * it can run in the Gradescope package, which holds no answers. A student's
- * float32 run differs from it by rounding only; the cases choose their
- * tolerances from measurement (the comment at each).
+ * it can run in the Gradescope package, which holds no answers. A right
+ * float32 run differs from it by rounding, which training carries along: a
+ * drift of a fraction of an epoch where the loss falls fastest
+ * (oracle_curve_fits()), and rarely one step taken on the other side of a ReLU
+ * (ORACLE_KINK). The cases choose their tolerances from measurement (the
+ * comment at each).
  *
  * Layout: rows are row-major here (x[i * in + k]); the weights are kept as
  * PyTorch prints them, w1 (hidden, in) as w1[h * in + k]. oracle_mlp_set()
