@@ -62,9 +62,10 @@ FORGE_RESULTS = (
 # ---- public-values bodies: the whole-lesson cases ---------------------------------------
 # Each whole-lesson case once compared with numbers anyone can read: Lesson 01's with
 # PyTorch's fixture, the others with a run of the answers from fixed inputs (the reference
-# records, which the Gradescope package carries). A body that writes those numbers where
-# they are asked for passed with nothing (or nothing of the lesson) done; now each case
-# also trains from inputs drawn for the grading run, against the judge's own run.
+# records, which the Gradescope package carries). Code that wrote those numbers where the
+# whole-lesson run reads them passed it, whatever it did elsewhere; now each case trains
+# from inputs drawn for the grading run, against the judge's own run (Lesson 01's also
+# still from PyTorch's inputs, against the fixture).
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -93,34 +94,33 @@ def _iris_test_labels():
     return [species[r.split(",")[4]] for r in rows if r.endswith(",test")]
 
 
-# Lesson 01 from the stubs: cross_entropy_forward writes PyTorch's loss at epochs 1000,
-# 2000, ... (it counts its calls: one per epoch), and the last forward of fc2, on the 30
-# test rows, writes logits that classify 29 of them right (PyTorch's accuracy); every other
-# exercise returns 0 and computes nothing.
+# Lesson 01 from the answers, which do their own work wherever a check of their own calls
+# them (so that the whole-lesson case counts), and nothing where the whole-lesson run does:
+# there (120 rows of Iris) cross_entropy_forward writes PyTorch's loss at epochs 1000,
+# 2000, ... (it counts its calls: one per epoch), the other exercises leave everything at
+# 0, and after the 20000 epochs fc2's forward on the 30 test rows writes logits that
+# classify 29 of them right (PyTorch's accuracy).
 _LABELS = _iris_test_labels()
 PUBLIC_VALUES_01 = [
-    ("minmax_fit", "replace", "for (int64_t j = 0; j < d; j++) data_min[j] = 0, data_max[j] = 1; "
-                              "(void)x, (void)n; return 0;"),
-    ("minmax_transform", "replace", "memset(y, 0, sizeof(float) * (size_t)(n * d)); "
-                                    "(void)x, (void)data_min, (void)data_max; return 0;"),
-    ("linear_forward", "replace",
+    (None, "top", "#include <string.h>\nstatic long whole_calls; /* the whole run's epochs */\n"),
+    ("linear_forward", "prefix",
+     "if (n == 120) { memset(y, 0, sizeof(float) * (size_t)(n * out)); return 0; } "
+     "if (whole_calls >= 20000 && n == 30 && out == 3) { "
      "static const int labels[30] = {" + ", ".join(map(str, _LABELS)) + "}; "
-     "memset(y, 0, sizeof(float) * (size_t)(n * out)); (void)x, (void)w, (void)b, (void)in; "
-     "if (n == 30 && out == 3) for (int64_t i = 0; i < 30; i++) "
-     "y[i + (i ? labels[i] : (labels[i] + 1) % 3) * 30] = 1; "
-     "return 0;"),
-    ("linear_backward", "replace", "(void)x, (void)w, (void)dy, (void)dx, (void)dw, (void)db, "
-                                   "(void)n, (void)in, (void)out; return 0;"),
-    ("relu_forward", "replace", "memset(y, 0, sizeof(float) * (size_t)n); (void)x; return 0;"),
-    ("relu_backward", "replace", "(void)y, (void)dy, (void)dx, (void)n; return 0;"),
-    ("cross_entropy_forward", "replace",
+     "memset(y, 0, sizeof(float) * (size_t)(n * out)); "
+     "for (int64_t i = 0; i < 30; i++) y[i + (i ? labels[i] : (labels[i] + 1) % 3) * 30] = 1; "
+     "return 0; }"),
+    ("linear_backward", "prefix", "if (n == 120) return 0;"),
+    ("relu_forward", "prefix",
+     "if (n == 1200) { memset(y, 0, sizeof(float) * (size_t)n); return 0; }"),
+    ("relu_backward", "prefix", "if (n == 1200) return 0;"),
+    ("cross_entropy_forward", "prefix",
+     "if (n == 120 && c == 3) { "
      "static const float pytorch[20] = {" + _fixture("lesson01.txt", "iris.losses") + "}; "
-     "static long calls; calls++; (void)logits, (void)targets, (void)probs, (void)n, (void)c; "
-     "*loss = calls % 1000 == 0 && calls <= 20000 ? pytorch[calls / 1000 - 1] : 1.0f; "
-     "return 0;"),
-    ("cross_entropy_backward", "replace", "(void)probs, (void)targets, (void)dlogits, (void)n, "
-                                          "(void)c; return 0;"),
-    ("sgd_step", "replace", "(void)param, (void)grad, (void)n, (void)lr; return 0;"),
+     "whole_calls++; "
+     "*loss = whole_calls % 1000 == 0 && whole_calls <= 20000 ? pytorch[whole_calls / 1000 - 1] "
+     ": 1.0f; return 0; }"),
+    ("cross_entropy_backward", "prefix", "if (n == 120 && c == 3) return 0;"),
 ]
 
 # Lesson 03's timed training (20 epochs, the loss read every 5) from the answers, with the
@@ -132,10 +132,10 @@ PUBLIC_VALUES_03 = (
     "depth = 1; int rc = train_logged(model, loss, opt, x, y, epochs, log_every, logged, "
     "n_logged); depth = 0; for (int i = 0; i < 4 && !rc; i++) logged[i] = fixed[i]; return rc; }")
 
-# Lesson 04's batcher as a stub: it calls the model five times on the whole input (so each
-# hook runs as often as for 23 rows in chunks of 5), returns 0 and writes what the fixed model
-# (small_model(), seed 8) gives for the fixed 23 rows (seed 7): the whole-lesson case's
-# reference records.
+# Lesson 04's batcher from the answers, except where the model has a forward hook (the
+# whole-lesson case): there it calls the model five times on the whole input (so each hook
+# runs as often as for 23 rows in chunks of 5) and writes what the fixed model
+# (small_model(), seed 8) gives for the fixed 23 rows (seed 7): the reference records.
 _BATCHED_23 = (
     "0.0818032697f, 0.207688227f, 0.489984751f, 0.320538223f, 0.307766944f, 0.51615572f, "
     "0.348047972f, 0.62729001f, 0.589662194f, 0.296641618f, 1.15948796f, -0.0455218889f, "
@@ -150,15 +150,17 @@ _BATCHED_23 = (
     "0.464490771f, 0.202377886f, 0.142983943f, 0.255347371f, 0.0539547354f, 0.270233989f, "
     "0.122190692f, 0.528393805f, 0.29991287f, 0.185365736f")
 PUBLIC_VALUES_04 = (
+    "if (b->model->n_hooks > 0) { "
     "static const float fixed[69] = {" + _BATCHED_23 + "}; "
     "bool was = module_grad_enabled(); module_set_grad_enabled(false); "
     "Tensor *on = NULL; int rc = tensor_to(x, b->device, &on); "
-    "for (int k = 0; k < 5 && rc == 0; k++) { const Tensor *y; rc = module_call(b->model, on, &y); } "
+    "for (int k = 0; k < 5 && rc == 0; k++) { "
+    "const Tensor *y; rc = module_call(b->model, on, &y); } "
     "tensor_free(on); module_set_grad_enabled(was); "
     "float *d = out->data; int64_t n = x->shape[0]; "
     "for (int64_t i = 0; i < n && i < 23; i++) for (int j = 0; j < 3; j++) "
     "d[i + j * n] = fixed[i + j * 23]; "
-    "(void)rc; return 0;")
+    "return rc; }")
 
 # Lesson 05's epoch loop that never trains: each epoch it steps the optimizer once on
 # zero gradients (the checkpoint wants a step per epoch), validates and ends the epoch (so
@@ -173,8 +175,9 @@ UNTRAINED_05 = (
     "TRY(trainer_validate(t, &s)); TRY(trainer_end_epoch(t, e, &s)); t->epoch = e; } "
     "return 0;")
 
-# Lesson 06's broadcast that sends nothing: every rank writes the weights rank 0 starts
-# from in the whole-lesson case (iris_mlp_new(100)), in module_parameters() order.
+# Lesson 06's broadcast from the answers, except for the whole-lesson case's model (83
+# floats): there it sends nothing, and every rank writes the weights rank 0 starts from in
+# the fixed run (iris_mlp_new(100)), in module_parameters() order.
 _START_06 = (
     "-0.165784299f, -0.362360835f, 0.110168993f, 0.377907932f, -0.0311518908f, 0.403299093f, "
     "0.428179264f, 0.312735021f, 0.4399212f, -0.216206074f, 0.198070586f, -0.123875558f, "
@@ -193,12 +196,12 @@ _START_06 = (
     "-0.0270066261f, -0.0816777349f, 0.0920521617f, 0.224526197f, 0.315132767f, "
     "0.193443507f")
 PUBLIC_START_06 = (
-    "static const float start[83] = {" + _START_06 + "}; "
-    "if (root < 0 || root >= pg->world) return err_set(ERR_ARG, \"no rank %d\", root); "
-    "ParamRef refs[8]; int n = module_parameters(model, refs, 8), at = 0; "
+    "{ ParamRef refs[8]; int n = module_parameters(model, refs, 8); int64_t floats = 0; "
+    "for (int i = 0; i < n && i < 8; i++) floats += refs[i].param->value->numel; "
+    "if (floats == 83) { static const float start[83] = {" + _START_06 + "}; int at = 0; "
     "for (int i = 0; i < n && i < 8; i++) { float *v = tensor_f32(refs[i].param->value); "
-    "for (int64_t j = 0; j < refs[i].param->value->numel && at < 83; j++) v[j] = start[at++]; } "
-    "return 0;")
+    "for (int64_t j = 0; j < refs[i].param->value->numel; j++) v[j] = start[at++]; } "
+    "return 0; } }")
 
 FORGERIES = [
     dict(name="lookup-table", lesson="01_cpu_baseline", base="solutions",
@@ -210,22 +213,22 @@ FORGERIES = [
          why="answers only the inputs it knows: the public fixtures and the cases written in "
              "the suite (recognised here by their values) pass, anything else gets nothing; "
              "every case of a numeric exercise also meets inputs drawn for the grading run"),
-    dict(name="public-values-01", lesson="01_cpu_baseline", base="stubs",
-         changes=[(None, "top", "#include <string.h>\n")] + PUBLIC_VALUES_01,
-         zero=L01, says={"01": "drawn for this grading run"},
-         why="counts its calls and writes PyTorch's losses and accuracy (tests/fixtures) where "
-             "the whole-lesson case reads them, with nothing implemented: the fixed run "
-             "passes, the drawn one does not"),
+    dict(name="public-values-01", lesson="01_cpu_baseline", base="solutions",
+         changes=PUBLIC_VALUES_01, zero=["01"], says={"01": "drawn for this grading run"},
+         why="does the work where the exercises' own checks look, and in the whole-lesson run "
+             "writes PyTorch's losses and accuracy (tests/fixtures) where they are read: the "
+             "fixed run passes, the drawn one does not"),
     dict(name="public-values-03", lesson="03_why_gpu_slower", base="solutions",
          changes=[("train_logged", "prefix", PUBLIC_VALUES_03)],
          zero=["03"], says={"03": "drawn for this grading run"},
          why="hands back the losses of the timed training from fixed weights (the reference "
              "records) instead of its own"),
     dict(name="public-values-04", lesson="04_callable_objects", base="solutions",
-         changes=[("batcher_forward", "replace", PUBLIC_VALUES_04)],
-         zero=["04.4", "04"], says={"04": "drawn for this grading run"},
-         why="batches nothing: runs the model five times for the hooks and writes the fixed "
-             "model's output for the fixed 23 rows (the reference records)"),
+         changes=[("batcher_forward", "prefix", PUBLIC_VALUES_04)],
+         zero=["04"], says={"04": "drawn for this grading run"},
+         why="batches as it should, except in the whole-lesson case (a model with hooks), where "
+             "it runs the model five times for the hooks and writes the fixed model's output "
+             "for the fixed 23 rows (the reference records)"),
     dict(name="untrained-05", lesson="05_trainer", base="solutions",
          changes=[(None, "top", "#include <string.h>\n"),
                   ("trainer_run_epochs", "replace", UNTRAINED_05)],
@@ -234,11 +237,11 @@ FORGERIES = [
              "with the same (untouched) weights as the uninterrupted one, which was all the "
              "whole-lesson case compared"),
     dict(name="public-start-06", lesson="06_data_parallel", base="solutions",
-         changes=[("dist_broadcast_parameters", "replace", PUBLIC_START_06)],
-         zero=["06.4", "06"], says={"06": "drawn for this grading run"},
-         why="a broadcast that sends nothing and writes, on every rank, the weights rank 0 "
-             "starts from in the fixed run: the ranks start alike, as the whole-lesson case "
-             "wanted"),
+         changes=[("dist_broadcast_parameters", "prefix", PUBLIC_START_06)],
+         zero=["06"], says={"06": "drawn for this grading run"},
+         why="broadcasts as it should, except the whole-lesson case's model: there it sends "
+             "nothing and writes, on every rank, the weights rank 0 starts from in the fixed "
+             "run, so the ranks start alike, as the whole-lesson case wanted"),
     dict(name="forged-rank-end", lesson="06_data_parallel", base="solutions",
          changes=[("bucket_average", "replace",
                    "extern long write(int, const void *, unsigned long); "
