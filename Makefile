@@ -794,6 +794,10 @@ $(GRADE_JUDGES): $(BUILD)/grade/judge%: $(BUILD)/obj/tests/graded/judge/grade%.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(SECCOMP_LIBS) -lm
+# The judges' own trainer, for the whole-lesson cases' drawn runs (tests/graded/oracle_mlp.h).
+GRADE_ORACLE_OBJ := $(BUILD)/obj/tests/graded/oracle_mlp.o $(BUILD)/obj/tests/graded/oracle_iris.o
+$(GRADE_JUDGES): $(GRADE_ORACLE_OBJ)
+-include $(GRADE_ORACLE_OBJ:.o=.d)
 
 # runNN: the RUN halves, the trampolines to lesson NN's exercises and everything else
 # but them; it exports to the shared object only what tests/graded/allow/ lets student
