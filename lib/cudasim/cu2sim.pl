@@ -163,8 +163,6 @@ sub translate
                       . "supported by the CUDA simulator: split the kernel in two launches");
     }
     my %libraries = (
-        'curand'           => 'cuRAND',
-        'curand_kernel'    => 'cuRAND',
         'thrust/'          => 'Thrust',
         'cub/'             => 'CUB',
         'cooperative_groups' => 'cooperative groups',
@@ -180,11 +178,31 @@ sub translate
         for my $k (sort keys %libraries) {
             if (index($inc, $k) == 0 || $inc =~ m{(?:^|/)\Q$k\E}) {
                 $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
-                            . "which has the runtime API, cuBLAS (sgemm, gemmEx), cuda_fp16.h and "
-                            . "cuda_bf16.h");
+                            . "which has the runtime API, cuBLAS, cuRAND (curand.h, "
+                            . "curand_kernel.h), cuda_fp16.h and cuda_bf16.h");
                 last;
             }
         }
+    }
+
+    # The parts of the libraries it has that it does not have, by name.
+    my $curand = "whose cuRAND has XORWOW (curandState) and Philox4_32_10 "
+               . "(curandStatePhilox4_32_10_t) with uniform, normal and log-normal numbers";
+    my %missing = (
+        'curandStateMRG32k3a'         => "cuRAND's MRG32k3a generator|$curand",
+        'curandStateMtgp32'           => "cuRAND's MTGP32 generator|$curand",
+        'curandStateSobol32'          => "cuRAND's Sobol generators|$curand",
+        'curandStateSobol64'          => "cuRAND's Sobol generators|$curand",
+        'curandStateScrambledSobol32' => "cuRAND's Sobol generators|$curand",
+        'curandStateScrambledSobol64' => "cuRAND's Sobol generators|$curand",
+        'curand_poisson'              => "cuRAND's Poisson distribution|$curand",
+        'curand_discrete'             => "cuRAND's discrete distributions|$curand",
+        'curandCreatePoissonDistribution' => "cuRAND's Poisson distribution|$curand",
+    );
+    my $missing_re = join '|', map { quotemeta } sort { length $b <=> length $a } keys %missing;
+    while ($m =~ /\b($missing_re)\w*/g) {
+        my ($what, $has) = split /\|/, $missing{$1};
+        $bad->($-[0], "$1: $what is not in the CUDA simulator, $has");
     }
 
     # ---- launches ----------------------------------------------------------
