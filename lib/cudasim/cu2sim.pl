@@ -29,6 +29,7 @@ use File::Spec;
 use Cwd qw(realpath);
 
 my $path = shift @ARGV or die "usage: cu2sim.pl FILE.cu\n";
+my $include_dir = dirname(realpath($0)) . "/include"; # the simulator's headers
 my $errors = 0;
 my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %inlined);
 
@@ -163,7 +164,6 @@ sub translate
                       . "supported by the CUDA simulator: split the kernel in two launches");
     }
     my %libraries = (
-        'thrust/'          => 'Thrust',
         'cub/'             => 'CUB',
         'cooperative_groups' => 'cooperative groups',
         'cufft'            => 'cuFFT',
@@ -175,18 +175,26 @@ sub translate
     );
     while ($text =~ /^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]/mg) {
         my ($inc, $at) = ($1, $-[0]);
+        if ($inc =~ m{^thrust/} && !-f "$include_dir/$inc") {
+            $bad->($at, "#include <$inc>: this part of Thrust is not in the CUDA simulator, whose "
+                        . "Thrust has device_vector, host_vector, device_ptr, the counting and "
+                        . "constant iterators, copy, fill, sequence, generate, transform, for_each, "
+                        . "reduce, transform_reduce, inner_product, count, min/max_element, "
+                        . "equal, the scans and the sorts");
+            next;
+        }
         for my $k (sort keys %libraries) {
             if (index($inc, $k) == 0 || $inc =~ m{(?:^|/)\Q$k\E}) {
                 $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
                             . "which has the runtime API, cuBLAS, cuRAND (curand.h, "
-                            . "curand_kernel.h), cuda_fp16.h and cuda_bf16.h");
+                            . "curand_kernel.h), Thrust, cuda_fp16.h and cuda_bf16.h");
                 last;
             }
         }
     }
 
     # The parts of the libraries it has that it does not have, by name.
-    my $curand = "whose cuRAND has XORWOW (curandState) and Philox4_32_10 "
+    my $curand = "its cuRAND has XORWOW (curandState) and Philox4_32_10 "
                . "(curandStatePhilox4_32_10_t) with uniform, normal and log-normal numbers";
     my %missing = (
         'curandStateMRG32k3a'         => "cuRAND's MRG32k3a generator|$curand",
@@ -198,11 +206,15 @@ sub translate
         'curand_poisson'              => "cuRAND's Poisson distribution|$curand",
         'curand_discrete'             => "cuRAND's discrete distributions|$curand",
         'curandCreatePoissonDistribution' => "cuRAND's Poisson distribution|$curand",
+        'thrust::placeholders'        => "Thrust's placeholder expressions _1, _2|write a "
+                                         . "functor or a lambda instead",
+        'thrust::cuda::par'           => "Thrust's CUDA execution policy|use thrust::device",
+        'thrust::cuda::par_nosync'    => "Thrust's CUDA execution policy|use thrust::device",
     );
     my $missing_re = join '|', map { quotemeta } sort { length $b <=> length $a } keys %missing;
     while ($m =~ /\b($missing_re)\w*/g) {
         my ($what, $has) = split /\|/, $missing{$1};
-        $bad->($-[0], "$1: $what is not in the CUDA simulator, $has");
+        $bad->($-[0], "$1 is not in the CUDA simulator ($what): $has");
     }
 
     # ---- launches ----------------------------------------------------------
