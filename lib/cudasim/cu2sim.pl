@@ -17,11 +17,13 @@
 # holds kernels, device functions or launches is translated and pulled in.
 #
 # It also notes which kernels need fibers: those whose body, or a __device__
-# function they call, uses __syncthreads, __syncwarp or a warp vote or shuffle.
+# function they call, uses __syncthreads, __syncwarp, a warp vote or shuffle,
+# or cooperative groups.
 # Everything else runs as a plain loop over the threads.
 #
 # What the simulator cannot run (inline PTX, textures, dynamic parallelism,
-# cuRAND, Thrust, ...) is refused here, one line each: FILE:LINE: error: ...
+# cuFFT, the parts of cuRAND, Thrust and cooperative groups it lacks, ...) is
+# refused here, one line each: FILE:LINE: error: ...
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -159,13 +161,12 @@ sub translate
         $bad->($-[0], "$1 without _sync was removed in CUDA 9 (nvcc refuses it for current "
                       . "GPUs): use ${1}_sync(0xffffffff, ...)");
     }
-    while ($m =~ /\b(this_grid\s*\(|cudaLaunchCooperativeKernel\w*|cudaLaunchCooperative\w*)/g) {
-        $bad->($-[0], "grid-wide synchronization (cooperative launch, this_grid) is not "
+    while ($m =~ /\b(cudaLaunchCooperativeKernel\w*|cudaLaunchCooperative\w*)/g) {
+        $bad->($-[0], "grid-wide synchronization (cooperative launch) is not "
                       . "supported by the CUDA simulator: split the kernel in two launches");
     }
     my %libraries = (
         'cub/'             => 'CUB',
-        'cooperative_groups' => 'cooperative groups',
         'cufft'            => 'cuFFT',
         'cusparse'         => 'cuSPARSE',
         'cusolver'         => 'cuSOLVER',
@@ -175,6 +176,12 @@ sub translate
     );
     while ($text =~ /^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]/mg) {
         my ($inc, $at) = ($1, $-[0]);
+        if ($inc =~ m{^cooperative_groups/} && !-f "$include_dir/$inc") {
+            $bad->($at, "#include <$inc>: this part of cooperative groups is not in the CUDA "
+                        . "simulator, which has <cooperative_groups.h> and "
+                        . "<cooperative_groups/reduce.h>");
+            next;
+        }
         if ($inc =~ m{^thrust/} && !-f "$include_dir/$inc") {
             $bad->($at, "#include <$inc>: this part of Thrust is not in the CUDA simulator, whose "
                         . "Thrust has device_vector, host_vector, device_ptr, the counting and "
@@ -187,7 +194,8 @@ sub translate
             if (index($inc, $k) == 0 || $inc =~ m{(?:^|/)\Q$k\E}) {
                 $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
                             . "which has the runtime API, cuBLAS, cuRAND (curand.h, "
-                            . "curand_kernel.h), Thrust, cuda_fp16.h and cuda_bf16.h");
+                            . "curand_kernel.h), Thrust, cooperative groups, cuda_fp16.h and "
+                            . "cuda_bf16.h");
                 last;
             }
         }
@@ -481,7 +489,10 @@ my $result = translate($path, $path);
 
 # Which kernels need fibers.
 my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync)\b/;
-my %uses = map { $_ => ($body{$_} =~ $collective ? 1 : 0) } keys %body;
+# Cooperative groups' barriers and warp operations (a group's methods, or
+# anything of the namespace: taken to need fibers).
+my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b/;
+my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups ? 1 : 0) } keys %body;
 for (my $changed = 1; $changed;) {
     $changed = 0;
     for my $f (keys %body) {
