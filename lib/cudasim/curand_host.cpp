@@ -22,6 +22,7 @@
  */
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -196,6 +197,20 @@ void fill(curandGenerator_t g, Kind kind, void *out, size_t n, float mean, float
     g->start = (unsigned)((g->start + n / 2) % kXorwowGenerators);
 }
 
+/* Move the generator on as fill would, without making the numbers. */
+void skip(curandGenerator_t g, Kind kind, size_t n)
+{
+    if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+        g->next += n;
+        return;
+    }
+    size_t calls = kind >= NORMAL ? n / 2 : n; /* numbers, or pairs */
+    for (size_t k = 0; k < calls; k++)
+        g->given[(g->start + k) % kXorwowGenerators] += kind >= NORMAL ? 2 : 1;
+    g->start = (unsigned)((g->start + calls) % kXorwowGenerators);
+    g->ready = false; /* the generators are made again where they now are */
+}
+
 curandStatus_t generate(const char *call, curandGenerator_t g, Kind kind, void *out, size_t n,
                         float mean, float stddev)
 {
@@ -225,6 +240,16 @@ curandStatus_t generate(const char *call, curandGenerator_t g, Kind kind, void *
         fill(g, kind, out, n, mean, stddev);
         return CURAND_STATUS_SUCCESS;
     }
+    /* A stream capture records the numbers of this moment: the graph gives
+     * the same ones at every launch (as cuRAND's recorded kernels do), and the
+     * generator moves on now. */
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    std::shared_ptr<const curandGenerator_st> recorded;
+    if (cudaStreamIsCapturing(g->stream, &capture) == cudaSuccess &&
+        capture == cudaStreamCaptureStatusActive) {
+        recorded = std::make_shared<const curandGenerator_st>(*g);
+        skip(g, kind, n);
+    }
     cudaError_t e = cudasim::issue_work(call, g->stream, [=] {
         if (!cudasim_is_device_range(out, bytes)) {
             cudasim_report((std::string(call) + ": outputPtr is no longer a device buffer of " +
@@ -234,7 +259,12 @@ curandStatus_t generate(const char *call, curandGenerator_t g, Kind kind, void *
         }
         cudasim::device_operand(out);
         cudasim::device_written(out, bytes);
-        fill(g, kind, out, n, mean, stddev);
+        if (recorded) {
+            curandGenerator_st copy = *recorded;
+            fill(&copy, kind, out, n, mean, stddev);
+        } else {
+            fill(g, kind, out, n, mean, stddev);
+        }
         return cudaSuccess;
     });
     return e == cudaSuccess ? CURAND_STATUS_SUCCESS : CURAND_STATUS_LAUNCH_FAILURE;

@@ -91,6 +91,25 @@ int main(int argc, char **argv)
     sum = 0;
     for (int i = 0; i < 100000; i++) sum += f[i];
     printf("philox: 100000 uniforms, mean %.6f, last %.7f\n", sum / 100000, f[99999]);
+
+    /* Captured into a graph, a call gives the same numbers at every launch,
+     * and the generator moves on when it is captured. */
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+    CURAND_CHECK(curandGenerate(gen, dbits, 4));
+    cudaStreamEndCapture(stream, &graph);
+    cudaGraphInstantiate(&exec, graph, 0);
+    for (int launch = 0; launch < 2; launch++) {
+        cudaGraphLaunch(exec, stream);
+        cudaStreamSynchronize(stream);
+        show_bits("philox bits from a graph", dbits, 4);
+    }
+    CURAND_CHECK(curandGenerate(gen, dbits, 2));
+    cudaStreamSynchronize(stream);
+    show_bits("philox bits after the capture", dbits, 2);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
     CURAND_CHECK(curandDestroyGenerator(gen));
     cudaStreamDestroy(stream);
     return 0;

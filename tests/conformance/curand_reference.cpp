@@ -168,6 +168,11 @@ int host()
     sum = 0;
     for (int i = 0; i < 100000; i++) sum += f[i];
     printf("philox: 100000 uniforms, mean %.6f, last %.7f\n", sum / 100000, f[99999]);
+    CHECK(curandGenerate(gen, bits, 4)); /* what the graph gives, at each launch */
+    show_all("philox bits from a graph", 4, true);
+    show_all("philox bits from a graph", 4, true);
+    CHECK(curandGenerate(gen, bits, 2));
+    show_all("philox bits after the capture", 2, true);
     CHECK(curandDestroyGenerator(gen));
     return 0;
 }
