@@ -80,28 +80,21 @@ inline CBLAS_TRANSPOSE cblas_op(cublasOperation_t op)
 }
 template <typename T>
 struct Cblas;
-template <>
-struct Cblas<float> {
-    static constexpr auto gemm = cblas_sgemm;
-    static constexpr auto gemv = cblas_sgemv;
-    static constexpr auto ger = cblas_sger;
-    static constexpr auto axpy = cblas_saxpy;
-    static constexpr auto dot = cblas_sdot;
-    static constexpr auto nrm2 = cblas_snrm2;
-    static constexpr auto scal = cblas_sscal;
-    static constexpr auto asum = cblas_sasum;
-};
-template <>
-struct Cblas<double> {
-    static constexpr auto gemm = cblas_dgemm;
-    static constexpr auto gemv = cblas_dgemv;
-    static constexpr auto ger = cblas_dger;
-    static constexpr auto axpy = cblas_daxpy;
-    static constexpr auto dot = cblas_ddot;
-    static constexpr auto nrm2 = cblas_dnrm2;
-    static constexpr auto scal = cblas_dscal;
-    static constexpr auto asum = cblas_dasum;
-};
+#define CUDASIM_CBLAS(T, p)                                                                        \
+    template <>                                                                                    \
+    struct Cblas<T> {                                                                              \
+        static constexpr auto gemm = cblas_##p##gemm;                                              \
+        static constexpr auto gemv = cblas_##p##gemv;                                              \
+        static constexpr auto ger = cblas_##p##ger;                                                \
+        static constexpr auto axpy = cblas_##p##axpy;                                              \
+        static constexpr auto dot = cblas_##p##dot;                                                \
+        static constexpr auto nrm2 = cblas_##p##nrm2;                                              \
+        static constexpr auto scal = cblas_##p##scal;                                              \
+        static constexpr auto asum = cblas_##p##asum;                                              \
+    };
+CUDASIM_CBLAS(float, s)
+CUDASIM_CBLAS(double, d)
+#undef CUDASIM_CBLAS
 
 } // namespace blas
 } // namespace cudasim

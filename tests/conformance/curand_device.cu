@@ -17,7 +17,9 @@
 #define XW 8 /* numbers kept per XORWOW thread */
 #define PH 14 /* per Philox thread */
 
-__global__ void setup_xorwow(curandState *states, unsigned long long seed)
+/* Each thread's state: the seed, its index as the subsequence. */
+template <typename State>
+__global__ void setup(State *states, unsigned long long seed)
 {
     int id = blockIdx.x * blockDim.x + threadIdx.x;
     curand_init(seed, id, 0, &states[id]);
@@ -39,12 +41,6 @@ __global__ void draw_xorwow(curandState *states, float *out)
     o[6] = curand_log_normal(&s, 0.5f, 0.25f); /* 12 and 13 */
     o[7] = __uint_as_float(curand(&s));        /* 14 */
     states[id] = s;
-}
-
-__global__ void setup_philox(curandStatePhilox4_32_10_t *states, unsigned long long seed)
-{
-    int id = blockIdx.x * blockDim.x + threadIdx.x;
-    curand_init(seed, id, 0, &states[id]);
 }
 
 __global__ void draw_philox(curandStatePhilox4_32_10_t *states, float *out)
@@ -119,7 +115,7 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&dout, sizeof out));
     CHECK(cudaMalloc(&djump, sizeof jump));
 
-    setup_xorwow<<<THREADS / 32, 32>>>(xs, 1234);
+    setup<<<THREADS / 32, 32>>>(xs, 1234);
     draw_xorwow<<<THREADS / 32, 32>>>(xs, dout);
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(out, dout, THREADS * XW * sizeof(float), cudaMemcpyDeviceToHost));
@@ -133,7 +129,7 @@ int main(int argc, char **argv)
         printf("\n");
     }
 
-    setup_philox<<<THREADS / 32, 32>>>(ps, 42);
+    setup<<<THREADS / 32, 32>>>(ps, 42);
     draw_philox<<<THREADS / 32, 32>>>(ps, dout);
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(out, dout, THREADS * PH * sizeof(float), cudaMemcpyDeviceToHost));
