@@ -2,8 +2,8 @@
 // block's sum through thread_block_tile<32> (cg::reduce, and a shfl_down
 // loop of our own), the tiles' sums combined in shared memory after
 // block.sync(); tiles of 16 with their meta-group rank; votes (any, all,
-// ballot); cg::reduce with cg::greater and with a lambda; grid_group's
-// ranks. The float sum of 0.1-steps shows the butterfly order of cg::reduce.
+// ballot); cg::reduce with cg::greater, cg::less and a lambda; the tile's
+// shfl, shfl_xor and shfl_up; grid_group's ranks. The float sum of 0.1-steps shows the butterfly order of cg::reduce.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cstdio>
@@ -46,11 +46,15 @@ __global__ void block_sums(const float *x, float *out, float *out_own, int *stat
     int any = tile.any(i == 5), all = tile.all(i < 1000);
     cg::thread_block_tile<16> half = cg::tiled_partition<16>(block);
     int half_sum = cg::reduce(half, 1, cg::plus<int>());
+    int least = cg::reduce(tile, 100 + (i * 11) % 32, cg::less<int>());
+    int from5 = tile.shfl(i * 3, 5), partner = tile.shfl_xor(i, 1);
+    int up = tile.shfl_up(i, 2);
     if (blockIdx.x == 0 && i == 0) {
         stats[0] = big, stats[1] = odd, stats[2] = (int)ballot, stats[3] = any, stats[4] = all;
         stats[5] = half_sum, stats[6] = (int)half.meta_group_size();
         stats[7] = (int)cg::this_grid().size();
     }
+    if (blockIdx.x == 0 && i == 6) stats[8] = least, stats[9] = from5, stats[10] = partner, stats[11] = up;
 }
 
 int main(void)
@@ -59,7 +63,7 @@ int main(void)
     float x[n], out[blocks], out_own[blocks];
     for (int i = 0; i < n; i++) x[i] = 0.1f * (float)(i % 37);
     float *dx, *dout, *dout_own;
-    int *dstats, stats[8];
+    int *dstats, stats[12];
     CHECK(cudaMalloc(&dx, sizeof x));
     CHECK(cudaMalloc(&dout, sizeof out));
     CHECK(cudaMalloc(&dout_own, sizeof out_own));
@@ -80,5 +84,7 @@ int main(void)
            stats[1], (unsigned)stats[2], stats[3], stats[4]);
     printf("tile of 16 sums to %d, %d tiles of 16 in a block, %d threads in the grid\n", stats[5],
            stats[6], stats[7]);
+    printf("in lane 6: least %d, lane 5's value %d, from shfl_xor 1 %d, from shfl_up 2 %d\n",
+           stats[8], stats[9], stats[10], stats[11]);
     return 0;
 }
