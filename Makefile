@@ -604,6 +604,8 @@ test-conformance: $(CONF_BINS)
 	@echo "== plain CUDA programs on the CUDA simulator (tests/conformance)"
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
 	  bash tests/conformance/run.sh $(abspath $(SIMRUN_DIR))
+	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
+	  bash tests/conformance/curand_reference.sh $(abspath $(SIMRUN_DIR))
 
 -include $(CONF_BINS:.sim=.d)
 
