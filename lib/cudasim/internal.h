@@ -358,10 +358,23 @@ std::string missed_global(uintptr_t a, size_t n);
 /* "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */
 std::string global_name(uintptr_t a, size_t n);
 
-/* racecheck (check_races.cpp; its step at every access is in check_races.h) */
+/* racecheck (check_races.cpp, and between blocks check_races_blocks.cpp; its
+ * step at every access is in check_races.h) */
 const unsigned long long kGlobalRaceLaunches = 4;
 void find_read_only_buffers(const cudasim::Args *args);
-Cell *global_cell(uintptr_t word);
+/* The launch's blocks are done (or it stopped): reads that were given an
+ * older value (check_races_blocks.cpp) see memory as it is again. */
+void races_launch_end();
+
+/* __device__ variables, registered by translated files (device_variables.cpp) */
+struct DeviceVar {
+    uintptr_t lo;
+    size_t size;
+    const char *name, *file;
+    int line;
+};
+extern uintptr_t g_dv_lo, g_dv_span; /* every registered variable is in this range */
+const DeviceVar *find_device_var(uintptr_t a);
 
 /* ---- the runtime API (api_device.cpp, api_memory.cpp, api_copy.cpp) ----- */
 

@@ -288,6 +288,7 @@ Attempt run_grid()
                 }
         g_launch.checking = false;
     }
+    races_launch_end();
     g_launch.in_kernel = false;
     if (g_launch.need_fibers && !g_launch.fibers &&
         g_launch.block_serial == g_launch.first_block && g_launch.plain_done == 0)
