@@ -173,6 +173,32 @@ void install_fault_handler();
         if (cudasim::internal::g_sticky) return cudasim::internal::fail(cudasim::internal::g_sticky); \
     } while (0)
 
+/* ---- managed memory and the host's waits (managed.cpp) ------------------- */
+
+/* A cudaMallocManaged buffer is allocated (flags: cudaMallocManaged's), freed. */
+void managed_allocated(uintptr_t start, unsigned flags);
+void managed_freed(uintptr_t start);
+/* Device work ran on stream ("kernel", its name): managed memory is the
+ * GPU's until the host waits for it. */
+void managed_work(cudaStream_t stream, const char *what, const char *name);
+/* The host waited: for a stream (cudaStreamSynchronize, cudaStreamQuery, a
+ * synchronous copy on the legacy stream), for an event, for the device. */
+void managed_stream_waited(cudaStream_t stream);
+void managed_event_recorded(cudaEvent_t event, cudaStream_t stream);
+void managed_event_waited(cudaEvent_t event);
+void managed_device_waited();
+void managed_reset();
+/* While a graph launch runs its nodes: their work is the launch's stream's. */
+struct GraphWork {
+    explicit GraphWork(cudaStream_t stream);
+    ~GraphWork();
+    GraphWork(const GraphWork &) = delete;
+    GraphWork &operator=(const GraphWork &) = delete;
+};
+/* For the fault handler: the work that has managed memory now ("kernel k")
+ * and the call stack that issued it; NULL when it is the host's. */
+const char *managed_busy_with(void *const **frames, int *nframes);
+
 /* ---- streams and events (streams.cpp), graphs (graphs.cpp) --------------- */
 
 /* A node of a graph: an operation that a stream capture recorded instead of

@@ -336,6 +336,7 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
         g_launch.error = cudaSuccess;
     }
     launch_end(how);
+    managed_work(cfg->stream, "kernel", cfg->name);
     return g_launch.error;
 }
 
