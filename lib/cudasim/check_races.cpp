@@ -64,10 +64,10 @@ namespace {
 /* Race cells of global memory: a hash table of the words the launch touched,
  * emptied (in effect) when the next launch starts, so that a block's access
  * finds what earlier blocks did. A launch that touches more than
- * kGlobalWordsMax words is checked a block at a time from then on (the table
+ * kLaunchWordsMax words is checked a block at a time from then on (the table
  * emptied as each block starts, races between blocks no longer looked for),
- * and a block that touches more is checked no further for races on global
- * memory. */
+ * and a block that touches more than kGlobalWordsMax is checked no further
+ * for races on global memory. */
 std::vector<GlobalCell> g_gtab;
 size_t g_gmask = 0; /* the part of g_gtab in use, less one */
 size_t g_gcount = 0;
@@ -77,7 +77,8 @@ bool g_gfull = false, g_per_block = false;
 /* The last cell found (a thread often comes back to its word: a sum, a spin). */
 uintptr_t g_last_word = ~(uintptr_t)0;
 GlobalCell *g_last_cell = nullptr;
-const size_t kGlobalFirst = 4096, kGlobalWordsMax = (size_t)1 << 19;
+const size_t kGlobalFirst = 4096, kGlobalWordsMax = (size_t)1 << 19,
+             kLaunchWordsMax = (size_t)1 << 16;
 const unsigned long long kBlockTag = 1ull << 63; /* per-block tags: serial | kBlockTag */
 
 inline size_t global_hash(uintptr_t word) { return (size_t)((word * 0x9E3779B97F4A7C15ull) >> 24); }
@@ -96,8 +97,8 @@ void start_table(unsigned long long tag)
 void grow_table()
 {
     g_last_cell = nullptr;
-    std::vector<GlobalCell> kept;
-    kept.reserve(g_gcount);
+    static std::vector<GlobalCell> kept; /* (its memory kept for the next time) */
+    kept.clear();
     for (size_t i = 0; i <= g_gmask; i++)
         if (g_gtab[i].tag == g_gtag) {
             kept.push_back(g_gtab[i]);
@@ -114,7 +115,7 @@ void grow_table()
 
 } // namespace
 
-/* The table holds what this launch touched (or, past kGlobalWordsMax words,
+/* The table holds what this launch touched (or, past kLaunchWordsMax words,
  * this block); it starts small each launch and doubles as it fills. */
 GlobalCell *global_cell(uintptr_t word)
 {
@@ -130,7 +131,7 @@ GlobalCell *global_cell(uintptr_t word)
     if (g_gfull) return nullptr;
     if (word == g_last_word && g_last_cell) return g_last_cell;
     if (2 * (g_gcount + 1) > g_gmask + 1) {
-        if (g_gmask + 1 < 2 * kGlobalWordsMax) {
+        if (g_gmask + 1 < 2 * (g_per_block ? kGlobalWordsMax : kLaunchWordsMax)) {
             grow_table();
         } else if (!g_per_block) {
             g_per_block = true;

@@ -88,7 +88,7 @@ struct GlobalCell {
  * set), or NULL when the launch touched too many to keep. */
 GlobalCell *global_cell(uintptr_t word);
 /* Whether this launch's cells hold what earlier blocks did (past
- * kGlobalWordsMax words a launch is checked a block at a time). */
+ * kLaunchWordsMax words a launch is checked a block at a time). */
 extern bool g_between_blocks;
 
 /* The running block's place in the order between blocks: blocks are ordered
@@ -106,6 +106,7 @@ void order_new_block();
 /* Whether another block's access in its release epoch e happened before the
  * running block's accesses now (by a chain of releases and acquires). */
 bool ordered_before(unsigned long long block, uint16_t e);
+/* (race_between_blocks words its report by this order) */
 enum BlockRace { B_RAW, B_WAR, B_WAW, B_ATOMIC, B_PLAIN_AFTER_ATOMIC };
 __attribute__((noinline, cold)) void race_between_blocks(BlockRace kind, GlobalCell &g,
                                                          uintptr_t a, size_t n, const void *pc,

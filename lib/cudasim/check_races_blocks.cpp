@@ -163,41 +163,25 @@ __attribute__((noinline, cold)) void race_between_blocks(BlockRace kind, GlobalC
                      thread_text(g_launch.tid) + " at " + my_line;
     std::string them = "block " + block_text(other) + ", thread " + thread_text(other_tid) +
                        " at " + their_line;
-    const char *name = g_launch.cfg->name;
-    const char *fix = "use an atomic, or publish with __threadfence() and an atomic ticket as "
-                      "NVIDIA's threadFenceReduction does, or read it in the next launch";
-    switch (kind) {
-    case B_RAW:
-        report("data race between blocks in kernel %s: %s writes %s, and %s reads it, with "
-               "nothing ordering the two (blocks run at the same time, in any order: the read "
-               "may see the value before or after the write, and an update made from it is "
-               "lost; %s)",
-               name, them.c_str(), where.c_str(), me.c_str(), fix);
-        break;
-    case B_WAR:
-        report("data race between blocks in kernel %s: %s reads %s, and %s writes it, with "
-               "nothing ordering the two (blocks run at the same time, in any order: the read "
-               "may see the value before or after the write; %s)",
-               name, them.c_str(), where.c_str(), me.c_str(), fix);
-        break;
-    case B_WAW:
-        report("data race between blocks in kernel %s: %s and %s both write %s, with nothing "
-               "ordering the two (which value stays depends on timing; %s)",
-               name, them.c_str(), me.c_str(), where.c_str(), fix);
-        break;
-    case B_ATOMIC:
-    case B_PLAIN_AFTER_ATOMIC: {
-        bool atomic_last = kind == B_ATOMIC;
-        report("data race between blocks in kernel %s: %s %s %s%s, and %s %s it%s, with nothing "
-               "ordering the two (an atomic is atomic only with other atomics: the plain store "
-               "may undo the atomic's update, or come after it; make both atomic, or order them "
-               "with __threadfence() and an atomic ticket)",
-               name, them.c_str(), atomic_last ? "writes" : "updates", where.c_str(),
-               atomic_last ? "" : " with an atomic", me.c_str(), atomic_last ? "updates" : "writes",
-               atomic_last ? " with an atomic" : "");
-        break;
-    }
-    }
+    /* what each did, and what may come of it, by kind */
+    static const struct {
+        const char *theirs, *mine, *why;
+    } said[] = {
+        {"writes", "reads", "the read may see the value before or after the write, and an update "
+                            "made from it is lost"},
+        {"reads", "writes", "the read may see the value before or after the write"},
+        {"writes", "writes", "which value stays depends on timing"},
+        {"writes", "updates with an atomic", "an atomic is atomic only with other atomics: the "
+                                             "plain store may undo its update, or come after it"},
+        {"updates with an atomic", "writes", "an atomic is atomic only with other atomics: the "
+                                             "plain store may undo its update, or come after it"},
+    };
+    report("data race between blocks in kernel %s: %s %s %s, and %s %s it, with nothing ordering "
+           "the two (blocks run at the same time, in any order: %s; use an atomic, or publish "
+           "with __threadfence() and an atomic ticket as NVIDIA's threadFenceReduction does, or "
+           "read it in the next launch)",
+           g_launch.cfg->name, them.c_str(), said[kind].theirs, where.c_str(), me.c_str(),
+           said[kind].mine, said[kind].why);
 }
 
 } // namespace internal

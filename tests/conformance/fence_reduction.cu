@@ -3,6 +3,7 @@
 // and takes a ticket from an atomic counter; the block that takes the last
 // ticket knows every other block's partial sum is written, and adds them.
 // Nothing here races, though blocks read what other blocks wrote.
+// (fence_missing.cu builds it without the fence: a planted bug.)
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -27,7 +28,9 @@ __global__ void sum_single_pass(const float *in, float *partial, float *result, 
     }
     if (t == 0) {
         partial[blockIdx.x] = s[0];
+#ifndef WITHOUT_FENCE
         __threadfence(); /* the partial sum is visible before the ticket is taken */
+#endif
         unsigned int ticket = atomicInc(&tickets, gridDim.x);
         last = ticket == gridDim.x - 1;
     }
