@@ -148,6 +148,7 @@ extern bool g_use_pkeys;           /* shut with g_pkey (else with mprotect) */
 extern std::atomic<int> g_device_ops; /* device operations running (they nest) */
 size_t data_bytes(const Alloc &a); /* a buffer's mapping less its guard page */
 void shut(Alloc &a);
+void open_to_all(Alloc &a);
 void open_buffer(uintptr_t start, Alloc &a);
 void open_for_device(const void *p);
 void allow_device_memory(bool allow);

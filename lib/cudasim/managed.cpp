@@ -64,12 +64,7 @@ void set_shut(uintptr_t start, bool shut_it)
     }
     a.guarded = false;
     a.open = false;
-#if CUDASIM_HAVE_PKEYS
-    if (g_use_pkeys)
-        pkey_mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE, 0);
-    else
-#endif
-        mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE);
+    open_to_all(a);
 }
 
 /* The host waited: managed memory is its own again once no work is pending. */

@@ -1117,7 +1117,11 @@ START_TEST(test_host_access_to_managed_memory_before_a_wait_dies)
     ck_assert_msg(sig == SIGSEGV, "host code that %s managed memory early died of signal %d",
                   _i & 1 ? "wrote" : "read", sig);
     const char *want[] = {
+#if defined(__x86_64__)
         _i & 1 ? "cudasim: host code wrote managed memory at 0x" : "cudasim: host code read managed memory at 0x",
+#else
+        "cudasim: host code read or wrote managed memory at 0x",
+#endif
         "(byte 20 of a 4096-byte cudaMallocManaged buffer) while the GPU may still run kernel axpb, "
         "issued at tests/sim/sim_kernels.cu:",
         "this device has concurrentManagedAccess = 0",
