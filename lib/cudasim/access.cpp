@@ -139,7 +139,8 @@ __attribute__((noinline)) void device_var_access(uintptr_t a, size_t n, AccessKi
                                                  const void *pc, bool strong)
 {
     if (__builtin_expect(g_replay_n, 0)) replay_restore();
-    if (find_device_var(a)) global_race(a, n, kind, pc, strong);
+    const DeviceVar *v = find_device_var(a);
+    if (v && a + n - v->lo <= v->size) global_race(a, n, kind, pc, strong);
 }
 
 /* Every access of a checked kernel to memory comes here: each load and store
