@@ -332,6 +332,7 @@ cudaError_t cudaDeviceSynchronize(void)
         return violation(cudaErrorStreamCaptureUnsupported, all, "cudaDeviceSynchronize",
                          "a stream is capturing, and its work is only being recorded, not run: "
                          "synchronize after cudaStreamEndCapture, or after cudaGraphLaunch");
+    managed_device_waited();
     return cudaSuccess;
 }
 
@@ -343,6 +344,7 @@ cudaError_t cudaDeviceReset(void)
     streams_reset();
     graphs_reset();
     launch_reset();
+    managed_reset();
     g_sticky = g_last = cudaSuccess;
     return cudaSuccess;
 }
