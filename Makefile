@@ -706,6 +706,13 @@ $(GRADE_JUDGES): $(BUILD)/grade/judge%: $(BUILD)/obj/tests/graded/judge/grade%.o
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(SECCOMP_LIBS) -lm
 
+# The system-call filter tried directly, in each form a runner installs (selftest.py).
+$(BUILD)/grade/filter_check: $(BUILD)/obj/tests/graded/filter_check.o \
+        $(BUILD)/obj/tests/graded/sandbox_filter.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS) -pthread
+
 # runNN: the RUN halves, the trampolines to lesson NN's exercises and everything else
 # but them; it exports to the shared object only what tests/graded/allow/ lets student
 # code call (gen_trampolines.pl).

@@ -6,9 +6,9 @@
  * boundary is drawn by the kernel, in layers:
  *
  *   the filter      (sandbox_filter.c, in the runner) a seccomp allowlist,
- *                   installed before the student's code is loaded (the runner
- *                   loads it with dlopen afterwards, so no constructor of it runs
- *                   unfiltered): no new programs or processes (threads only), no
+ *                   installed on every thread before the student's code is loaded
+ *                   (the runner loads it with dlopen afterwards, so no constructor of
+ *                   it runs unfiltered): no new programs or processes (threads only), no
  *                   sockets, no ptrace, no signals to other processes, no
  *                   namespaces, mounts, io_uring, BPF or keyrings, no terminal
  *                   ioctls; files are opened for writing only where a layer

@@ -18,6 +18,8 @@
 6. The forgeries of tests/graded/forgeries.py score 0 where they forge, and the
    honest part of each file keeps its marks; those marked `unchecked` score 0
    even with the symbol check skipped, so the runner/judge split holds alone.
+   Before them, the system-call filter is tried directly in each form a runner
+   installs (tests/graded/filter_check.c).
 7. (--package) make grader-package holds no answers, and graded from it as
    Gradescope does (run_autograder), the answers get full marks on Lesson 01,
    the stubs 0, and every forgery scores 0 where it forges.
@@ -128,14 +130,19 @@ def function_span(text, function, returns):
     return m.end(), end + 1
 
 
+def build_dir():
+    """The Makefile's $(BUILD), relative to the root (build/rel)."""
+    p = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
+                        "selftest-build: ; @echo $(BUILD)", "selftest-build"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return p.stdout.strip().splitlines()[-1]
+
+
 def lib_offset(lesson, expr):
     """@OFFSET(a-b)@ of forgeries.py: lib's function a less its function b in the runner
     of lesson (two digits) built from the answers, from nm, as a student reads it."""
     a, b = expr.split("-")
-    p = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
-                        "selftest-build: ; @echo $(BUILD)", "selftest-build"], cwd=ROOT,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    runner = os.path.join(p.stdout.strip().splitlines()[-1], "grade", "run" + lesson)
+    runner = os.path.join(build_dir(), "grade", "run" + lesson)
     p = subprocess.run(["make", "--no-print-directory", runner], cwd=ROOT,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
@@ -237,6 +244,23 @@ def check_forgery(fg, unchecked=False):
         elif fg["base"] == "solutions" and t["score"] != t["max_score"]:
             fail("forgery %s: the honest exercise %r lost its marks: %r"
                  % (name, t["name"], t["output"]))
+
+
+def filter_check():
+    """tests/graded/filter_check.c: the filter in each form a runner installs, tried directly
+    (without a GPU, make grade never installs the GPU's form)."""
+    program = os.path.join(build_dir(), "grade", "filter_check")
+    p = subprocess.run(["make", "--no-print-directory", program], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build %s:\n%s" % (program, p.stdout[-3000:]))
+    p = subprocess.run([os.path.join(ROOT, program)], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, errors="replace")
+    if p.returncode != 0:
+        fail("the system-call filter lets through what it must refuse (or refuses what it "
+             "must allow):\n" + "\n".join(l for l in p.stdout.splitlines()
+                                          if not l.startswith("ok")))
+    print("selftest: " + p.stdout.strip().splitlines()[-1])
 
 
 def package():
@@ -378,6 +402,7 @@ def main():
                     filename="exercises.cu", may_pass=("bad arguments", "a launch that fails"))
         utf8_messages()
 
+    filter_check()
     for fg in forgeries.FORGERIES:
         check_forgery(fg)
         if fg.get("unchecked"):
