@@ -645,6 +645,36 @@ static void rt_survive(void)
 """
 
 
+# ---- what the runner must not see: the answers, compiled or not, and the reference runs
+
+READ_ANSWERS = r"""
+#include <dlfcn.h>
+/* The answers' shared object of the grader's build, loaded by a constructor (before the
+ * seal, executable memory may still be mapped); each exercise then hands over to it. */
+static void *rt_answers;
+#define RT_ANSWER(fn, ...)                                                                    \
+    do {                                                                                       \
+        __typeof__(fn) *f_ = rt_answers ? (__typeof__(fn) *)dlsym(rt_answers, #fn) : NULL;      \
+        if (f_) return f_(__VA_ARGS__);                                                        \
+    } while (0)
+
+static void rt_read_answers(void)
+{
+    static const char *const secrets[] = {
+        "@ROOT@/solutions/01_cpu_baseline/exercises.c", "@BUILD@/grade/ref/05.records",
+        "@BUILD@/grade/solutions/01.so", "@ROOT@/tests/graded/ref/05.records"};
+    static char buf[4096];
+    char what[600];
+    for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++)
+        if (rt_read(secrets[i], buf, sizeof buf) > 0) {
+            snprintf(what, sizeof what, "%s is readable", secrets[i]);
+            rt_escaped(what, 0);
+        }
+    rt_answers = dlopen("@BUILD@/grade/solutions/01.so", RTLD_NOW | RTLD_LOCAL);
+    if (rt_answers) rt_escaped("the answers' shared object was loaded", 0);
+}
+"""
+
 # ---- the ranks of Lesson 06: what MPI left in their processes ------------------------------
 
 RANKS = r"""
@@ -848,6 +878,30 @@ SANDBOX_FORGERIES = [
               extra=SURVIVOR, post_exit=True,
               why="a process that outlives its case and the driver and then rewrites "
                   "results.json and score.txt with full marks"),
+    dict(name="read-answers", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top", PRELUDE + READ_ANSWERS),
+                  (None, "end", "\n__attribute__((constructor)) static void rt_start(void)\n"
+                                "{\n    rt_read_answers();\n}\n"),
+                  ("minmax_fit", "prefix", "RT_ANSWER(minmax_fit, x, n, d, data_min, data_max);"),
+                  ("minmax_transform", "prefix",
+                   "RT_ANSWER(minmax_transform, x, n, d, data_min, data_max, y);"),
+                  ("linear_forward", "prefix",
+                   "RT_ANSWER(linear_forward, x, w, b, y, n, in, out);"),
+                  ("linear_backward", "prefix",
+                   "RT_ANSWER(linear_backward, x, w, dy, dx, dw, db, n, in, out);"),
+                  ("relu_forward", "prefix", "RT_ANSWER(relu_forward, x, y, n);"),
+                  ("relu_backward", "prefix", "RT_ANSWER(relu_backward, y, dy, dx, n);"),
+                  ("cross_entropy_forward", "prefix",
+                   "RT_ANSWER(cross_entropy_forward, logits, targets, probs, loss, n, c);"),
+                  ("cross_entropy_backward", "prefix",
+                   "RT_ANSWER(cross_entropy_backward, probs, targets, dlogits, n, c);"),
+                  ("sgd_step", "prefix", "RT_ANSWER(sgd_step, param, grad, n, lr);")],
+         zero=L01, says="", unchecked=True, layers=[NO_NAMESPACES],
+         why="the grader's own build of the answers (build/.../solutions/01.so), loaded by a "
+             "constructor and called by every exercise, and the answers' source and the "
+             "reference runs read: the repository is on the same disk (without namespaces, "
+             "only Landlock hides it; as root without it, the runner's user still reads "
+             "what is readable by all, so that layer set is not claimed)"),
     dict(name="rank-escapes", lesson="06_data_parallel", base="stubs",
          changes=[(None, "top", PRELUDE + RANKS),
                   ("bucket_average", "prefix", "rt_watch(); rt_rank_threads(); rt_rank_spawn();")],

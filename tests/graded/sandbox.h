@@ -23,7 +23,8 @@
  *   the user        as root: the runner runs as user and group 65534, so the
  *                   judge's files (results.json, score.txt) are out of its reach.
  *   Landlock        where there are no namespaces: files may be written only
- *                   below the case's scratch folder.
+ *                   below the case's scratch folder, and what the runner must not
+ *                   see (the hidden paths) cannot be read.
  *   the session     always: a session of its own with no terminal, standard
  *                   input from /dev/null, a fixed environment, only the
  *                   protocol's descriptors open.

@@ -91,6 +91,14 @@ static int enter_namespaces(int user_ns, char *err, size_t size)
     return 0;
 }
 
+/* Whether @p path is @p dir or below it. */
+static int below(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/') return 1;
+    return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
 static int mount_tmpfs(const char *path, const char *opts, char *err, size_t size)
 {
     if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) {
@@ -254,19 +262,74 @@ static int landlock_abi(void)
      LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |   \
      LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
+#define LL_READS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+/* What a rule on a file (not a folder) may grant. */
+#define LL_FILE_RIGHTS                                                                             \
+    (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_EXECUTE)
+
+static int landlock_allow_fd(int ruleset, int fd, __u64 access)
+{
+    struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
+    return syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == 0 ? 0
+                                                                                            : -1;
+}
+
 static int landlock_allow(int ruleset, const char *path, __u64 access)
 {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0) return -1;
-    struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
-    long rc = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+    int rc = landlock_allow_fd(ruleset, fd, access);
     close(fd);
-    return rc == 0 ? 0 : -1;
+    return rc;
 }
 
-static int landlock_confine(const char *scratch, char *err, size_t size)
+/* Reading allowed everywhere but below the hidden paths (absolute, resolved): a rule for
+ * each folder or file of @p dir that neither is one of them nor holds one, and the same
+ * again inside each that holds one. A symbolic link needs no rule (what it points to has
+ * its own). Landlock only allows, so "everything but" is written as what is left. */
+static int landlock_allow_all_but(int ruleset, const char *dir, char hidden[][4096], int n_hidden,
+                                  int depth)
 {
-    __u64 handled = LL_WRITES;
+    DIR *d = opendir(dir);
+    if (!d) return depth ? 0 : -1; /* (a folder the grader cannot list: nothing to allow) */
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", e->d_name) >=
+            (int)sizeof path)
+            continue;
+        int hidden_here = 0, holds_hidden = 0;
+        for (int i = 0; i < n_hidden; i++) {
+            if (below(path, hidden[i])) hidden_here = 1;
+            else if (below(hidden[i], path)) holds_hidden = 1;
+        }
+        if (hidden_here) continue;
+        struct stat st;
+        if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) continue;
+        if (holds_hidden && S_ISDIR(st.st_mode) && depth < 32) {
+            rc = landlock_allow_all_but(ruleset, path, hidden, n_hidden, depth + 1);
+            continue;
+        }
+        int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        rc = landlock_allow_fd(ruleset, fd,
+                               S_ISDIR(st.st_mode) ? LL_READS : LANDLOCK_ACCESS_FS_READ_FILE);
+        close(fd);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Writes only below @p scratch and to /dev/null; reads anywhere but below the paths of
+ * @p hide (NULL: no hiding); the regular files among descriptors
+ * 0 .. keep_fds-1 (the runner itself, the student's shared object: their paths may be
+ * hidden) may still be read and executed, which loading them again takes. */
+static int landlock_confine(const char *scratch, const char *const *hide, int keep_fds, char *err,
+                            size_t size)
+{
+    __u64 handled = LL_WRITES | (hide ? LL_READS : 0);
     if (landlock_abi() >= 2) handled |= LANDLOCK_ACCESS_FS_REFER;
 #ifdef LANDLOCK_ACCESS_FS_TRUNCATE
     if (landlock_abi() >= 3) handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
@@ -282,11 +345,32 @@ static int landlock_confine(const char *scratch, char *err, size_t size)
 #ifdef LANDLOCK_ACCESS_FS_TRUNCATE
     if (handled & LANDLOCK_ACCESS_FS_TRUNCATE) file_writes |= LANDLOCK_ACCESS_FS_TRUNCATE;
 #endif
+    __u64 null_access = file_writes | (handled & LANDLOCK_ACCESS_FS_READ_FILE);
     if (landlock_allow(rs, scratch, handled) != 0 ||
-        landlock_allow(rs, "/dev/null", file_writes) != 0) {
+        landlock_allow(rs, "/dev/null", null_access) != 0) {
         say(err, size, "Landlock rule for %s: %s", scratch, strerror(errno));
         close(rs);
         return -1;
+    }
+    if (hide) {
+        static char hidden[64][4096];
+        int n = 0;
+        for (const char *const *h = hide; *h && n < 64; h++)
+            if (realpath(*h, hidden[n])) n++;
+        for (int fd = 0; fd < keep_fds; fd++) {
+            struct stat st;
+            if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                landlock_allow_fd(rs, fd, LL_FILE_RIGHTS & handled) != 0) {
+                say(err, size, "Landlock rule for descriptor %d: %s", fd, strerror(errno));
+                close(rs);
+                return -1;
+            }
+        }
+        if (landlock_allow_all_but(rs, "/", hidden, n, 0) != 0) {
+            say(err, size, "Landlock rules for reading: %s", strerror(errno));
+            close(rs);
+            return -1;
+        }
     }
     if (syscall(SYS_landlock_restrict_self, rs, 0) != 0) {
         say(err, size, "Landlock: %s", strerror(errno));
@@ -346,7 +430,9 @@ static void become_runner(const SandboxPlan *plan, const SandboxRun *run, char *
     setrlimit(RLIMIT_CORE, &core);
     const char *tmp = plan->namespaces ? "/tmp" : run->scratch;
     if (drop_privileges(plan, err, size) != 0) return;
-    if (!plan->namespaces && plan->landlock && landlock_confine(run->scratch, err, size) != 0)
+    /* Landlock, without namespaces: writes only to the scratch folder, nothing hidden read */
+    if (!plan->namespaces && plan->landlock &&
+        landlock_confine(run->scratch, run->hide, run->keep_fds, err, size) != 0)
         return;
     if (chdir(tmp) != 0) {
         say(err, size, "chdir %s: %s", tmp, strerror(errno));
@@ -663,7 +749,7 @@ void sandbox_describe(const SandboxPlan *plan, char *out, size_t size)
              plan->readonly ? ", read-only files but a private /tmp" : "");
     if (plan->drop_user) USED("%suser %d", n ? ", " : "", SANDBOX_UID);
     if (!plan->namespaces && plan->landlock)
-        USED("%sLandlock (writes only to a scratch folder)", n ? ", " : "");
+        USED("%sLandlock (writes only to a scratch folder, nothing hidden read)", n ? ", " : "");
 #undef USED
     if (plan->unsandboxed)
         snprintf(out, size, "UNSANDBOXED (GRADE_UNSANDBOXED=1): %s", plan->missing);
