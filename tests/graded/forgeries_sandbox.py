@@ -157,6 +157,9 @@ L06 = ["06.1", "06.2", "06.3", "06.4", "06"]
 FILTER_ONLY = "-ns,-landlock,-user"
 # No namespaces, as in Docker's default profile (filter, user 65534, Landlock).
 NO_NAMESPACES = "-ns"
+# Namespaces whose view of the files is not read-only (a kernel before 5.12), as root
+# without another user or Landlock: only the filter keeps the runner's writes in.
+WRITABLE_VIEW = "-readonly,-user,-landlock"
 
 # ---- the C library's code pointers: system() through a slot of libc and of the runner
 
@@ -863,7 +866,7 @@ SANDBOX_FORGERIES = [
                   "mmap with PROT_EXEC, mprotect to executable, and memfd_create mapped "
                   "executable, all after the seal"),
     _lesson01("grader-files", "constructor", "rt_files();",
-              extra=IO_URING + FILES, layers=(FILTER_ONLY, NO_NAMESPACES),
+              extra=IO_URING + FILES, layers=(FILTER_ONLY, NO_NAMESPACES, WRITABLE_VIEW),
               why="a constructor that opens for writing what the judge writes (results.json, "
                   "score.txt, the TSV), what runs later (the judges, the Makefile, ~/.bashrc, a "
                   "git hook), the reference records, every descriptor of the other processes it "

@@ -24,7 +24,8 @@
  *                   judge's files (results.json, score.txt) are out of its reach.
  *   Landlock        where there are no namespaces: files may be written only
  *                   below the case's scratch folder, and what the runner must not
- *                   see (the hidden paths) cannot be read.
+ *                   see (the hidden paths) cannot be read; with namespaces whose
+ *                   view could not be made read-only, writes only to the private /tmp.
  *   the session     always: a session of its own with no terminal, standard
  *                   input from /dev/null, a fixed environment, only the
  *                   protocol's descriptors open.
@@ -60,12 +61,17 @@ typedef struct SandboxPlan {
 } SandboxPlan;
 
 /* Probe the layers in a child process (nothing of the judge changes) and fill @p plan.
- * GRADE_SANDBOX_LAYERS (a test's knob) may switch layers off: a list of "ns",
- * "landlock", "user" to leave out. */
+ * GRADE_SANDBOX_LAYERS (a test's knob) may switch layers off: a list of "-ns",
+ * "-readonly", "-landlock", "-user" to leave out. */
 void sandbox_probe(SandboxPlan *plan);
 
 /* One line: the layers in use, then what is missing and why. */
 void sandbox_describe(const SandboxPlan *plan, char *out, size_t size);
+
+/* Whether a layer of @p plan keeps a runner's writes away from the grader's files (a
+ * read-only view, Landlock, or another user): then the filter may let it open files for
+ * writing (--may-write), else it refuses every such open. */
+int sandbox_writes_confined(const SandboxPlan *plan);
 
 /* What a runner is started with. */
 typedef struct SandboxRun {

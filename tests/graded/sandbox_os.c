@@ -322,12 +322,12 @@ static int landlock_allow_all_but(int ruleset, const char *dir, char hidden[][40
     return rc;
 }
 
-/* Writes only below @p scratch and to /dev/null; reads anywhere but below the paths of
- * @p hide (NULL: no hiding); the regular files among descriptors
+/* Writes only below @p scratch (and @p also, if not NULL) and to /dev/null; reads anywhere
+ * but below the paths of @p hide (NULL: no hiding); the regular files among descriptors
  * 0 .. keep_fds-1 (the runner itself, the student's shared object: their paths may be
  * hidden) may still be read and executed, which loading them again takes. */
-static int landlock_confine(const char *scratch, const char *const *hide, int keep_fds, char *err,
-                            size_t size)
+static int landlock_confine(const char *scratch, const char *also, const char *const *hide,
+                            int keep_fds, char *err, size_t size)
 {
     __u64 handled = LL_WRITES | (hide ? LL_READS : 0);
     if (landlock_abi() >= 2) handled |= LANDLOCK_ACCESS_FS_REFER;
@@ -347,6 +347,7 @@ static int landlock_confine(const char *scratch, const char *const *hide, int ke
 #endif
     __u64 null_access = file_writes | (handled & LANDLOCK_ACCESS_FS_READ_FILE);
     if (landlock_allow(rs, scratch, handled) != 0 ||
+        (also && landlock_allow(rs, also, handled) != 0) ||
         landlock_allow(rs, "/dev/null", null_access) != 0) {
         say(err, size, "Landlock rule for %s: %s", scratch, strerror(errno));
         close(rs);
@@ -430,9 +431,14 @@ static void become_runner(const SandboxPlan *plan, const SandboxRun *run, char *
     setrlimit(RLIMIT_CORE, &core);
     const char *tmp = plan->namespaces ? "/tmp" : run->scratch;
     if (drop_privileges(plan, err, size) != 0) return;
-    /* Landlock, without namespaces: writes only to the scratch folder, nothing hidden read */
-    if (!plan->namespaces && plan->landlock &&
-        landlock_confine(run->scratch, run->hide, run->keep_fds, err, size) != 0)
+    /* Landlock: without namespaces, writes only to the scratch folder and nothing hidden
+     * read; with namespaces whose view could not be made read-only, writes only to the
+     * private /tmp and /dev/shm (what is hidden is covered already). */
+    if (plan->landlock && !plan->namespaces &&
+        landlock_confine(run->scratch, NULL, run->hide, run->keep_fds, err, size) != 0)
+        return;
+    if (plan->landlock && plan->namespaces && !plan->readonly &&
+        landlock_confine("/tmp", "/dev/shm", NULL, 0, err, size) != 0)
         return;
     if (chdir(tmp) != 0) {
         say(err, size, "chdir %s: %s", tmp, strerror(errno));
@@ -642,8 +648,8 @@ static int probe_view(int user_ns, int readonly, char *why, size_t size)
 
 static void probe_namespaces(Probe *p, int user_ns)
 {
-    char ro_why[200];
-    if (probe_view(user_ns, 1, ro_why, sizeof ro_why)) {
+    char ro_why[200] = "switched off (GRADE_SANDBOX_LAYERS)";
+    if (!switched_off("readonly") && probe_view(user_ns, 1, ro_why, sizeof ro_why)) {
         p->namespaces = p->readonly = 1;
     } else if (probe_view(user_ns, 0, p->why_ns, sizeof p->why_ns)) {
         p->namespaces = 1;
@@ -737,6 +743,11 @@ void sandbox_probe(SandboxPlan *plan)
 #undef MISSING
 }
 
+int sandbox_writes_confined(const SandboxPlan *plan)
+{
+    return (plan->namespaces && plan->readonly) || plan->landlock || plan->drop_user;
+}
+
 void sandbox_describe(const SandboxPlan *plan, char *out, size_t size)
 {
     char used[512] = "";
@@ -750,6 +761,8 @@ void sandbox_describe(const SandboxPlan *plan, char *out, size_t size)
     if (plan->drop_user) USED("%suser %d", n ? ", " : "", SANDBOX_UID);
     if (!plan->namespaces && plan->landlock)
         USED("%sLandlock (writes only to a scratch folder, nothing hidden read)", n ? ", " : "");
+    if (plan->namespaces && !plan->readonly && plan->landlock)
+        USED("%sLandlock (writes only to the private /tmp)", n ? ", " : "");
 #undef USED
     if (plan->unsandboxed)
         snprintf(out, size, "UNSANDBOXED (GRADE_UNSANDBOXED=1): %s", plan->missing);
