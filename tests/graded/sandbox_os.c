@@ -175,6 +175,14 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
     if (stat("/dev/pts", &st) == 0 &&
         mount_tmpfs("/dev/pts", "size=4k,mode=0755", err, size) != 0)
         return -1;
+    /* The repository (the judge's folder: the runner's fixtures and data are there) stays
+     * in view when a hidden folder holds it, the judge's home say: it is bound back in
+     * place, with what is hidden inside it. */
+    char repo[4096];
+    int repo_fd = -1;
+    for (const char *const *h = run->hide; h && *h && repo_fd < 0; h++)
+        if (getcwd(repo, sizeof repo) && strcmp(repo, *h) != 0 && below(repo, *h))
+            repo_fd = open(repo, O_PATH | O_DIRECTORY | O_CLOEXEC);
     for (const char *const *h = run->hide; h && *h; h++) {
         if (stat(*h, &st) != 0) continue;
         if (S_ISDIR(st.st_mode)) {
@@ -183,6 +191,25 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
             say(err, size, "hiding %s: %s", *h, strerror(errno));
             return -1;
         }
+    }
+    if (repo_fd >= 0) {
+        char from[64];
+        snprintf(from, sizeof from, "/proc/self/fd/%d", repo_fd);
+        for (char *p = repo + 1; (p = strchr(p, '/')); p++) {
+            *p = '\0';
+            mkdir(repo, 0755);
+            *p = '/';
+        }
+        mkdir(repo, 0755);
+        struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
+        if (mount(from, repo, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+            (plan->readonly &&
+             syscall(SYS_mount_setattr, AT_FDCWD, repo, AT_RECURSIVE, &ro, sizeof ro) != 0)) {
+            say(err, size, "showing the repository %s again: %s", repo, strerror(errno));
+            close(repo_fd);
+            return -1;
+        }
+        close(repo_fd);
     }
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
         say(err, size, "the PID namespace's /proc: %s", strerror(errno));
@@ -283,12 +310,30 @@ static int landlock_allow(int ruleset, const char *path, __u64 access)
     return rc;
 }
 
-/* Reading allowed everywhere but below the hidden paths (absolute, resolved): a rule for
- * each folder or file of @p dir that neither is one of them nor holds one, and the same
- * again inside each that holds one. A symbolic link needs no rule (what it points to has
- * its own). Landlock only allows, so "everything but" is written as what is left. */
-static int landlock_allow_all_but(int ruleset, const char *dir, char hidden[][4096], int n_hidden,
-                                  int depth)
+/* A path the reading rules hide or show again (absolute, resolved). */
+typedef struct Seen {
+    char path[4096];
+    int shown; /* 1: shown (the repository, inside a hidden folder); 0: hidden */
+} Seen;
+
+/* Whether @p path may be read: the innermost of @p seen that holds it decides. */
+static int readable(const char *path, const Seen *seen, int n)
+{
+    size_t best = 0;
+    int shown = 1;
+    for (int i = 0; i < n; i++)
+        if (below(path, seen[i].path) && strlen(seen[i].path) >= best) {
+            best = strlen(seen[i].path);
+            shown = seen[i].shown;
+        }
+    return shown;
+}
+
+/* Reading allowed everywhere but below the hidden paths: a rule for each folder or file of
+ * @p dir that holds none of @p seen and may be read, and the same again inside each that
+ * holds one. A symbolic link needs no rule (what it points to has its own). Landlock only
+ * allows, so "everything but" is written as what is left. */
+static int landlock_allow_all_but(int ruleset, const char *dir, const Seen *seen, int n, int depth)
 {
     DIR *d = opendir(dir);
     if (!d) return depth ? 0 : -1; /* (a folder the grader cannot list: nothing to allow) */
@@ -300,18 +345,16 @@ static int landlock_allow_all_but(int ruleset, const char *dir, char hidden[][40
         if (snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", e->d_name) >=
             (int)sizeof path)
             continue;
-        int hidden_here = 0, holds_hidden = 0;
-        for (int i = 0; i < n_hidden; i++) {
-            if (below(path, hidden[i])) hidden_here = 1;
-            else if (below(hidden[i], path)) holds_hidden = 1;
-        }
-        if (hidden_here) continue;
+        int holds = 0;
+        for (int i = 0; i < n; i++)
+            if (strcmp(seen[i].path, path) != 0 && below(seen[i].path, path)) holds = 1;
         struct stat st;
         if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) continue;
-        if (holds_hidden && S_ISDIR(st.st_mode) && depth < 32) {
-            rc = landlock_allow_all_but(ruleset, path, hidden, n_hidden, depth + 1);
+        if (holds && S_ISDIR(st.st_mode) && depth < 32) {
+            rc = landlock_allow_all_but(ruleset, path, seen, n, depth + 1);
             continue;
         }
+        if (!readable(path, seen, n)) continue;
         int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
         rc = landlock_allow_fd(ruleset, fd,
@@ -323,7 +366,8 @@ static int landlock_allow_all_but(int ruleset, const char *dir, char hidden[][40
 }
 
 /* Writes only below @p scratch (and @p also, if not NULL) and to /dev/null; reads anywhere
- * but below the paths of @p hide (NULL: no hiding); the regular files among descriptors
+ * but below the paths of @p hide (NULL: no hiding), though the repository (the current
+ * folder) stays readable inside a hidden folder; the regular files among descriptors
  * 0 .. keep_fds-1 (the runner itself, the student's shared object: their paths may be
  * hidden) may still be read and executed, which loading them again takes. */
 static int landlock_confine(const char *scratch, const char *also, const char *const *hide,
@@ -354,10 +398,12 @@ static int landlock_confine(const char *scratch, const char *also, const char *c
         return -1;
     }
     if (hide) {
-        static char hidden[64][4096];
+        /* the hidden paths, and the repository (this folder) shown again inside one */
+        static Seen seen[65];
         int n = 0;
         for (const char *const *h = hide; *h && n < 64; h++)
-            if (realpath(*h, hidden[n])) n++;
+            if (realpath(*h, seen[n].path)) seen[n++].shown = 0;
+        if (getcwd(seen[n].path, sizeof seen[n].path)) seen[n++].shown = 1;
         for (int fd = 0; fd < keep_fds; fd++) {
             struct stat st;
             if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -367,7 +413,7 @@ static int landlock_confine(const char *scratch, const char *also, const char *c
                 return -1;
             }
         }
-        if (landlock_allow_all_but(rs, "/", hidden, n, 0) != 0) {
+        if (landlock_allow_all_but(rs, "/", seen, n, 0) != 0) {
             say(err, size, "Landlock rules for reading: %s", strerror(errno));
             close(rs);
             return -1;

@@ -9,7 +9,8 @@
 
 1. The reference answers get full marks, on every case.
 2. The untouched stubs get 0 on every case: a case that passes on a stub is a bug.
-3. A student file replaced by an older-dated one is recompiled, not reused.
+3. A student file replaced by an older-dated one is recompiled, not reused; the
+   answers keep full marks with the repository inside the grader's home (hidden).
 4. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
    message naming what happened, and nothing else: a crash, an endless loop,
@@ -417,6 +418,16 @@ def main():
         bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
         if bad:
             fail("the reference answers lose points on %s" % bad)
+
+        # A clone in the grader's home (a student's ~/workbook): the home is hidden from
+        # the runner, the repository under it must stay in view, with namespaces or Landlock.
+        for layers in ("", "-ns"):
+            r, _ = grade("home-holds-repo" + layers, "solutions",
+                         env={"HOME": os.path.dirname(ROOT), "GRADE_SANDBOX_LAYERS": layers})
+            if r["score"] != sum(t["max_score"] for t in r["tests"]):
+                fail("with the repository inside the grader's home (layers off: %r), the "
+                     "answers lose points: %s" % (layers, [t["output"] for t in r["tests"]
+                                                            if t["score"] != t["max_score"]][:2]))
 
         stubs = os.path.join(WORK, "plants", "stubs")
         for folder in sorted(os.listdir(os.path.join(ROOT, "lessons"))):
