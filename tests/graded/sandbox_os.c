@@ -62,6 +62,9 @@ static int write_file(const char *path, const char *text)
 
 /* ---- namespaces ------------------------------------------------------------------------ */
 
+/* The processes and threads user SANDBOX_UID may have at once (RLIMIT_NPROC). */
+#define SANDBOX_NPROC 512
+
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS)
 
 /* Enter new namespaces (through a user namespace when not root). The caller's next
@@ -475,6 +478,12 @@ static void become_runner(const SandboxPlan *plan, const SandboxRun *run, char *
     close_from(run->keep_fds);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
+    /* The first process the kernel kills when memory runs out (a private /tmp is memory
+     * too), before the judge or anything else of the machine. */
+    write_file("/proc/self/oom_score_adj", "1000");
+    /* As user 65534: threads enough for a case, not the machine's process table. */
+    struct rlimit procs = {SANDBOX_NPROC, SANDBOX_NPROC};
+    if (plan->drop_user) setrlimit(RLIMIT_NPROC, &procs);
     const char *tmp = plan->namespaces ? "/tmp" : run->scratch;
     if (drop_privileges(plan, err, size) != 0) return;
     /* Landlock: without namespaces, writes only to the scratch folder and nothing hidden
