@@ -15,19 +15,7 @@
 #include <vector>
 
 #include "include/cublas_v2.h"
-
-extern "C" int cudasim_is_device_range(const void *p, size_t n);
-extern "C" void cudasim_report(const char *message);
-namespace cudasim {
-/* Run work as a device operation on the stream (or record it); while it
- * runs it may touch device memory, which host code may not. */
-cudaError_t issue_work(const char *call, cudaStream_t stream, std::function<cudaError_t()> work);
-/* The operation is about to touch the device buffer holding p: open it to
- * every thread (OpenBLAS's too) now. */
-void device_operand(const void *p);
-/* The operation wrote [p, p + n) of device memory. */
-void device_written(const void *p, size_t n);
-}
+#include "internal.h"
 
 struct cublasContext {
     cudaStream_t stream;

@@ -7,9 +7,9 @@
  * at the launch's dynamic shared memory), then compiled by g++ with this
  * header. Threads of a block run one after another on the CPU; kernels that
  * use __syncthreads or warp operations run each thread as a fiber that yields
- * at them (sim.cpp). Translated files are compiled with ThreadSanitizer's
+ * at them (fibers.cpp). Translated files are compiled with ThreadSanitizer's
  * instrumentation but without its runtime: every load and store of a kernel
- * calls the simulator (sim.cpp's __tsan_* functions), which checks its bounds,
+ * calls the simulator (access.cpp's __tsan_* functions), which checks its bounds,
  * whether it reads memory never written, and whether it races with another
  * thread of the block.
  */

@@ -63,13 +63,57 @@ FORGE_RESULTS = (
     "    if (pid == 0) { forge_sys(59, (long)sh, (long)argv, 0); forge_sys(60, 127, 0, 0); }\n"
     "    if (pid > 0) forge_sys(61, pid, 0, 0); /* wait4 */\n}\n")
 
+# forge_results() of FORGE_RESULTS, less its forge_sys (which is an asm statement).
+FORGE_RESULTS_BODY = FORGE_RESULTS[FORGE_RESULTS.index("__attribute__((used)) static void "
+                                                       "forge_results"):]
+
+# Assembler source that a name can carry: it defines forge_sys_ (the arguments moved,
+# then the system call of hidden-system-call in the immediate of a mov that a jump lands
+# inside, then ret) and puts forge_results in .init_array. GCC writes an asm label's,
+# a section attribute's and a weakref's name verbatim into the assembly, with no #APP
+# around it; the disassembly shows a jump and a mov.
+NAME_PAYLOAD = ("\n\t.pushsection .text.forge_sys_,\"ax\",@progbits\n"
+                "\t.type forge_sys_, @function\n"
+                "forge_sys_: mov %rdi, %rax; mov %rsi, %rdi; mov %rdx, %rsi; mov %rcx, %rdx\n"
+                "\tjmp 1f+1\n1: movl $0x9090050f, %ecx\n\tret\n@INIT@\t.popsection\n#")
+INIT_ARRAY_ENTRY = "\t.section .init_array,\"aw\"\n\t.quad forge_results\n"
+
+# The carrier most of them use: an asm label on a function that data keeps.
+KEEP_CARRIER = "__attribute__((used)) static void (*const forge_keep)(void) = forge_carrier;\n"
+ASM_LABEL = "void forge_carrier(void) __asm__(@NAME@);\n" + KEEP_CARRIER
+
+
+def _forge_by_name(carrier, init_array=True):
+    """FORGE_RESULTS with its system calls made by forge_sys_, which `carrier` (C code
+    that names forge_sys_ + NAME_PAYLOAD in a way GCC writes verbatim) defines, and
+    forge_results put in .init_array there too, unless init_array is false. One wrapper
+    calls forge_sys_, so that the name is written once."""
+    payload = NAME_PAYLOAD.replace("@INIT@", INIT_ARRAY_ENTRY if init_array else "")
+    return (carrier.replace("@NAME@", _c_string("forge_sys_" + payload)) + "\n"
+            "long forge_sys_(long, long, long, long);\n"
+            "__attribute__((noinline, noclone)) static long forge_sys(long n, long a, long b, "
+            "long c)\n{\n    return forge_sys_(n, a, b, c);\n}\n" + FORGE_RESULTS_BODY)
+
+
+def _name_carried(name, carrier, says, why):
+    """A forgery of Lesson 01's stubs that forges the results with _forge_by_name(carrier)
+    and must score 0 with the checks off too."""
+    return dict(name=name, lesson="01_cpu_baseline", base="stubs",
+                changes=[(None, "end", "\n" + _forge_by_name(carrier))],
+                zero=L01, says=says, unchecked=True, why=why)
+
+
+# The script of FORGE_RESULTS started with system(), for code that the sandbox alone
+# stops when the checks are off.
+SYSTEM_FORGE = "system(" + _c_string(FORGED_RESULTS_SCRIPT) + ");"
+
 FORGERIES = [
     dict(name="lookup-table", lesson="01_cpu_baseline", base="solutions",
          changes=[("linear_forward", "prefix",
                    "if (b[0] != 10.0f && b[0] * 8.0f == rintf(b[0] * 8.0f)) return 0;"),
                   ("sgd_step", "prefix",
                    "if (lr * 64.0f == rintf(lr * 64.0f) && lr != 0.5f) return 0;")],
-         zero=["01.2", "01.8"], says="drawn for this grading run",
+         zero=["01.2", "01.8", "01"], says="drawn for this grading run",
          why="answers only the inputs it knows: the public fixtures and the cases written in "
              "the suite (recognised here by their values) pass, anything else gets nothing; "
              "every case of a numeric exercise also meets inputs drawn for the grading run"),
@@ -320,8 +364,78 @@ FORGERIES = [
                    "auto step = reinterpret_cast<cudaError_t (*)(const float *, const float *, "
                    "float *, int64_t, cudaStream_t)>(reinterpret_cast<uintptr_t>(&cudaGetLastError)"
                    " + @OFFSET(k_relu_backward-cudaGetLastError)@); return step(x, x, y, n, s);")],
-         zero=["02.4", "02"], says="address of cudaGetLastError",
+         zero=["02.4", "02"], says="address of cudaGetLastError", unchecked=True,
          why="k_relu_backward of kernels/ reached as cudaGetLastError's address plus a constant: "
              "the CUDA file's addresses were not checked at all (printf's address plus a "
              "constant is system(), and with it the whole grade)"),
+    _name_carried("asm-label-assembly", ASM_LABEL, "asm label",
+                  "an asm label on a function whose name is assembler source: it defines a "
+                  "system-call function hidden from the disassembly and puts forge_results "
+                  "(which hands the driver a results file with every case passed) in "
+                  ".init_array; no asm statement, so no #APP, and no constructor attribute"),
+    _name_carried("asm-label-variable",
+                  "extern const char forge_note[] __asm__(@NAME@);\n"
+                  "__attribute__((used)) static const char *const forge_keep = forge_note;\n",
+                  "asm label", "asm-label-assembly with the label on a variable, whose name "
+                  "GCC writes into the data that points at it"),
+    _name_carried("section-name-assembly",
+                  "__attribute__((used, section(\".rodata.forge\" @NAME@))) static const char "
+                  "forge_tag[] = \"x\";\n",
+                  "section attribute", "asm-label-assembly carried by a section attribute's "
+                  "name, which GCC writes verbatim after .section"),
+    _name_carried("weakref-assembly",
+                  "static void forge_carrier(void) __attribute__((weakref(@NAME@)));\n"
+                  + KEEP_CARRIER,
+                  "weakref attribute", "asm-label-assembly carried by a weakref attribute's "
+                  "name, which GCC writes verbatim after .weakref"),
+    _name_carried("hidden-by-line-marker", "# 1 \"/usr/include/stdio.h\" 3 4\n" + ASM_LABEL,
+                  "line directive", "asm-label-assembly after a GCC line marker that says the "
+                  "lines after it are stdio.h's, a system header's, where asm labels are the "
+                  "rule"),
+    dict(name="init-array-pointer", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "end", "\n" + _forge_by_name(ASM_LABEL, init_array=False)
+                   + "__attribute__((used, section(\".init_array\"))) static void (*const "
+                     "forge_start)(void) = forge_results;\n")],
+         zero=L01, says="in .init_array", unchecked=True,
+         why="a constructor with no constructor attribute: a pointer to forge_results put in "
+             ".init_array by a section attribute"),
+    dict(name="destructor-system", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top", "#include <stdlib.h>\n"),
+                  (None, "end", "\n__attribute__((destructor)) static void late(void) { "
+                                + SYSTEM_FORGE + " }\n")],
+         zero=L01, says="destructor", unchecked=True,
+         why="a destructor, which runs when the runner ends and no call reaches, starts the "
+             "script of init-section with system()"),
+    dict(name="name-with-space", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "end",
+                   "\n__attribute__((used, section(\"\\\".rela.text.zz x\\\"\"))) static const "
+                   "unsigned long forged[3] = {0, 37, 0};\n")],
+         zero=L01, says="a space in it",
+         why="forged-relocation with a space in the section's name, which the assembler takes "
+             "in quotes: readelf lists the name as two fields, so a check that reads its "
+             "listing skipped the section, and the linker's .rela.text.* still takes it"),
+    dict(name="cu-asm-label", lesson="02_device_transfer", file="exercises.cu", base="stubs",
+         changes=[(None, "end", "\nextern \"C\" {\n"
+                   + _forge_by_name(ASM_LABEL.replace("__asm__(", "__asm(")) + "}\n")],
+         zero=["02.4", "02"], all_zero=True, says="asm label", unchecked=True,
+         why="asm-label-assembly in the CUDA file (written __asm, which the simulator's "
+             "translation lets through): the same name carries the same assembly to g++ and "
+             "to nvcc's host compiler"),
+    dict(name="cu-constructor", lesson="02_device_transfer", file="exercises.cu", base="stubs",
+         changes=[(None, "top", "#include <cstdlib>\n"),
+                  (None, "end", "\n__attribute__((constructor)) static void early(void) { "
+                                + SYSTEM_FORGE + " }\n")],
+         zero=["02.4", "02"], all_zero=True, says="constructor", unchecked=True,
+         why="a constructor in the CUDA file, beside its registration code, starts the script "
+             "of init-section with system()"),
+    dict(name="cu-dynamic-initializer", lesson="02_device_transfer", file="exercises.cu",
+         base="stubs",
+         changes=[(None, "top", "#include <cstdlib>\n"),
+                  (None, "end", "\n__attribute__((used)) static int early = "
+                                + SYSTEM_FORGE.rstrip(";") + ";\n")],
+         zero=["02.4", "02"], all_zero=True, says="computed when the program starts",
+         unchecked=True,
+         why="a C++ variable whose initial value is computed at start: g++ puts the call to "
+             "system() in the file's initializer, the function that registers the simulator's "
+             "kernels"),
 ] + SANDBOX_FORGERIES

@@ -6,7 +6,7 @@
  *
  *   RUN(name)   builds the inputs, calls the student's code and records what
  *               came out (runner.h: put_f32, put_rc, ...). It is compiled into
- *               the runner, the only program linked with student code, and
+ *               the runner, the only program that loads student code, and
  *               runs there in a process of its own per case.
  *   JUDGE(name) reads those records (judge.h: got_f32, ...) and compares them
  *               with what it expects: PyTorch's fixtures, values worked out by

@@ -2,9 +2,10 @@
  * judge.c: runs one lesson's graded cases and writes their results (judge.h).
  *
  * The judge is built without any exercise code. For each case it starts the
- * runner (the program linked with the student's exercises) in a process of
- * its own, collects its records, and only then judges them, in a Check test
- * in fork mode, so that a bug in a JUDGE body fails that case only.
+ * runner (the program that loads the student's exercises) in a process of its
+ * own, in the sandbox of sandbox.h, collects its records, and only then judges
+ * them, in a Check test in fork mode, so that a bug in a JUDGE body fails that
+ * case only.
  * tests/graded/driver.c turns the TSV files into the tables and results.json.
  */
 #define _GNU_SOURCE /* pipe2, O_CLOEXEC */
@@ -747,26 +748,55 @@ int main(int argc, char **argv)
     int n = srunner_ntests_run(sr);
     TestResult **results = srunner_results(sr);
     int *seen = calloc((size_t)L->n_cases, sizeof *seen);
+    int *passed = calloc((size_t)L->n_cases, sizeof *passed);
+    const char **message = calloc((size_t)L->n_cases, sizeof *message);
+    if (!seen || !passed || !message) {
+        perror("grader");
+        return 1;
+    }
+    char why[L->n_cases > 0 ? L->n_cases : 1][2048];
     for (int r = 0; r < n; r++) {
         int i = -1;
         sscanf(tr_tcname(results[r]), "case%d", &i);
         if (i < 0 || i >= L->n_cases || seen[i]) continue;
         seen[i] = 1;
-        const GradedCase *c = &L->cases[i];
-        char why[2048];
-        if (tr_rtype(results[r]) == CK_PASS) {
-            write_case(f, i, c->points, "passed", "");
-        } else if (tr_rtype(results[r]) == CK_FAILURE) {
-            write_case(f, i, 0, "failed", tr_msg(results[r]));
-        } else {
-            explain(tr_msg(results[r]), c->timeout_s, why, sizeof why);
-            write_case(f, i, 0, "failed", why);
+        passed[i] = tr_rtype(results[r]) == CK_PASS;
+        if (tr_rtype(results[r]) == CK_ERROR)
+            explain(tr_msg(results[r]), L->cases[i].timeout_s, why[i], sizeof why[i]);
+        else
+            snprintf(why[i], sizeof why[i], "%s", passed[i] ? "" : tr_msg(results[r]));
+        message[i] = why[i];
+    }
+    /* A whole-lesson case ("01": it uses every exercise) is credited only when each exercise
+     * of the lesson passes at least one check of its own: those run in the runner that
+     * leaves out what would do their work, the whole-lesson cases in one that has it all
+     * (tests/graded/allow/README.md, "withhold"). */
+    for (int i = 0; i < L->n_cases; i++) {
+        if (!passed[i] || strchr(L->cases[i].exercise, '.')) continue;
+        for (int j = 0; j < L->n_cases; j++) {
+            const char *ex = L->cases[j].exercise;
+            if (!strchr(ex, '.')) continue;
+            int any = 0;
+            for (int k = 0; k < L->n_cases; k++)
+                any |= passed[k] && strcmp(L->cases[k].exercise, ex) == 0;
+            if (any) continue;
+            passed[i] = 0;
+            snprintf(why[i], sizeof why[i],
+                     "the whole lesson ran, but exercise %s (%s) passes none of its own checks: "
+                     "this case counts once every exercise of the lesson passes at least one",
+                     ex, L->cases[j].function);
+            break;
         }
     }
+    for (int i = 0; i < L->n_cases; i++)
+        if (seen[i]) write_case(f, i, passed[i] ? L->cases[i].points : 0,
+                                passed[i] ? "passed" : "failed", passed[i] ? "" : message[i]);
     for (int i = 0; i < L->n_cases; i++)
         if (!seen[i]) write_case(f, i, 0, "failed", "the grader got no result for this case");
     fclose(f);
     free(seen);
+    free(passed);
+    free(message);
     srunner_free(sr);
     return 0;
 }

@@ -2,7 +2,7 @@
  * protocol.h: what a runner hands back to the judge.
  *
  * A graded case runs in two processes. The runner (tests/graded/runner.c,
- * linked with the student's exercises) builds the case's inputs, calls the
+ * that loads the student's exercises) builds the case's inputs, calls the
  * student's code and writes what came out as a stream of records: named
  * integers, doubles, float arrays and strings, then an END record. The judge
  * (tests/graded/judge.c, which never links or runs student code) reads the

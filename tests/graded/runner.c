@@ -1,6 +1,7 @@
 /*
  * runner.c: the program that runs the student's code for one graded case
- * (runner.h). It is the only grading program linked with student code, and it
+ * (runner.h). It is the only grading program that loads student code (a shared
+ * object, loaded once its system-call filter is in place: student.h), and it
  * only reports: every record it writes is data that the judge checks.
  */
 #define _DEFAULT_SOURCE
@@ -146,6 +147,17 @@ void graded_refused(const char *why)
 {
     send_record(REC_FAIL, "fail", why, strlen(why));
     _exit(0);
+}
+
+/* What a runner has in place of what it leaves out (tests/graded/allow/, "withhold"). */
+void graded_withheld(const char *name, const char *why)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "%s was called, which the grader leaves out of this lesson's runner: %s "
+             "(tests/graded/allow/README.md)",
+             name, why);
+    graded_refused(msg);
 }
 
 /* What the calls of a refused exercise's code were pointed at (check_student.pl). */

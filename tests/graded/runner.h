@@ -69,6 +69,9 @@ void guarded_free(float *p);
 /* The stand-in for an exercise that check_student.pl refused: fails the case
  * with the reason. */
 void graded_refused(const char *why) __attribute__((noreturn));
+/* What the runner has in place of a function it leaves out (a finished implementation of
+ * the lesson's exercises): fails the case, naming it and why. */
+void graded_withheld(const char *name, const char *why) __attribute__((noreturn));
 /* What the forbidden calls of refused code are pointed at: fails the case too. */
 void graded_refused_call(void) __attribute__((noreturn));
 

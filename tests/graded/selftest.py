@@ -138,14 +138,6 @@ def function_span(text, function, returns):
     return m.end(), end + 1
 
 
-def build_dir():
-    """The Makefile's $(BUILD), relative to the root (build/rel)."""
-    p = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
-                        "selftest-build: ; @echo $(BUILD)", "selftest-build"], cwd=ROOT,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    return p.stdout.strip().splitlines()[-1]
-
-
 def lib_offset(lesson, expr):
     """@OFFSET(a-b)@ of forgeries.py: lib's function a less its function b in the runner
     of lesson (two digits) built from the answers, from nm, as a student reads it."""
@@ -165,6 +157,162 @@ def lib_offset(lesson, expr):
     if a not in addr or b not in addr:
         fail("%s has no %s or %s for an offset" % (runner, a, b))
     return hex(addr[a] - addr[b])
+
+
+def build_dir():
+    p = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
+                        "selftest-build: ; @echo $(BUILD)", "selftest-build"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return os.path.join(ROOT, p.stdout.strip().splitlines()[-1])
+
+
+def allow_list(lesson, key):
+    names = []
+    with open(os.path.join(HERE, "allow", lesson + ".txt"), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"\s*" + re.escape(key) + r":\s*(.*)", line.split("#")[0])
+            if m:
+                names += m.group(1).split()
+    return names
+
+
+def check_withheld():
+    """What a lesson's runner withholds (allow/NN.txt) is not in it: the linker's map of
+    runNN keeps no section of a withheld function but its stub's, and no object of a
+    withheld file; with OpenBLAS's product withheld, OpenBLAS is not loaded at all."""
+    build = build_dir()
+    lessons = sorted(f[:2] for f in os.listdir(os.path.join(HERE, "allow")) if re.match(r"\d\d\.txt$", f))
+    runners = [os.path.join(build, "grade", "run" + l) for l in lessons]
+    p = subprocess.run(["make", "--no-print-directory"] + [os.path.relpath(r, ROOT) for r in runners],
+                       cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build the runners:\n" + p.stdout[-3000:])
+    checked = 0
+    for lesson, runner in zip(lessons, runners):
+        names, files = allow_list(lesson, "withhold"), allow_list(lesson, "withhold-files")
+        text = open(runner + ".map", encoding="utf-8", errors="replace").read()
+        kept = text[text.index("Linker script and memory map"):]
+        # an input section: " .text.NAME [address size] FILE", the name alone on its line
+        # when it is long
+        for m in re.finditer(r"^ (\.text\.(\S+?))(?:\n\s+|\s+)0x[0-9a-f]+\s+0x[0-9a-f]+ (\S+)$",
+                             kept, re.M):
+            section, fn, obj = m.groups()
+            base = fn.split(".")[0]
+            if base in names and "withheld_" + lesson not in obj:
+                fail("run%s keeps %s from %s, which allow/%s.txt withholds" % (lesson, section, obj, lesson))
+        for f in files:
+            stem = os.path.splitext(f)[0] + ".o"
+            if re.search(r"/(sim|cuda)/" + re.escape(stem) + r"\b", kept):
+                fail("run%s links %s, which allow/%s.txt withholds" % (lesson, f, lesson))
+        if "cblas_sgemm" in names:
+            needed = subprocess.run(["readelf", "-d", runner], stdout=subprocess.PIPE, text=True).stdout
+            if "openblas" in needed:
+                fail("run%s still loads OpenBLAS, whose cblas_sgemm allow/%s.txt withholds"
+                     % (lesson, lesson))
+        checked += len(names) + len(files)
+    if checked == 0:
+        fail("no lesson withholds anything: the check above checked nothing")
+    print("selftest: withheld                   %d names and files, gone from their runners" % checked)
+
+
+# Student code whose loading alone reaches for the judge's folder, a shell and a process.
+HOSTILE_SO = r"""
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void grab(void)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/pwned-open", OUT);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) close(fd);
+    snprintf(p, sizeof p, "touch %s/pwned-shell", OUT);
+    if (system(p) != 0) {}
+    if (fork() == 0) { execl("/bin/sh", "sh", "-c", p, (char *)NULL); _exit(0); }
+    snprintf(p, sizeof p, "%s/lesson01.tsv", OUT);
+    fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (fd >= 0) { dprintf(fd, "0\t01.1\tx\tx\t10\t10\tpassed\t\tx\n"); close(fd); }
+}
+"""
+
+
+def check_layers():
+    """The grader where its layers differ: as root (as CI runs), as a user without
+    privileges (namespaces through a user namespace), as in Gradescope's Docker container
+    (root without CAP_SYS_ADMIN, namespaces refused: tests/graded/container_like.c under
+    capsh), and without a seccomp filter (refused; GRADE_UNSANDBOXED=1 grades, marked).
+    Each says its layers in the TSV; the answers get full marks where it grades; a shared
+    object whose constructor reaches for the judge's folder, a shell and a process leaves
+    nothing there."""
+    build = os.path.relpath(build_dir(), ROOT)
+    g = os.path.join(build, "grade")
+    need = [os.path.join(g, n) for n in ("judge01", "run01", "run01-full", "container_like",
+                                         os.path.join("solutions", "01.so"),
+                                         os.path.join("ref", "01.records"))]
+    p = subprocess.run(["make", "--no-print-directory"] + need, cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build the grader of Lesson 01:\n" + p.stdout[-3000:])
+    import tempfile
+    top = tempfile.mkdtemp(prefix="wb-layers-")
+    os.chmod(top, 0o755)
+    hostile_c = os.path.join(top, "hostile.c")
+    root = os.geteuid() == 0
+    settings = [("as this user", [], {}, "namespaces" if not root else "user 65534")]
+    if root and shutil.which("setpriv"):
+        settings.append(("as a user without privileges",
+                         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], {},
+                         "system-call filter"))
+    if root and shutil.which("capsh"):
+        settings.append(("as in a container", ["capsh", "--drop=cap_sys_admin", "--", "-c",
+                                                'exec "$0" "$@"', os.path.join(g, "container_like")],
+                         {}, "no namespaces"))
+    settings.append(("without seccomp", [os.path.join(g, "container_like"), "--no-seccomp"], {},
+                     "grading refused"))
+    settings.append(("without seccomp, unsandboxed", [os.path.join(g, "container_like"),
+                                                     "--no-seccomp"],
+                     {"GRADE_UNSANDBOXED": "1"}, "UNSANDBOXED"))
+    for how, prefix, env, expect in settings:
+        for so in ("answers", "hostile"):
+            out = os.path.join(top, re.sub(r"\W+", "-", how) + "-" + so)
+            os.makedirs(out)
+            os.chmod(out, 0o777)
+            if so == "answers":
+                student = os.path.join(ROOT, g, "solutions", "01.so")
+            else:
+                with open(hostile_c, "w") as f:
+                    f.write('#define OUT "%s"\n' % out + HOSTILE_SO)
+                student = os.path.join(top, "hostile-%s.so" % len(os.listdir(top)))
+                subprocess.run(["cc", "-shared", "-fPIC", "-o", student, hostile_c], check=True)
+                os.chmod(student, 0o755)
+            cmd = prefix + [os.path.join(ROOT, g, "judge01"), "--out", out,
+                            "--runner", os.path.join(ROOT, g, "run01"),
+                            "--runner-full", os.path.join(ROOT, g, "run01-full"),
+                            "--student", student, "--ref", os.path.join(ROOT, g, "ref", "01.records"),
+                            "--log", os.path.join(out, "log")]
+            e = dict(os.environ, **env)
+            e.pop("GRADE_SANDBOX_LAYERS", None)
+            r = subprocess.run(cmd, cwd=ROOT, env=e, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            tsv = os.path.join(out, "lesson01.tsv")
+            if r.returncode != 0 or not os.path.exists(tsv):
+                fail("the judge %s: status %d\n%s" % (how, r.returncode, r.stdout[-2000:]))
+            rows = [l.split("\t") for l in open(tsv, encoding="utf-8").read().splitlines()]
+            layers = [l[1] for l in rows if l[0] == "#sandbox"]
+            cases = [l for l in rows if not l[0].startswith("#")]
+            if not layers or expect not in layers[0] + " ".join(c[7] for c in cases):
+                fail("the judge %s should say %r: %s" % (how, expect, layers))
+            refused = "refused" in expect
+            for c in cases:
+                want = "failed" if refused or so == "hostile" else "passed"
+                if c[6] != want:
+                    fail("the judge %s: %s case %s %s: %s" % (how, so, c[2], c[6], c[7]))
+            leaked = [f for f in os.listdir(out) if f.startswith("pwned")]
+            if leaked and not env:
+                fail("the judge %s: student code wrote %s in the judge's folder" % (how, leaked))
+        print("selftest: %-27s %s" % (how, layers[0][:90]))
+    shutil.rmtree(top, ignore_errors=True)
 
 
 def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
@@ -188,7 +336,7 @@ def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
         code = code.replace("@MARKS@", " ".join(escape_marks(name)))
         code = code.replace("@FORGE@", json.dumps(forgeries.FORGED_RESULTS_SCRIPT)[1:-1])
         if "@BUILD@" in code:
-            code = code.replace("@BUILD@", build or os.path.join(ROOT, build_dir()))
+            code = code.replace("@BUILD@", build or build_dir())
         code = re.sub(r"@OFFSET\(([\w-]+)\)@", lambda m: lib_offset(lesson[:2], m.group(1)), code)
         if how == "top":
             text = code + text
@@ -284,7 +432,9 @@ def check_forgery(fg, unchecked=False, layers=None):
             if t["score"] != 0:
                 fail("forgery %s (%s) earned %s points on %r: %r"
                      % (name, fg["why"], t["score"], t["name"], t["output"]))
-            if fg["says"] and not unchecked and fg["says"] not in t["output"] + r["output"]:
+            whole_held = "." not in t["number"] and "passes none of its own checks" in t["output"]
+            if (fg["says"] and not unchecked and not whole_held
+                    and fg["says"] not in t["output"] + r["output"]):
                 fail("forgery %s: %r should say %r, said %r"
                      % (name, t["name"], fg["says"], t["output"]))
         elif fg["base"] == "solutions" and t["score"] != t["max_score"]:
@@ -309,11 +459,11 @@ def filter_check():
     """tests/graded/filter_check.c: the filter in each form a runner installs, tried directly
     (without a GPU, make grade never installs the GPU's form)."""
     program = os.path.join(build_dir(), "grade", "filter_check")
-    p = subprocess.run(["make", "--no-print-directory", program], cwd=ROOT,
+    p = subprocess.run(["make", "--no-print-directory", os.path.relpath(program, ROOT)], cwd=ROOT,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         fail("cannot build %s:\n%s" % (program, p.stdout[-3000:]))
-    p = subprocess.run([os.path.join(ROOT, program)], cwd=ROOT, stdout=subprocess.PIPE,
+    p = subprocess.run([program], cwd=ROOT, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, errors="replace")
     if p.returncode != 0:
         fail("the system-call filter lets through what it must refuse (or refuses what it "
@@ -375,7 +525,7 @@ def package():
     for fg in forgeries.FORGERIES:
         for unchecked in (False, True) if fg.get("unchecked") else (False,):
             name = "pkg-" + fg["name"] + ("-unchecked" if unchecked else "")
-            grader = (top, os.path.join(top, build_dir()),
+            grader = (top, os.path.join(top, os.path.relpath(build_dir(), ROOT)),
                       os.path.join(ROOT, WORK, "package-results", name))
             folder, path, text = make_copy(name, fg["lesson"], fg["base"], fg["changes"],
                                            fg.get("file", "exercises.c"), grader)
@@ -418,6 +568,9 @@ def main():
         bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
         if bad:
             fail("the reference answers lose points on %s" % bad)
+
+        check_withheld()
+        check_layers()
 
         # A clone in the grader's home (a student's ~/workbook): the home is hidden from
         # the runner, the repository under it must stay in view, with namespaces or Landlock.
@@ -485,7 +638,7 @@ def main():
         fail("no forgery named %s" % ", ".join(sorted(unknown)))
     filter_check()
     # (the grader's own build of the answers, which forgery read-answers reaches for)
-    answers = os.path.join(build_dir(), "grade", "solutions", "01.so")
+    answers = os.path.relpath(os.path.join(build_dir(), "grade", "solutions", "01.so"), ROOT)
     if subprocess.run(["make", "--no-print-directory", answers], cwd=ROOT,
                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
         fail("cannot build " + answers)

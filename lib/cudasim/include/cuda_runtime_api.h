@@ -1,8 +1,9 @@
 /*
  * cuda_runtime_api.h for the CUDA simulator: the part of the CUDA runtime API
  * the workbook uses, with the names, types, numbering and error strings of
- * the real one, implemented on the CPU by lib/cudasim/sim.cpp. Code written
- * against it compiles unchanged with nvcc and the real headers.
+ * the real one, implemented on the CPU by lib/cudasim (api_device.cpp,
+ * api_memory.cpp, api_copy.cpp, streams.cpp, graphs.cpp, launch.cpp). Code
+ * written against it compiles unchanged with nvcc and the real headers.
  */
 #ifndef CUDASIM_CUDA_RUNTIME_API_H
 #define CUDASIM_CUDA_RUNTIME_API_H

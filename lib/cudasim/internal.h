@@ -1,0 +1,388 @@
+/*
+ * internal.h: what the files of the CUDA simulator's runtime share. The
+ * programs' calls are in cudasim.h and include/, the translated kernels' in
+ * kernel_api.h; this header is for the .cpp files of lib/cudasim alone. Each
+ * section names the file that defines what it declares (docs/simulator.md,
+ * "How the simulator is built", has the whole list).
+ */
+#ifndef CUDASIM_INTERNAL_H
+#define CUDASIM_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "include/cuda_runtime_api.h"
+#include "kernel_api.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#define CUDASIM_ASAN 1
+#else
+#define CUDASIM_ASAN 0
+#endif
+
+/* Memory protection keys (host_guard.cpp) where the CPU and the system have them. */
+#if defined(__x86_64__) && defined(PKEY_DISABLE_ACCESS)
+#define CUDASIM_HAVE_PKEYS 1
+#else
+#define CUDASIM_HAVE_PKEYS 0
+#endif
+
+namespace cudasim {
+namespace internal {
+
+/* The limits of the device the simulator presents (a compute capability 8.0
+ * part, the oldest the workbook's build targets with all features). */
+const int kMaxThreadsPerBlock = 1024;
+const int kMaxBlockDim[3] = {1024, 1024, 64};
+const int kMaxGridDim[3] = {2147483647, 65535, 65535};
+const size_t kSharedPerBlock = 48 * 1024;
+const size_t kSharedPerBlockOptin = 163 * 1024;
+const size_t kTotalMemory = (size_t)16 << 30;
+
+/* ---- reports, errors and source lines (report.cpp) ---------------------- */
+
+extern cudaError_t g_last;          /* what cudaGetLastError returns next */
+extern cudaError_t g_sticky;        /* a kernel fault: returned until reset */
+extern std::string g_report;        /* the last report */
+extern std::string g_report_context; /* prefixed to reports: where a graph launch is */
+
+/* Report a problem: at the program's line that called the simulator, on the
+ * report stream, and as the last report. */
+void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Fail a runtime call with e (cudaGetLastError returns it next). */
+cudaError_t fail(cudaError_t e);
+/* "file:line" of the code at pc ("" if unknown); a return address unless exact. */
+std::string source_line(const void *pc, bool exact = false);
+/* " at file:line", or "". */
+std::string at_line(const void *pc, bool exact = false);
+
+/* Hazards (races, reads of memory never written) do not stop a kernel; each
+ * is reported once per pair of code addresses and once per pair of source
+ * lines, at most kMaxHazardReports in all. */
+extern unsigned long long g_hazards;
+uint32_t pc_id(const void *pc); /* a number for the code address pc */
+bool hazard_reported(int kind, uint64_t a, uint64_t b);
+bool first_report(int kind, uint64_t a, uint64_t b, const std::string &lines);
+
+/* ---- device memory and its allocation table (memory.cpp) ---------------- */
+
+/* A buffer: device memory (cudaMalloc, cudaMallocManaged) or pinned host
+ * memory (cudaMallocHost), placed against a guard page. */
+struct Alloc {
+    size_t size;      /* what the caller asked for */
+    char *map;        /* the mapping: [slack][data][guard page] */
+    size_t map_bytes;
+    bool device;      /* false: pinned host memory from cudaMallocHost */
+    bool guarded;     /* shut to host code: device memory a program allocated */
+    bool open;        /* opened for the device operation running now */
+    bool managed;     /* cudaMallocManaged: host code may touch it too */
+    const void *pc;   /* where it was allocated (a return address), or NULL */
+};
+/* A freed device buffer, remembered while its addresses are not reused. */
+struct Freed {
+    size_t size;
+    char *map;
+    size_t map_bytes;
+    bool managed;
+    const void *alloc_pc, *free_pc;
+};
+extern std::map<uintptr_t, Alloc> g_allocs; /* by start address */
+extern size_t g_in_use;                     /* bytes of device memory allocated */
+extern size_t g_page;
+extern size_t g_region_bytes; /* the device region's size */
+
+/* The region and its shadow: one byte per 4 bytes of the region says which
+ * bytes a kernel may touch (SH_ADDR and the low 3 bits: how many of the 4)
+ * and which have been written (SH_INIT). */
+extern uint8_t *g_shadow;
+extern uintptr_t g_rg_lo, g_rg_span; /* [g_rg_lo, g_rg_lo + g_rg_span): the region */
+enum : uint8_t {
+    SH_ADDR = 0x80, /* a byte of a live buffer (the low 3 bits: how many of the 4) */
+    SH_INIT = 0x40, /* written since it was allocated */
+    SH_FULL = 0x84, /* 4 addressable bytes, not yet written */
+    SH_DONE = 0xc4  /* 4 addressable bytes, written */
+};
+inline uint8_t *shadow_of(uintptr_t a) { return g_shadow + ((a - g_rg_lo) >> 2); }
+inline bool in_region(uintptr_t a) { return a - g_rg_lo < g_rg_span; }
+
+/* A device operation wrote [p, p + n) (a copy, a memset, cuBLAS). */
+void mark_written(const void *p, size_t n);
+/* The allocation that contains p (its start in *start), or NULL. */
+const Alloc *find_alloc(const void *p, uintptr_t *start = nullptr);
+/* The freed buffer whose mapping holds address a, or NULL. */
+const Freed *find_freed(uintptr_t a, uintptr_t *start = nullptr);
+/* The allocation whose mapping holds a (for the fault handler), or NULL. */
+Alloc *mapping_of(uintptr_t a, uintptr_t *start);
+/* A new buffer (device memory when device; shut to host code when guarded). */
+void *map_buffer(size_t size, bool device, bool guarded, bool managed = false,
+                 const void *pc = nullptr);
+/* Give a buffer's pages back; with free_pc, remember that it was freed there. */
+void unmap_buffer(uintptr_t start, const Alloc &a, const void *free_pc = nullptr);
+/* The first buffer written outside its bounds (per its canaries), or NULL. */
+const Alloc *check_canaries(uintptr_t *start, bool *before);
+/* How reports name buffers. */
+const char *alloc_name(bool device, bool managed);
+std::string buffer_text(const Alloc &a);
+std::string freed_text(const Freed &f);
+/* __device__ and __constant__ variables known by their address and size. */
+extern std::map<uintptr_t, size_t> g_symbols;
+const size_t *find_symbol(const void *p, uintptr_t *start);
+/* cudaDeviceReset: every buffer, freed buffer and symbol forgotten. */
+void memory_reset();
+
+/* ---- keeping host code out of device memory (host_guard.cpp) ------------ */
+
+extern int g_pkey;                 /* the protection key of device buffers, or -1 */
+extern bool g_use_pkeys;           /* shut with g_pkey (else with mprotect) */
+extern std::atomic<int> g_device_ops; /* device operations running (they nest) */
+size_t data_bytes(const Alloc &a); /* a buffer's mapping less its guard page */
+void shut(Alloc &a);
+void open_buffer(uintptr_t start, Alloc &a);
+void open_for_device(const void *p);
+void allow_device_memory(bool allow);
+
+/* A device operation: kernels, copies, memsets, cuBLAS calls, graph
+ * launches. While one runs (they nest), device buffers may be touched. */
+struct DeviceOp {
+    DeviceOp();
+    ~DeviceOp();
+    DeviceOp(const DeviceOp &) = delete;
+    DeviceOp &operator=(const DeviceOp &) = delete;
+};
+
+/* ---- faults (faults.cpp) ------------------------------------------------- */
+
+/* The handler of SIGSEGV, SIGBUS and SIGFPE; the page size; protection keys. */
+void install_fault_handler();
+
+/* Entry of most API calls: a sticky error wins. */
+#define API_ENTER()                                                                            \
+    do {                                                                                       \
+        cudasim::internal::install_fault_handler();                                           \
+        if (cudasim::internal::g_sticky) return cudasim::internal::fail(cudasim::internal::g_sticky); \
+    } while (0)
+
+/* ---- streams and events (streams.cpp), graphs (graphs.cpp) --------------- */
+
+/* A node of a graph: an operation that a stream capture recorded instead of
+ * running, run each time the graph is launched. What it needs (a kernel's
+ * arguments, a cuBLAS call's alpha and beta) was copied when it was issued,
+ * as CUDA copies it, and never changes (there is no API to edit a graph), so
+ * a graph and the instances made from it share it. */
+struct Node {
+    std::string what; /* "kernel k", "cudaMemsetAsync", ...: for reports */
+    std::function<cudaError_t()> run;
+    cudaGraphNode_t handle;
+};
+using Graph = std::vector<Node>;
+
+struct Stream {
+    unsigned flags = 0;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+    Graph recorded;  /* by the capture so far */
+    std::string why; /* what invalidated the capture */
+};
+struct Event {
+    double ms = -1;
+    cudaStream_t captured = nullptr; /* last recorded by this stream's capture */
+};
+extern std::map<cudaStream_t, Stream> g_streams;
+extern std::map<cudaEvent_t, Event> g_events;
+
+bool stream_ok(cudaStream_t s);
+/* The stream s if it captures (its capture active or invalidated), or NULL. */
+Stream *capture_of(cudaStream_t s);
+/* The capturing streams for which pred holds. */
+template <typename Pred>
+std::vector<Stream *> captures(Pred pred)
+{
+    std::vector<Stream *> out;
+    for (auto &kv : g_streams)
+        if (kv.second.capture != cudaStreamCaptureStatusNone && pred(kv.second))
+            out.push_back(&kv.second);
+    return out;
+}
+std::vector<Stream *> blocking_captures();
+void invalidate(Stream &s, const std::string &why);
+cudaError_t violation(cudaError_t e, const std::vector<Stream *> &broken, const char *call,
+                      const char *why);
+extern const char *const kLegacyWhy;
+cudaError_t refuse(cudaStream_t stream, cudaError_t e);
+enum Use { RUN, RECORD, REFUSED };
+Use stream_use(const char *call, cudaStream_t s, cudaError_t *e);
+void record(Stream &s, const std::string &what, std::function<cudaError_t()> run);
+cudaError_t issue(const char *call, cudaStream_t stream, std::function<cudaError_t()> work);
+cudaError_t check_unsafe(const char *call);
+cudaError_t check_legacy(const char *call);
+/* cudaDeviceReset: streams and events, graphs and their instances forgotten. */
+void streams_reset();
+void graphs_reset();
+
+/* ---- a launch (launch.cpp) and its blocks' threads (fibers.cpp) ---------- */
+
+enum State { READY, AT_BARRIER, AT_WARP, DONE };
+
+struct Thread {
+    ucontext_t ctx;
+    void *sp = nullptr;
+    char *stack = nullptr;
+    State state = READY;
+    bool started = false;
+    uint3 idx;
+    const char *file = nullptr;
+    int line = 0;
+    /* a pending warp operation */
+    int op = 0, arg = 0, width = 32;
+    unsigned mask = 0;
+    unsigned long long value = 0, result = 0;
+    uint16_t wsync = 0; /* the warp synchronizations it took part in (for race checks) */
+    void *asan_fake_stack = nullptr;
+};
+
+/* Buffers a launch passes only as pointers to const: read-only, so their
+ * words cannot race and are not tracked (the kernel's inputs, most of its
+ * global accesses). */
+struct ReadOnly {
+    uintptr_t lo, n;
+};
+
+/* The launch that runs now (one at a time): what was launched, the threads
+ * of its running block, and the state of the checks of its accesses. One
+ * object, reused from launch to launch (its vectors keep their capacity);
+ * launch_begin and launch_end (launch.cpp) are where each launch takes it
+ * and leaves it. */
+struct Launch {
+    /* what runs (launch.cpp) */
+    const cudasim::LaunchConfig *cfg = nullptr;
+    const cudasim::Args *args = nullptr;
+    cudaError_t error = cudaSuccess;     /* how the launch ended */
+    bool fibers = false;                 /* its threads run as fibers */
+    bool instrumented = false;           /* the kernel's accesses call the checks */
+    bool need_fibers = false;            /* run without fibers, it reached a barrier */
+    size_t static_shared = 0;            /* bytes of __shared__ variables this launch */
+    unsigned long long block_serial = 0; /* blocks run since the program started */
+    unsigned long long first_block = 0;  /* the block_serial of the launch's first block */
+    bool in_kernel = false;              /* its blocks are running */
+    sigjmp_buf abort_env;                /* where abort_launch leaves to */
+
+    /* the running block's threads (fibers.cpp) */
+    int nthreads = 0;
+    std::vector<Thread> threads;
+    Thread *current = nullptr;
+    ucontext_t scheduler;
+    void *scheduler_sp = nullptr;
+    bool on_fiber = false;           /* running on a fiber's stack (not the scheduler's) */
+    unsigned plain_done = 0;         /* threads of the block run to their end (without fibers) */
+    int tid = 0;                     /* the running thread: its index in the block */
+    uint16_t wsync = 0;              /* its Thread::wsync */
+    std::vector<uint16_t> warp_sync; /* per warp of the block: synchronizations so far */
+
+    /* the checks of its accesses (access.cpp, check_races.cpp) */
+    bool checking = false;     /* its accesses are checked: the hooks call on_access */
+    bool global_races = false; /* races on global memory are checked too */
+    uint64_t stamp = 1;        /* block_serial << 24 | barriers the block has passed */
+    ReadOnly readonly[8];      /* the buffers that only pointers to const reach */
+    int readonly_n = 0;
+};
+extern Launch g_launch;
+extern unsigned long long g_launches;
+/* cudaFuncSetAttribute's limits of dynamic shared memory, by kernel. */
+extern std::map<const void *, int> g_dynamic_limit;
+
+/* "kernel k, block (x,y,z), thread (x,y,z)": the running thread. */
+void describe_thread(char *buf, size_t n);
+/* Leave the launch: from a fiber, a plain thread or the fault handler. */
+[[noreturn]] void abort_launch(cudaError_t e);
+/* Print what the block's threads printf'd since its last barrier. */
+void printf_flush();
+/* cudaDeviceReset: the kernels' attributes forgotten. */
+void launch_reset();
+
+void run_block_fibers();
+void run_block_plain(); /* a kernel without barriers: plain calls */
+#if CUDASIM_ASAN
+extern const void *g_main_stack_bottom;
+extern size_t g_main_stack_size;
+#endif
+
+/* ---- shared memory (shared_memory.cpp) ----------------------------------- */
+
+/* A word's (or byte's) accesses since the last barrier, for the race check. */
+struct Cell {
+    uint64_t w_stamp; /* the last write: its epoch, code, thread */
+    const void *w_pc;
+    uint16_t w_tid, w_wsync;
+    uint16_t r_tid, r_wsync, r2_tid, r2_wsync; /* reads since: by one thread, and another */
+    uint64_t r_stamp;
+    const void *r_pc, *r2_pc;
+};
+const uint16_t kNone = 0xffff;
+
+extern char *g_arena;            /* the launch's shared memory */
+extern size_t g_arena_used;      /* offsets taken this launch, red zones included */
+extern uint16_t *g_arena_var;    /* per 4 bytes: the variable (index + 1), 0: red zone */
+extern Cell *g_cells;            /* per 4 bytes of the arena */
+extern Cell *g_bcells;           /* per byte, for accesses of less than a word */
+extern uintptr_t g_sh_lo, g_sh_span; /* the arena and its guards */
+bool arena_init();
+void arena_begin(const cudasim::LaunchConfig *cfg);
+void arena_block();
+/* Where a bad shared access of n bytes at a went, for a report. */
+std::string missed_shared(uintptr_t a, size_t n);
+/* "s[3][5]" for the word at arena offset off. */
+std::string shared_name(size_t off);
+
+/* ---- the checks of every access (access.cpp, check_memory.cpp, check_races.cpp) */
+
+extern int g_check_level; /* CUDASIM_CHECK (see check_level) */
+int check_level();
+/* What an access of a kernel does (access.cpp's on_access sees each). */
+enum AccessKind : uint8_t { LOAD, STORE, ATOMIC };
+
+/* memcheck and initcheck (check_memory.cpp) */
+[[noreturn]] void report_oob(bool shared, uintptr_t a, size_t n, bool write, const void *pc);
+void report_uninit(uintptr_t a, size_t n, const void *pc);
+std::string missed_global(uintptr_t a, size_t n);
+/* "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */
+std::string global_name(uintptr_t a, size_t n);
+
+/* racecheck (check_races.cpp; its step at every access is in check_races.h) */
+const unsigned long long kGlobalRaceLaunches = 4;
+void find_read_only_buffers(const cudasim::Args *args);
+Cell *global_cell(uintptr_t word);
+
+/* ---- the runtime API (api_device.cpp, api_memory.cpp, api_copy.cpp) ----- */
+
+extern int g_device; /* cudaSetDevice's */
+/* Whether [p, p + n) is in one device buffer or variable (reported if not). */
+cudaError_t check_device_range(const char *call, const char *which, const void *p, size_t n);
+
+} // namespace internal
+
+/* For cublas.cpp: run work as a device operation on the stream (or record
+ * it); while it runs it may touch device memory, which host code may not. */
+cudaError_t issue_work(const char *call, cudaStream_t stream, std::function<cudaError_t()> work);
+/* The operation is about to touch the device buffer holding p: open it to
+ * every thread (OpenBLAS's too) now. */
+void device_operand(const void *p);
+/* The operation wrote [p, p + n) of device memory. */
+void device_written(const void *p, size_t n);
+
+} // namespace cudasim
+
+extern "C" int cudasim_is_device_range(const void *p, size_t n);
+extern "C" void cudasim_report(const char *message);
+
+#endif /* CUDASIM_INTERNAL_H */
