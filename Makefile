@@ -227,6 +227,7 @@ GRADE_LESSONS := $(or $(LESSON),$(GRADED))
 lesson_dir  = $(filter $(1)_%,$(LESSONS))
 GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/protocol.o \
               $(BUILD)/obj/tests/graded/student.o $(BUILD)/obj/tests/graded/sandbox_filter.o \
+              $(BUILD)/obj/tests/graded/sandbox_guard.o \
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
 GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
@@ -800,6 +801,13 @@ $(GRADE_JUDGES): $(BUILD)/grade/judge%: $(BUILD)/obj/tests/graded/judge/grade%.o
 GRADE_ORACLE_OBJ := $(BUILD)/obj/tests/graded/oracle_mlp.o $(BUILD)/obj/tests/graded/oracle_iris.o
 $(GRADE_JUDGES): $(GRADE_ORACLE_OBJ)
 -include $(GRADE_ORACLE_OBJ:.o=.d)
+
+# The system-call filter tried directly, in each form a runner installs (selftest.py).
+$(BUILD)/grade/filter_check: $(BUILD)/obj/tests/graded/filter_check.o \
+        $(BUILD)/obj/tests/graded/sandbox_filter.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS) -pthread
 
 # runNN: the RUN halves, the trampolines to lesson NN's exercises and everything else
 # but them; it exports to the shared object only what tests/graded/allow/ lets student

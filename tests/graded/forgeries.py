@@ -8,15 +8,22 @@ every other exercise of the file must keep its full marks (the honest part of a
 file earns what it earns), except those listed in `spared` (changed, but not what the
 forgery is about: some of their cases may pass).
 `unchecked`: the forgery must also score 0 when the symbol check is skipped
-(GRADE_UNCHECKED=1), which shows that the runner/judge split holds on its own.
+(GRADE_UNCHECKED=1), which shows that the runner/judge split and the sandbox hold on
+their own: every forgery that reaches for a shell, a file or another process is one.
+`layers`: GRADE_SANDBOX_LAYERS values under which it is graded unchecked once more (a
+machine without some of the sandbox's layers). `post_exit`: results.json and score.txt
+must still be the judge's a few seconds after make grade returned. The forgeries that
+attack the sandbox itself are in forgeries_sandbox.py.
 
 A change is (function, how, code): how is "replace" (the body), "prefix" (code
 at the start of the body), "top" or "end" (code at the top or end of the file;
 function is then None). In code, @ROOT@ is the repository's root and
 @OFFSET(a-b)@ the distance from lib's function b to its function a in the lesson's
-runner (read with nm, as a student would from their own build).
+runner (read with nm, as a student would from their own build); forgeries_sandbox.py
+says what @MARKS@, @OUT@, @BUILD@, @NAME@ and @FORGE@ become.
 """
 import os
+from forgeries_sandbox import SANDBOX_FORGERIES
 
 L01 = ["01.1", "01.2", "01.3", "01.4", "01.5", "01.6", "01.7", "01.8", "01"]
 L01_FUNCS = ["minmax_fit", "minmax_transform", "linear_forward", "linear_backward",
@@ -469,6 +476,7 @@ FORGERIES = [
                    "__asm__(\".pushsection .init,\\\"ax\\\",@progbits\\n\\tcall forge_results\\n"
                    "\\t.popsection\\n\");\n")],
          zero=L01, says="section .init",
+         unchecked=True,
          why="code put in .init, which runs before main and which no call reaches, starts a "
              "process that hands the driver a results file with every case passed: the "
              "untouched stubs scored 104/104"),
@@ -480,6 +488,7 @@ FORGERIES = [
                    "static void picked(void) __attribute__((ifunc(\"resolve\")));\n"
                    "__attribute__((used)) static void (*const keep)(void) = picked;\n")],
          zero=L01, says="IFUNC",
+         unchecked=True,
          why="an IFUNC named only from data no exercise reaches: the loader runs its "
              "resolver before main, and it forges the results as init-section does"),
     dict(name="forged-relocation", lesson="01_cpu_baseline", base="stubs",
@@ -506,6 +515,7 @@ FORGERIES = [
                        '__asm__ volatile("jmp 1f+1\\n1: movl $0x9090050f, %%ecx"')),
                   ("relu_forward", "prefix", "forge_results();")],
          zero=L01, says="assembly",
+         unchecked=True,
          why="forge_results of init-section called from an exercise, its system calls "
              "hidden in the immediate of a mov that a jump lands inside: the disassembly "
              "shows no syscall, and the untouched stubs scored 104/104"),
@@ -521,6 +531,7 @@ FORGERIES = [
                                                        "forge_results"):]),
                   ("relu_forward", "prefix", "forge_results();")],
          zero=L01, says="forge_code",
+         unchecked=True,
          why="forge_sys as machine code in an array put in a .text section (mov the "
              "arguments, then the hidden system call of hidden-system-call, then ret): no asm "
              "statement, and the call is a direct one; the untouched stubs scored 104/104"),
@@ -604,4 +615,4 @@ FORGERIES = [
          why="a C++ variable whose initial value is computed at start: g++ puts the call to "
              "system() in the file's initializer, the function that registers the simulator's "
              "kernels"),
-]
+] + SANDBOX_FORGERIES

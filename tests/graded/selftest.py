@@ -3,12 +3,14 @@
 
     python3 tests/graded/selftest.py             # everything below
     python3 tests/graded/selftest.py --forgeries # only the forgery set (6.)
+    python3 tests/graded/selftest.py --forgeries NAME ...  # only these forgeries
     python3 tests/graded/selftest.py --package   # the Gradescope package (7.) only
     python3 tests/graded/selftest.py --validate build/grade/results.json
 
 1. The reference answers get full marks, on every case.
 2. The untouched stubs get 0 on every case: a case that passes on a stub is a bug.
-3. A student file replaced by an older-dated one is recompiled, not reused.
+3. A student file replaced by an older-dated one is recompiled, not reused; the
+   answers keep full marks with the repository inside the grader's home (hidden).
 4. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
    message naming what happened, and nothing else: a crash, an endless loop,
@@ -16,11 +18,18 @@
 5. Compiler messages with bytes that are not UTF-8 (Latin-1, over-long forms,
    surrogates, F5-FF) still give a valid results.json.
 6. The forgeries of tests/graded/forgeries.py score 0 where they forge, and the
-   honest part of each file keeps its marks; those marked `unchecked` score 0
-   even with the symbol check skipped, so the runner/judge split holds alone.
+   honest part of each file keeps its marks; those marked `unchecked` (every one
+   that reaches for a shell, a file or another process) score 0 even with the
+   symbol check skipped, so the runner/judge split and the sandbox hold alone, and
+   again with the sandbox's layers of their `layers` switched off. None may say
+   that a step the sandbox must stop went through ("rt-escaped:", in its results
+   or its log), leave a file at the paths it was given, or change results.json and
+   score.txt after make grade returned. Before them, the system-call filter is
+   tried directly in each form a runner installs (tests/graded/filter_check.c).
 7. (--package) make grader-package holds no answers, and graded from it as
    Gradescope does (run_autograder), the answers get full marks on Lesson 01,
-   the stubs 0, and every forgery scores 0 where it forges.
+   the stubs 0, and every forgery scores 0 where it forges, the `unchecked` ones
+   also with the symbol check skipped.
 Every results.json written on the way is checked against Gradescope's format.
 """
 import json
@@ -29,6 +38,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -102,7 +112,7 @@ def validate(path):
     return r
 
 
-def grade(name, impl, student_dir=None, lesson="01", extra=()):
+def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
     out = os.path.join(WORK, name)
     args = ["make", "--no-print-directory", "grade", "IMPL=" + impl, "GRADE_OUT=" + out]
     if lesson:
@@ -111,7 +121,7 @@ def grade(name, impl, student_dir=None, lesson="01", extra=()):
         args.append("STUDENT_DIR=" + student_dir)
     args += list(extra)
     p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, errors="replace")
+                       text=True, errors="replace", env=dict(os.environ, **(env or {})))
     if p.returncode != 0:
         fail("%s: make grade exited with %d (it must exit 0 whenever grading ran):\n%s"
              % (name, p.returncode, p.stdout[-3000:]))
@@ -305,8 +315,10 @@ def check_layers():
     shutil.rmtree(top, ignore_errors=True)
 
 
-def make_copy(name, lesson, base, changes, filename="exercises.c"):
-    """A folder laid out like lessons/ with lesson's file from base, changed."""
+def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
+    """A folder laid out like lessons/ with lesson's file from base, changed. grader: the
+    root, build tree and output folder the changes' code names (@ROOT@, @BUILD@, @OUT@),
+    if not this repository's (the unpacked grader package's)."""
     src_dir = os.path.join(ROOT, "solutions" if base == "solutions" else "lessons", lesson)
     folder = os.path.join(WORK, "plants", name)
     dst_dir = os.path.join(ROOT, folder, lesson)
@@ -319,7 +331,12 @@ def make_copy(name, lesson, base, changes, filename="exercises.c"):
     text = open(path, encoding="utf-8").read()
     returns = 'extern "C" cudaError_t' if filename.endswith(".cu") else "int"
     for function, how, code in changes:
-        code = code.replace("@ROOT@", ROOT)
+        root, build, out = grader or (ROOT, None, os.path.join(ROOT, WORK, name))
+        code = code.replace("@ROOT@", root).replace("@NAME@", name).replace("@OUT@", out)
+        code = code.replace("@MARKS@", " ".join(escape_marks(name)))
+        code = code.replace("@FORGE@", json.dumps(forgeries.FORGED_RESULTS_SCRIPT)[1:-1])
+        if "@BUILD@" in code:
+            code = code.replace("@BUILD@", build or build_dir())
         code = re.sub(r"@OFFSET\(([\w-]+)\)@", lambda m: lib_offset(lesson[:2], m.group(1)), code)
         if how == "top":
             text = code + text
@@ -370,14 +387,45 @@ def check_plant(name, function, code, exercise, message, lesson="01_cpu_baseline
                  % (name, t["name"], exercise, t["output"]))
 
 
-def check_forgery(fg, unchecked=False):
+def escape_marks(name):
+    """Where a forgery's shell leaves files if it gets out (@MARKS@ of forgeries_sandbox.py):
+    the build tree, the repository and the machine's /tmp, none of them the runner's."""
+    return [os.path.join(ROOT, WORK, "escaped-" + name), os.path.join(ROOT, "escaped-" + name),
+            "/tmp/wb-escaped-" + name]
+
+
+def expect_held(name, r, out, folder):
+    """Nothing of forgery `name` got out: no "rt-escaped:" line in what make grade printed,
+    in results.json or in the logs of folder, and no file at its marks."""
+    texts = [out, r.get("output", "")] + [t["output"] for t in r["tests"]]
+    for log in sorted(os.listdir(folder)):
+        if log.endswith(".log"):
+            with open(os.path.join(folder, log), errors="replace") as f:
+                texts.append(f.read())
+    for text in texts:
+        if "rt-escaped:" in text:
+            line = text[text.index("rt-escaped:"):].splitlines()[0]
+            fail("forgery %s got out of the sandbox: %s" % (name, line))
+    for mark in escape_marks(name):
+        if os.path.exists(mark):
+            fail("forgery %s got out of the sandbox: it wrote %s" % (name, mark))
+
+
+def check_forgery(fg, unchecked=False, layers=None):
     name = fg["name"] + ("-unchecked" if unchecked else "")
+    if layers:
+        name += "-without" + layers.replace(",", "")
     filename = fg.get("file", "exercises.c")
+    for mark in escape_marks(name):
+        if os.path.exists(mark):
+            os.remove(mark)
     folder, path, text = make_copy(name, fg["lesson"], fg["base"], fg["changes"], filename)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     extra = ["GRADE_UNCHECKED=1"] if unchecked else []
-    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra)
+    # (a seed set by hand is in the grader's environment, for whoever can read it)
+    env = {"GRADE_SANDBOX_LAYERS": layers or "", "GRADE_SEED": ""}
+    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra, env=env)
     for t in r["tests"]:
         forged = t["number"] in fg["zero"] or fg.get("all_zero")
         if forged:
@@ -394,6 +442,36 @@ def check_forgery(fg, unchecked=False):
               and t["score"] != t["max_score"]):
             fail("forgery %s: the honest exercise %r lost its marks: %r"
                  % (name, t["name"], t["output"]))
+    results = os.path.join(ROOT, WORK, name)
+    expect_held(name, r, out, results)
+    if fg.get("post_exit"):
+        written = {}
+        for f in ("results.json", "score.txt"):
+            with open(os.path.join(results, f), "rb") as fh:
+                written[f] = fh.read()
+        time.sleep(5)  # longer than what the forgery's survivors would wait
+        for f, data in written.items():
+            with open(os.path.join(results, f), "rb") as fh:
+                if fh.read() != data:
+                    fail("forgery %s rewrote %s after make grade returned" % (name, f))
+        expect_held(name, r, out, results)
+
+
+def filter_check():
+    """tests/graded/filter_check.c: the filter in each form a runner installs, tried directly
+    (without a GPU, make grade never installs the GPU's form)."""
+    program = os.path.join(build_dir(), "grade", "filter_check")
+    p = subprocess.run(["make", "--no-print-directory", os.path.relpath(program, ROOT)], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build %s:\n%s" % (program, p.stdout[-3000:]))
+    p = subprocess.run([program], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, errors="replace")
+    if p.returncode != 0:
+        fail("the system-call filter lets through what it must refuse (or refuses what it "
+             "must allow):\n" + "\n".join(l for l in p.stdout.splitlines()
+                                          if not l.startswith("ok")))
+    print("selftest: " + p.stdout.strip().splitlines()[-1])
 
 
 def package():
@@ -420,16 +498,20 @@ def package():
     if p.returncode != 0:
         fail("make grader in the package failed:\n" + p.stdout[-3000:])
 
-    def autograde(name, submission, lesson):
+    def autograde(name, submission, lesson, unchecked=False):
         results = os.path.join(ROOT, WORK, "package-results", name)
         env = dict(os.environ, SUBMISSION=submission, RESULTS=results, LESSON=lesson)
+        if unchecked:
+            env["GRADE_UNCHECKED"] = "1"
         env.pop("BUILD_ROOT", None)
         p = subprocess.run(["./run_autograder"], cwd=top, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, errors="replace")
         if p.returncode != 0:
             fail("%s: run_autograder exited with %d:\n%s" % (name, p.returncode, p.stdout[-3000:]))
         print("selftest: package %-18s %s" % (name, p.stdout.strip().splitlines()[-3]))
-        return validate(os.path.join(results, "results.json"))
+        r = validate(os.path.join(results, "results.json"))
+        expect_held(name, r, p.stdout, results)
+        return r
 
     # The answers of Lesson 01, handed in loose as for an assignment of one lesson.
     loose = os.path.join(ROOT, WORK, "package-submissions", "answers01")
@@ -443,15 +525,19 @@ def package():
     if autograde("nothing", empty, "")["score"] != 0:
         fail("graded from the package, an empty submission earns points")
     for fg in forgeries.FORGERIES:
-        folder, path, text = make_copy("pkg-" + fg["name"], fg["lesson"], fg["base"],
-                                       fg["changes"], fg.get("file", "exercises.c"))
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        r = autograde(fg["name"], os.path.join(ROOT, folder), fg["lesson"][:2])
-        for t in r["tests"]:
-            if (t["number"] in fg["zero"] or fg.get("all_zero")) and t["score"] != 0:
-                fail("graded from the package, forgery %s earned %s on %r"
-                     % (fg["name"], t["score"], t["name"]))
+        for unchecked in (False, True) if fg.get("unchecked") else (False,):
+            name = "pkg-" + fg["name"] + ("-unchecked" if unchecked else "")
+            grader = (top, os.path.join(top, os.path.relpath(build_dir(), ROOT)),
+                      os.path.join(ROOT, WORK, "package-results", name))
+            folder, path, text = make_copy(name, fg["lesson"], fg["base"], fg["changes"],
+                                           fg.get("file", "exercises.c"), grader)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            r = autograde(name, os.path.join(ROOT, folder), fg["lesson"][:2], unchecked)
+            for t in r["tests"]:
+                if (t["number"] in fg["zero"] or fg.get("all_zero")) and t["score"] != 0:
+                    fail("graded from the package, forgery %s earned %s on %r"
+                         % (name, t["score"], t["name"]))
 
 
 def utf8_messages():
@@ -487,6 +573,16 @@ def main():
 
         check_withheld()
         check_layers()
+
+        # A clone in the grader's home (a student's ~/workbook): the home is hidden from
+        # the runner, the repository under it must stay in view, with namespaces or Landlock.
+        for layers in ("", "-ns"):
+            r, _ = grade("home-holds-repo" + layers, "solutions",
+                         env={"HOME": os.path.dirname(ROOT), "GRADE_SANDBOX_LAYERS": layers})
+            if r["score"] != sum(t["max_score"] for t in r["tests"]):
+                fail("with the repository inside the grader's home (layers off: %r), the "
+                     "answers lose points: %s" % (layers, [t["output"] for t in r["tests"]
+                                                            if t["score"] != t["max_score"]][:2]))
 
         stubs = os.path.join(WORK, "plants", "stubs")
         for folder in sorted(os.listdir(os.path.join(ROOT, "lessons"))):
@@ -538,11 +634,27 @@ def main():
                     filename="exercises.cu", may_pass=("bad arguments", "a launch that fails"))
         utf8_messages()
 
+    named = [a for a in sys.argv[1:] if not a.startswith("--")]
+    unknown = set(named) - {fg["name"] for fg in forgeries.FORGERIES}
+    if unknown:
+        fail("no forgery named %s" % ", ".join(sorted(unknown)))
+    filter_check()
+    # (the grader's own build of the answers, which forgery read-answers reaches for)
+    answers = os.path.relpath(os.path.join(build_dir(), "grade", "solutions", "01.so"), ROOT)
+    if subprocess.run(["make", "--no-print-directory", answers], cwd=ROOT,
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+        fail("cannot build " + answers)
+    ran = 0
     for fg in forgeries.FORGERIES:
+        if named and fg["name"] not in named:
+            continue
+        ran += 1
         check_forgery(fg)
         if fg.get("unchecked"):
             check_forgery(fg, unchecked=True)
-    print("selftest: the grader is honest (%d forgeries refused)" % len(forgeries.FORGERIES))
+            for layers in fg.get("layers", ()):
+                check_forgery(fg, unchecked=True, layers=layers)
+    print("selftest: the grader is honest (%d forgeries refused)" % ran)
 
 
 if __name__ == "__main__":
