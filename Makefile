@@ -279,12 +279,15 @@ grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
               $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
 GRADE_GEN   := $(BUILD)/grade/gen
 GRADE_INTAKE := $(BUILD)/grade/intake
+# The longest a student's files may take to compile (seconds): an #include of /dev/zero
+# or of a FIFO would never end.
+GRADE_COMPILE_LIMIT ?= 300
 GRADE_INTAKE_DIR := $(BUILD)/intake/$(STUDENT_KEY)
 # The files a submission hands in, as paths under STUDENT_DIR.
 GRADE_FILES  := $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu)
 # What the runners must not see, where the sandbox can hide it (sandbox.h): the answers,
 # the build tree (other submissions' objects, the reference records), the results.
-GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref) \
+GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref $(CURDIR)/.git) \
                $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT)) $(abspath $(GRADE_HIDE_ALSO))
 GRADE_EXPORTS := $(GRADE_GEN)/runner.exports
 GRADE_JUDGES := $(GRADED:%=$(BUILD)/grade/judge%)
@@ -479,10 +482,14 @@ grade: deps-grade
 	    [ -f $(GRADE_INTAKE_DIR)/$$f ] || missing="$$missing $$f";; esac; done;) \
 	  if [ -n "$$missing" ]; then echo "not handed in: $(STUDENT_DIR) has no$$missing" \
 	    > $(GRADE_OUT)/compile_$$l.log; echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
-	  $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
+	  timeout -k 5 $(GRADE_COMPILE_LIMIT) \
+	    $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
 	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR)) \
 	    > $(GRADE_OUT)/compile_$$l.log 2>&1; \
-	  echo $$? > $(GRADE_OUT)/compile_$$l.status; \
+	  st=$$?; echo $$st > $(GRADE_OUT)/compile_$$l.status; \
+	  [ $$st -lt 124 ] || echo "refused: compiling lesson $$l took more than $(GRADE_COMPILE_LIMIT) s" \
+	    "(an #include of a device or a pipe never ends): every exercise of it scores 0" \
+	    >> $(GRADE_OUT)/compile_$$l.log; \
 	  $(if $(filter lessons,$(GRADE_IMPL)),sed -i 's|$(GRADE_INTAKE_DIR)/|$(STUDENT_DIR)/|g' \
 	    $(GRADE_OUT)/compile_$$l.log;) \
 	 done
@@ -890,7 +897,7 @@ $(GRADED:%=$(call grade_so_dir,$(1))/%.so): $(call grade_so_dir,$(1))/%.so: \
         $$$$(call grade_so_objs,$(1),$$$$*,$$$$(call grade_flavor,$$$$*))
 	@mkdir -p $$(@D)
 	@echo "  LINK  $$@"
-	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) -shared $$^ -o $$@ -Wl,-z,relro,-z,now
+	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) -shared $$^ -o $$@ -Wl,-z,relro,-z,now,-z,noexecstack
 endef
 $(eval $(call grade_so_rule,solutions))
 $(eval $(call grade_so_rule,lessons))
