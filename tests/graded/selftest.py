@@ -112,6 +112,17 @@ def validate(path):
     return r
 
 
+def in_parallel(jobs):
+    """Run the callables of jobs two at a time (SELFTEST_JOBS), in order of start: each
+    grades a folder of its own into an output of its own, as grade-all's workers do. The
+    first failure ends the self-test."""
+    from concurrent.futures import ThreadPoolExecutor
+    width = int(os.environ.get("SELFTEST_JOBS", "0")) or min(2, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=width) as pool:
+        for f in [pool.submit(j) for j in jobs]:
+            f.result()
+
+
 def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
     out = os.path.join(WORK, name)
     args = ["make", "--no-print-directory", "grade", "IMPL=" + impl, "GRADE_OUT=" + out]
@@ -524,8 +535,7 @@ def package():
     os.makedirs(empty)
     if autograde("nothing", empty, "")["score"] != 0:
         fail("graded from the package, an empty submission earns points")
-    for fg in forgeries.FORGERIES:
-        for unchecked in (False, True) if fg.get("unchecked") else (False,):
+    def one(fg, unchecked):
             name = "pkg-" + fg["name"] + ("-unchecked" if unchecked else "")
             grader = (top, os.path.join(top, os.path.relpath(build_dir(), ROOT)),
                       os.path.join(ROOT, WORK, "package-results", name))
@@ -538,6 +548,8 @@ def package():
                 if (t["number"] in fg["zero"] or fg.get("all_zero")) and t["score"] != 0:
                     fail("graded from the package, forgery %s earned %s on %r"
                          % (name, t["score"], t["name"]))
+    in_parallel([lambda fg=fg, u=u: one(fg, u) for fg in forgeries.FORGERIES
+                 for u in ((False, True) if fg.get("unchecked") else (False,))])
 
 
 def utf8_messages():
@@ -644,17 +656,16 @@ def main():
     if subprocess.run(["make", "--no-print-directory", answers], cwd=ROOT,
                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
         fail("cannot build " + answers)
-    ran = 0
-    for fg in forgeries.FORGERIES:
-        if named and fg["name"] not in named:
-            continue
-        ran += 1
-        check_forgery(fg)
+    chosen = [fg for fg in forgeries.FORGERIES if not named or fg["name"] in named]
+    jobs = []
+    for fg in chosen:
+        jobs.append(lambda fg=fg: check_forgery(fg))
         if fg.get("unchecked"):
-            check_forgery(fg, unchecked=True)
+            jobs.append(lambda fg=fg: check_forgery(fg, unchecked=True))
             for layers in fg.get("layers", ()):
-                check_forgery(fg, unchecked=True, layers=layers)
-    print("selftest: the grader is honest (%d forgeries refused)" % ran)
+                jobs.append(lambda fg=fg, l=layers: check_forgery(fg, unchecked=True, layers=l))
+    in_parallel(jobs)
+    print("selftest: the grader is honest (%d forgeries refused)" % len(chosen))
 
 
 if __name__ == "__main__":
