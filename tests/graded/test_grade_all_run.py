@@ -60,6 +60,12 @@ for l in args["LESSON"].split():
     for w in text.split("\n"):
         if w.startswith("sleep "):
             time.sleep(float(w.split()[1]))
+        if w.startswith("apart "):  # a step in a process group of its own, as timeout(1) runs one
+            import subprocess
+            c = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(%s)" % w.split()[1]],
+                                 process_group=0, close_fds=False)
+            open(os.path.join(os.environ["FAKE_MAKE_LOG"] + ".apart"), "w").write("%d\n" % c.pid)
+            c.wait()
     if "crash" in text:
         sys.exit(2)
     open(os.path.join(out, "compile_%s.status" % l), "w").write("%d\n" % status)
@@ -108,6 +114,15 @@ def held_lock(path):
         other.kill()
         other.wait()
         other.stdout.close()
+
+
+def alive(pid):
+    """Whether pid runs (a zombie left to a lazy init does not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def text_of(path):
@@ -301,6 +316,27 @@ class TestInterrupted(Class):
             os.kill(pid, 0)
         self.assertEqual(os.listdir(os.path.join(self.tmp, "out", ".tmp")), [])
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "out", "alice")))
+
+    def test_ctrl_c_ends_what_make_grade_started_in_another_group(self):
+        # make grade runs each lesson's compile under timeout(1), which moves it to a process
+        # group of its own: Ctrl-C must end it too, else it holds the submission's lock (and
+        # the next run finds it "busy") until the compile ends
+        self.put("alice", L01, "apart 60")
+        p = self.start("out", "--jobs", "1")
+        deadline = time.time() + 30
+        while not text_of(self.log + ".apart"):
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.05)
+        pid = int(text_of(self.log + ".apart"))
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 130)
+        self.assertFalse(alive(pid), "the step make grade started apart outlived Ctrl-C")
+        import fcntl
+        with open(os.path.join(self.tmp, "out", ".locks", "alice"), "a") as f:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # free at once
+        self.put("alice", L01, "score 10")
+        self.assertNotIn("busy", self.grade("out", "--jobs", "1"))
 
     def test_a_half_result_is_graded_again(self):
         self.grade("out", "--seed", "3")

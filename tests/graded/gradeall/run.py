@@ -398,15 +398,35 @@ def _duration(s):
     return "%d s" % s if s < 120 else "%d min" % round(s / 60)
 
 
+def _session(sid):
+    """The live processes of session sid (zombies hold nothing: they are left out)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # ended meanwhile
+        if len(fields) > 3 and fields[0] != b"Z" and int(fields[3]) == sid:
+            pids.append(int(name))
+    return pids
+
+
 def _stop(p):
-    """End a make grade and everything it started (its own session)."""
+    """End a make grade and everything it started: its own session, every process group
+    in it (timeout(1) runs each compile in a group of its own, and it and the compile
+    hold the submission's locks as make does), then wait until none is left."""
     for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 30)):
-        try:
-            os.killpg(p.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            p.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            pass
+        deadline = time.monotonic() + wait
+        for pid in _session(p.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        while True:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(timeout=0.05)
+            if p.returncode is not None and not _session(p.pid):
+                return
+            if time.monotonic() > deadline:
+                break
