@@ -472,8 +472,20 @@ static char **runner_environment(const char *tmp)
 }
 
 
+/* Ends with SIGKILL when its parent does (expected @p parent as this process sees it; 0:
+ * a parent outside its PID namespace). What the sandbox starts is in sessions of its own,
+ * out of reach of a signal to the judge's process group or session (Ctrl-C of make grade,
+ * grade-all's stop): without this, a case in an endless loop would spin on after its judge,
+ * whose deadline was the only thing to end it. */
+static void die_with_parent(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(137); /* it ended before the line above */
+}
+
 /* The last steps before the runner: the user, Landlock, the environment, exec. */
-static void become_runner(const SandboxPlan *plan, const SandboxRun *run, char *err, size_t size)
+static void become_runner(const SandboxPlan *plan, const SandboxRun *run, pid_t parent,
+                          char *err, size_t size)
 {
     close_from(run->keep_fds);
     struct rlimit core = {0, 0};
@@ -486,6 +498,7 @@ static void become_runner(const SandboxPlan *plan, const SandboxRun *run, char *
     if (plan->drop_user) setrlimit(RLIMIT_NPROC, &procs);
     const char *tmp = plan->namespaces ? "/tmp" : run->scratch;
     if (drop_privileges(plan, err, size) != 0) return;
+    die_with_parent(parent); /* after the change of user, which clears it */
     /* Landlock: without namespaces, writes only to the scratch folder and nothing hidden
      * read; with namespaces whose view could not be made read-only, writes only to the
      * private /tmp and /dev/shm (what is hidden is covered already). */
@@ -576,10 +589,12 @@ static void kill_descendants(void)
 
 void sandbox_exec(const SandboxPlan *plan, const SandboxRun *run, char *err, size_t size)
 {
+    pid_t judge = getppid();
     if (setsid() < 0) { /* a session of its own: no controlling terminal */
         say(err, size, "setsid: %s", strerror(errno));
         return;
     }
+    die_with_parent(judge);
     if (!plan->filter && !plan->unsandboxed) {
         say(err, size, "no system-call filter on this machine");
         return;
@@ -603,10 +618,11 @@ void sandbox_exec(const SandboxPlan *plan, const SandboxRun *run, char *err, siz
             /* the first process of the PID namespace: when it ends, all of it ends */
             char why[512] = "";
             close(status[0]);
+            die_with_parent(0); /* and all of the namespace with it */
             if (make_view(plan, run, why, sizeof why) == 0) {
                 pid_t runner = fork();
                 if (runner == 0) {
-                    become_runner(plan, run, why, sizeof why);
+                    become_runner(plan, run, 1, why, sizeof why);
                     dprintf(2, "grader: sandbox: %s\n", why);
                     _exit(126);
                 }
@@ -630,14 +646,14 @@ void sandbox_exec(const SandboxPlan *plan, const SandboxRun *run, char *err, siz
         end_as(st);
     }
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    pid_t runner = fork();
+    pid_t self = getpid(), runner = fork();
     if (runner < 0) {
         say(err, size, "fork: %s", strerror(errno));
         return;
     }
     if (runner == 0) {
         char why[512] = "";
-        become_runner(plan, run, why, sizeof why);
+        become_runner(plan, run, self, why, sizeof why);
         dprintf(2, "grader: sandbox: %s\n", why);
         _exit(126);
     }

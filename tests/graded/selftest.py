@@ -36,6 +36,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -138,6 +139,77 @@ def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
              % (name, p.returncode, p.stdout[-3000:]))
     print("selftest: %-26s %s" % (name, p.stdout.strip().splitlines()[-3]))
     return validate(os.path.join(ROOT, out, "results.json")), p.stdout
+
+
+def stat_of(pid):
+    """(state, parent, session) of pid, or None once it has ended."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return fields[0], int(fields[1]), int(fields[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def runners_of(session):
+    """The live runners started (through a judge) by a process of session."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                if f.read().split(b"\0")[0] != b"runner":
+                    continue
+        except OSError:
+            continue
+        pid, hops = int(name), 0
+        while pid > 1 and hops < 10:
+            st = stat_of(pid)
+            if not st or st[0] == b"Z":
+                break
+            if st[2] == session:
+                found.append(int(name))
+                break
+            pid, hops = st[1], hops + 1
+    return found
+
+
+def alive(pid):
+    st = stat_of(pid)
+    return bool(st) and st[0] != b"Z"
+
+
+def check_interrupted(student_dir):
+    """make grade ended (Ctrl-C of grade-all: SIGTERM to every process of its session)
+    while a case spins in an endless loop: the runner, in a session of its own, must end
+    with the judge, not spin on with nobody to stop it."""
+    sys.path.insert(0, HERE)
+    from gradeall import run
+    p = subprocess.Popen(["make", "--no-print-directory", "grade", "IMPL=lessons", "LESSON=01",
+                          "STUDENT_DIR=" + student_dir,
+                          "GRADE_OUT=" + os.path.join(WORK, "interrupted")], cwd=ROOT,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    deadline, seen, spinning = time.time() + 120, {}, []
+    while not spinning:  # a runner alive for 2 s (a case of lesson 01 takes milliseconds)
+        if time.time() > deadline or p.poll() is not None:
+            run._stop(p)
+            fail("interrupted: no runner spun for %s" % student_dir)
+        time.sleep(0.05)
+        now = runners_of(p.pid)
+        seen = {r: seen.get(r, time.time()) for r in now}
+        spinning = [r for r in now if time.time() - seen[r] > 2]
+    run._stop(p)
+    deadline = time.time() + 5
+    while any(alive(r) for r in spinning) and time.time() < deadline:
+        time.sleep(0.05)
+    left = [r for r in spinning if alive(r)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    if left:
+        fail("interrupted: make grade was ended, its runner (%s) spins on" % left)
+    print("selftest: %-26s the runner ended with its judge" % "interrupted")
 
 
 def function_span(text, function, returns):
@@ -626,6 +698,7 @@ def main():
                     "crashed: SIGSEGV")
         check_plant("endless-loop", "relu_backward", "for (volatile int spin = 0;; spin++) {}",
                     "01.5", "timed out after 5 s")
+        check_interrupted(os.path.join(WORK, "plants", "endless-loop"))
         # Printing in a loop: stopped at the runner's file limit, and the disk that
         # results.json goes to keeps only the first MB of it.
         check_plant("output-flood", "relu_forward",
