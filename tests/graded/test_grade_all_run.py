@@ -59,7 +59,7 @@ for l in args["LESSON"].split():
             status, log = 1, "%s:3:1: error: expected ';' before '}' token" % path
     for w in text.split("\n"):
         if w.startswith("sleep "):
-            time.sleep(float(w.split()[1]))
+            time.sleep(float(w.split()[1]) * float(os.environ.get("FAKE_MAKE_SLOW", "1")))
         if w.startswith("apart "):  # a step in a process group of its own, as timeout(1) runs one
             import subprocess
             c = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(%s)" % w.split()[1]],
@@ -252,10 +252,12 @@ class TestParallel(Class):
 
 
 class TestInterrupted(Class):
-    def start(self, out, *more):
+    def start(self, out, *more, slow=1):
+        """grade-all in a process of its own; its make grade's sleeps last slow times longer."""
         return subprocess.Popen([sys.executable, os.path.join(HERE, "grade_all.py")] +
                                 self.argv(out, "--seed", "3", *more), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+                                stderr=subprocess.STDOUT, text=True,
+                                env=dict(os.environ, FAKE_MAKE_SLOW=str(slow)))
 
     def wait_for_results(self, out, n):
         deadline = time.time() + 60
@@ -279,7 +281,9 @@ class TestInterrupted(Class):
         self.grade("whole", "--seed", "3", "--jobs", "4")
         for sig, code in ((signal.SIGINT, 130), (signal.SIGKILL, -9)):
             out = "stopped-%d" % sig
-            p = self.start(out, "--jobs", "2")
+            # after SIGKILL, the make grades it left must still run when the next run starts,
+            # however loaded the machine: they sleep 5 times longer (4 s)
+            p = self.start(out, "--jobs", "2", slow=5 if sig == signal.SIGKILL else 1)
             self.wait_for_results(out, 2)
             p.send_signal(sig)
             text = p.communicate(timeout=60)[0]
