@@ -45,6 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import forgeries  # noqa: E402
+from gradeall import run  # noqa: E402
 
 TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format",
             "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests",
@@ -141,16 +142,6 @@ def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
     return validate(os.path.join(ROOT, out, "results.json")), p.stdout
 
 
-def stat_of(pid):
-    """(state, parent, session) of pid, or None once it has ended."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return fields[0], int(fields[1]), int(fields[3])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 def runners_of(session):
     """The live runners started (through a judge) by a process of session."""
     found = []
@@ -165,8 +156,8 @@ def runners_of(session):
             continue
         pid, hops = int(name), 0
         while pid > 1 and hops < 10:
-            st = stat_of(pid)
-            if not st or st[0] == b"Z":
+            st = run.proc_stat(pid)
+            if not st or st[0] == "Z":
                 break
             if st[2] == session:
                 found.append(int(name))
@@ -175,17 +166,10 @@ def runners_of(session):
     return found
 
 
-def alive(pid):
-    st = stat_of(pid)
-    return bool(st) and st[0] != b"Z"
-
-
 def check_interrupted(student_dir):
     """make grade ended (Ctrl-C of grade-all: SIGTERM to every process of its session)
     while a case spins in an endless loop: the runner, in a session of its own, must end
     with the judge, not spin on with nobody to stop it."""
-    sys.path.insert(0, HERE)
-    from gradeall import run
     p = subprocess.Popen(["make", "--no-print-directory", "grade", "IMPL=lessons", "LESSON=01",
                           "STUDENT_DIR=" + student_dir,
                           "GRADE_OUT=" + os.path.join(WORK, "interrupted")], cwd=ROOT,
@@ -202,9 +186,9 @@ def check_interrupted(student_dir):
         spinning = [r for r in now if time.time() - seen[r] > 2]
     run._stop(p)
     deadline = time.time() + 5
-    while any(alive(r) for r in spinning) and time.time() < deadline:
+    while any(run.alive(r) for r in spinning) and time.time() < deadline:
         time.sleep(0.05)
-    left = [r for r in spinning if alive(r)]
+    left = [r for r in spinning if run.alive(r)]
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     if left:

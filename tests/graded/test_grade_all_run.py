@@ -116,15 +116,6 @@ def held_lock(path):
         other.stdout.close()
 
 
-def alive(pid):
-    """Whether pid runs (a zombie left to a lazy init does not)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def text_of(path):
     try:
         with open(path) as f:
@@ -335,7 +326,7 @@ class TestInterrupted(Class):
         p.send_signal(signal.SIGINT)
         p.communicate(timeout=30)
         self.assertEqual(p.returncode, 130)
-        self.assertFalse(alive(pid), "the step make grade started apart outlived Ctrl-C")
+        self.assertFalse(run.alive(pid), "the step make grade started apart outlived Ctrl-C")
         import fcntl
         with open(os.path.join(self.tmp, "out", ".locks", "alice"), "a") as f:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # free at once

@@ -398,19 +398,30 @@ def _duration(s):
     return "%d s" % s if s < 120 else "%d min" % round(s / 60)
 
 
+def proc_stat(pid):
+    """(state, parent, session) of process pid from /proc, or None once it has ended."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return fields[0].decode(), int(fields[1]), int(fields[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def alive(pid):
+    """Whether pid runs (a zombie holds nothing, and a lazy init may leave it a while)."""
+    st = proc_stat(pid)
+    return bool(st) and st[0] != "Z"
+
+
 def _session(sid):
-    """The live processes of session sid (zombies hold nothing: they are left out)."""
+    """The live processes of session sid."""
     pids = []
     for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # ended meanwhile
-        if len(fields) > 3 and fields[0] != b"Z" and int(fields[3]) == sid:
-            pids.append(int(name))
+        if name.isdigit():
+            st = proc_stat(int(name))
+            if st and st[0] != "Z" and st[2] == sid:
+                pids.append(int(name))
     return pids
 
 
