@@ -235,6 +235,7 @@ GRADE_LESSONS := $(or $(LESSON),$(GRADED))
 lesson_dir  = $(filter $(1)_%,$(LESSONS))
 GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/protocol.o \
               $(BUILD)/obj/tests/graded/student.o $(BUILD)/obj/tests/graded/sandbox_filter.o \
+              $(BUILD)/obj/tests/graded/sandbox_guard.o \
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
 GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
@@ -289,12 +290,15 @@ grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
               $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
 GRADE_GEN   := $(BUILD)/grade/gen
 GRADE_INTAKE := $(BUILD)/grade/intake
+# The longest a student's files may take to compile (seconds): an #include of /dev/zero
+# or of a FIFO would never end.
+GRADE_COMPILE_LIMIT ?= 300
 GRADE_INTAKE_DIR := $(BUILD)/intake/$(STUDENT_KEY)
 # The files a submission hands in, as paths under STUDENT_DIR.
 GRADE_FILES  := $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu)
 # What the runners must not see, where the sandbox can hide it (sandbox.h): the answers,
 # the build tree (other submissions' objects, the reference records), the results.
-GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref) \
+GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref $(CURDIR)/.git) \
                $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT)) $(abspath $(GRADE_HIDE_ALSO))
 GRADE_EXPORTS := $(GRADE_GEN)/runner.exports
 GRADE_JUDGES := $(GRADED:%=$(BUILD)/grade/judge%)
@@ -492,10 +496,14 @@ grade: deps-grade
 	    [ -f $(GRADE_INTAKE_DIR)/$$f ] || missing="$$missing $$f";; esac; done;) \
 	  if [ -n "$$missing" ]; then echo "not handed in: $(STUDENT_DIR) has no$$missing" \
 	    > $(GRADE_OUT)/compile_$$l.log; echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
-	  $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
+	  timeout -k 5 $(GRADE_COMPILE_LIMIT) \
+	    $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
 	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR)) \
 	    > $(GRADE_OUT)/compile_$$l.log 2>&1; \
-	  echo $$? > $(GRADE_OUT)/compile_$$l.status; \
+	  st=$$?; echo $$st > $(GRADE_OUT)/compile_$$l.status; \
+	  [ $$st -lt 124 ] || echo "refused: compiling lesson $$l took more than $(GRADE_COMPILE_LIMIT) s" \
+	    "(an #include of a device or a pipe never ends): every exercise of it scores 0" \
+	    >> $(GRADE_OUT)/compile_$$l.log; \
 	  $(if $(filter lessons,$(GRADE_IMPL)),sed -i 's|$(GRADE_INTAKE_DIR)/|$(STUDENT_DIR)/|g' \
 	    $(GRADE_OUT)/compile_$$l.log;) \
 	 done
@@ -632,6 +640,8 @@ test-conformance: $(CONF_BINS)
 	@echo "== plain CUDA programs on the CUDA simulator (tests/conformance)"
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
 	  bash tests/conformance/run.sh $(abspath $(SIMRUN_DIR))
+	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
+	  bash tests/conformance/curand_reference.sh $(abspath $(SIMRUN_DIR))
 
 -include $(CONF_BINS:.sim=.d)
 
@@ -822,6 +832,17 @@ $(GRADE_JUDGES): $(BUILD)/grade/judge%: $(BUILD)/obj/tests/graded/judge/grade%.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(SECCOMP_LIBS) -lm
+# The judges' own trainer, for the whole-lesson cases' drawn runs (tests/graded/oracle_mlp.h).
+GRADE_ORACLE_OBJ := $(BUILD)/obj/tests/graded/oracle_mlp.o $(BUILD)/obj/tests/graded/oracle_iris.o
+$(GRADE_JUDGES): $(GRADE_ORACLE_OBJ)
+-include $(GRADE_ORACLE_OBJ:.o=.d)
+
+# The system-call filter tried directly, in each form a runner installs (selftest.py).
+$(BUILD)/grade/filter_check: $(BUILD)/obj/tests/graded/filter_check.o \
+        $(BUILD)/obj/tests/graded/sandbox_filter.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS) -pthread
 
 # runNN: the RUN halves, the trampolines to lesson NN's exercises and everything else
 # but them; it exports to the shared object only what tests/graded/allow/ lets student
@@ -904,7 +925,7 @@ $(GRADED:%=$(call grade_so_dir,$(1))/%.so): $(call grade_so_dir,$(1))/%.so: \
         $$$$(call grade_so_objs,$(1),$$$$*,$$$$(call grade_flavor,$$$$*))
 	@mkdir -p $$(@D)
 	@echo "  LINK  $$@"
-	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) -shared $$^ -o $$@ -Wl,-z,relro,-z,now
+	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) -shared $$^ -o $$@ -Wl,-z,relro,-z,now,-z,noexecstack
 endef
 $(eval $(call grade_so_rule,solutions))
 $(eval $(call grade_so_rule,lessons))

@@ -334,6 +334,7 @@ cudaError_t cudaDeviceSynchronize(void)
                          "a stream is capturing, and its work is only being recorded, not run: "
                          "synchronize after cudaStreamEndCapture, or after cudaGraphLaunch");
     model_sync();
+    managed_device_waited();
     return cudaSuccess;
 }
 
@@ -345,6 +346,7 @@ cudaError_t cudaDeviceReset(void)
     streams_reset();
     graphs_reset();
     launch_reset();
+    managed_reset();
     g_sticky = g_last = cudaSuccess;
     return cudaSuccess;
 }

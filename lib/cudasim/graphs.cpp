@@ -163,6 +163,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
     }
     const Graph &nodes = it->second;
     DeviceOp op; /* one for all the nodes: what they open stays open until the end */
+    GraphWork work(stream); /* their work is this stream's */
     model_graph(true); /* one launch for all its kernels */
     for (size_t i = 0; i < nodes.size() && !e; i++) {
         char where[160];

@@ -17,6 +17,7 @@
 #define MAX_FIXTURES 256
 
 static Fixture table[MAX_FIXTURES];
+static char table_file[MAX_FIXTURES][64]; /* the file each was read from: names repeat */
 static int n_table;
 static char loaded[8][64];
 static int n_loaded;
@@ -37,6 +38,7 @@ static void load(const char *file)
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#' || line[0] == '\n') continue;
         ck_assert_int_lt(n_table, MAX_FIXTURES);
+        snprintf(table_file[n_table], sizeof table_file[0], "%s", file);
         Fixture *fx = &table[n_table++];
         char *p = line;
         int used = 0;
@@ -74,7 +76,8 @@ const Fixture *fixture(const char *file, const char *name)
     for (int i = 0; i < n_loaded; i++) have |= strcmp(loaded[i], file) == 0;
     if (!have) load(file);
     for (int i = 0; i < n_table; i++)
-        if (strcmp(table[i].name, name) == 0) return &table[i];
+        if (strcmp(table[i].name, name) == 0 && strcmp(table_file[i], file) == 0)
+            return &table[i];
     ck_abort_msg("fixture %s not found in %s (run make fixtures)", name, file);
     return NULL;
 }

@@ -19,7 +19,8 @@ failed=0 count=0
 for cu in tests/conformance/*.cu; do
     name=$(basename "${cu%.cu}")
     count=$((count + 1))
-    if ! "$NVCC" -std=c++17 -O2 -lineinfo "${gencode[@]}" -o "$out/$name" "$cu" 2> "$out/$name.build"; then
+    if ! "$NVCC" -std=c++17 -O2 -lineinfo "${gencode[@]}" -o "$out/$name" "$cu" -lcublas -lcurand \
+        2> "$out/$name.build"; then
         echo "FAIL $cu: nvcc refused it:"; sed 's/^/      /' "$out/$name.build"
         failed=$((failed + 1)); continue
     fi

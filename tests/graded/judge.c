@@ -166,8 +166,7 @@ static void run_runner(const char *runner, const char *name, double limit_s, Run
         argv[k++] = (char *)"--seed-fd";
         argv[k++] = (char *)"5";
         if (so >= 0) argv[k++] = (char *)"--student", argv[k++] = (char *)"4";
-        if (plan.namespaces || plan.landlock || plan.drop_user)
-            argv[k++] = (char *)"--may-write";
+        if (sandbox_writes_confined(&plan)) argv[k++] = (char *)"--may-write";
         if (plan.unsandboxed) argv[k++] = (char *)"--unsandboxed";
         argv[k] = NULL;
         SandboxRun run = {.program_fd = 6,

@@ -250,6 +250,13 @@ void run_ranks(const char *rank_case, int ranks, double limit_s)
     if (may_write) argv[k++] = "--may-write";
     if (unsandboxed) argv[k++] = "--unsandboxed";
     argv[k] = NULL;
+    /* mpirun and the ranks, and nothing else (sandbox_guard.c) */
+    if (!unsandboxed) {
+        const char *programs[] = {dist_launcher(), exe, NULL};
+        char why[512];
+        ck_assert_msg(programs[0] && sandbox_guard_exec(programs, 1 + ranks, why, sizeof why) == 0,
+                      "grader: %s", programs[0] ? why : "no mpirun on the PATH");
+    }
     /* (Under SAN=1, dist_launch turns the ranks' leak check off: Open MPI's own.) */
     DistLaunchOptions o = {ranks, limit_s, log, true};
     DistLaunch r;
@@ -275,18 +282,20 @@ void run_ranks(const char *rank_case, int ranks, double limit_s)
 
 /* Install the filter, load the student's shared object (when this runner grades one),
  * then allow no new executable memory. Fails the case (and ends the process) if any
- * step fails: no student code runs outside the filter. */
+ * step fails: no student code runs outside the filter. --unsandboxed only lets it go on
+ * where the filter cannot be installed: a runner started with it on a machine that has
+ * the filter (by a rank's MPI_Comm_spawn, say) still installs it. */
 static void enter_sandbox(void)
 {
     char why[512];
-    if (!unsandboxed && sandbox_filter_install(may_write, strcmp(device_backend(), "CUDA") == 0,
-                                               why, sizeof why) != 0)
-        graded_refused(why);
+    int filtered = sandbox_filter_install(may_write, strcmp(device_backend(), "CUDA") == 0, why,
+                                          sizeof why) == 0;
+    if (!filtered && !unsandboxed) graded_refused(why);
     if (student_expected()) {
         if (student_fd < 0) graded_refused("grader: no compiled exercises were handed to the runner");
         if (student_load(student_fd, why, sizeof why) != 0) graded_refused(why);
     }
-    if (!unsandboxed && sandbox_filter_seal(why, sizeof why) != 0) graded_refused(why);
+    if (filtered && sandbox_filter_seal(why, sizeof why) != 0) graded_refused(why);
 }
 
 /* The grading seed, from a descriptor or a file the judge (or the launcher) wrote: never

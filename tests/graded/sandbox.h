@@ -6,9 +6,9 @@
  * boundary is drawn by the kernel, in layers:
  *
  *   the filter      (sandbox_filter.c, in the runner) a seccomp allowlist,
- *                   installed before the student's code is loaded (the runner
- *                   loads it with dlopen afterwards, so no constructor of it runs
- *                   unfiltered): no new programs or processes (threads only), no
+ *                   installed on every thread before the student's code is loaded
+ *                   (the runner loads it with dlopen afterwards, so no constructor of
+ *                   it runs unfiltered): no new programs or processes (threads only), no
  *                   sockets, no ptrace, no signals to other processes, no
  *                   namespaces, mounts, io_uring, BPF or keyrings, no terminal
  *                   ioctls; files are opened for writing only where a layer
@@ -23,10 +23,16 @@
  *   the user        as root: the runner runs as user and group 65534, so the
  *                   judge's files (results.json, score.txt) are out of its reach.
  *   Landlock        where there are no namespaces: files may be written only
- *                   below the case's scratch folder.
+ *                   below the case's scratch folder, and what the runner must not
+ *                   see (the hidden paths) cannot be read; with namespaces whose
+ *                   view could not be made read-only, writes only to the private /tmp.
  *   the session     always: a session of its own with no terminal, standard
  *                   input from /dev/null, a fixed environment, only the
  *                   protocol's descriptors open.
+ *   the launcher    (sandbox_guard.c) a case of several ranks is started by a runner
+ *                   without the filter, since it runs mpirun; from then on it and
+ *                   mpirun may exec only mpirun and the ranks, so no rank can have
+ *                   mpirun start anything else (MPI_Comm_spawn).
  *
  * Where a layer is missing the judge says once which and why (sandbox_describe);
  * without the filter it refuses to grade, unless GRADE_UNSANDBOXED=1, and then
@@ -55,12 +61,17 @@ typedef struct SandboxPlan {
 } SandboxPlan;
 
 /* Probe the layers in a child process (nothing of the judge changes) and fill @p plan.
- * GRADE_SANDBOX_LAYERS (a test's knob) may switch layers off: a list of "ns",
- * "landlock", "user" to leave out. */
+ * GRADE_SANDBOX_LAYERS (a test's knob) may switch layers off: a list of "-ns",
+ * "-readonly", "-landlock", "-user" to leave out. */
 void sandbox_probe(SandboxPlan *plan);
 
 /* One line: the layers in use, then what is missing and why. */
 void sandbox_describe(const SandboxPlan *plan, char *out, size_t size);
+
+/* Whether a layer of @p plan keeps a runner's writes away from the grader's files (a
+ * read-only view, Landlock, or another user): then the filter may let it open files for
+ * writing (--may-write), else it refuses every such open. */
+int sandbox_writes_confined(const SandboxPlan *plan);
 
 /* What a runner is started with. */
 typedef struct SandboxRun {
@@ -92,5 +103,13 @@ int sandbox_filter_seal(char *err, size_t size);
 
 /* The name of a system call of this machine, for a message ("execve"), or NULL. */
 const char *sandbox_syscall_name(int nr);
+
+/* In a runner that starts mpirun (sandbox_guard.c): from now on this process and all it
+ * starts may exec only @p programs (NULL-terminated; the paths exactly as passed to
+ * execve), @p times in all; every other execve or execveat is refused. The ranks ask
+ * mpirun for services over a socket, MPI_Comm_spawn among them, and mpirun runs without
+ * the filter. A second call replaces the list and the count. Returns 0, or -1 with a
+ * reason in @p err. */
+int sandbox_guard_exec(const char *const *programs, int times, char *err, size_t size);
 
 #endif

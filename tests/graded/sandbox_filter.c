@@ -170,23 +170,26 @@ static void allow_arguments(Filter *f, int gpu)
                                    PR_GET_SECCOMP, PR_SET_VMA, PR_GET_TIMERSLACK};
     for (size_t i = 0; i < sizeof prctl_ok / sizeof prctl_ok[0]; i++)
         allow_if(f, SCMP_SYS(prctl), SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)prctl_ok[i]));
-    /* ioctl: a GPU's driver is all ioctls, but never the terminal's pushing of input
-     * (TIOCSTI: keystrokes into the shell that started the grader) nor its console
-     * requests; without a GPU, only the questions the C library asks of a descriptor */
+    /* ioctl: without a GPU, only the questions the C library asks of a descriptor; with
+     * one, also every request of the GPU's driver, which are too many to list: then
+     * everything but a terminal's requests (type 'T', 0x54xx: TIOCSTI pushes keystrokes
+     * into the shell that started the grader, TIOCLINUX pastes a console's selection,
+     * TCSETS and the rest change the instructor's terminal), less the questions above.
+     * (An allowance without conditions would outrank every refusal of the same call in
+     * libseccomp, so "all but 'T'" is written as allowances: the type byte differs from
+     * 0x54 at its highest bit, or equals it there and differs at the next, and so on.) */
+    static const unsigned long ioctl_ok[] = {TCGETS, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX,
+                                             TIOCGWINSZ};
+    for (size_t i = 0; i < sizeof ioctl_ok / sizeof ioctl_ok[0]; i++)
+        allow_if(f, SCMP_SYS(ioctl),
+                 SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)ioctl_ok[i]));
     if (gpu) {
-        static const unsigned long tty_bad[] = {TIOCSTI, TIOCLINUX, TIOCSETD, TIOCCONS};
-        for (size_t i = 0; i < sizeof tty_bad / sizeof tty_bad[0]; i++)
-            if (!f->rc)
-                f->rc = seccomp_rule_add(f->ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                                         SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, tty_bad[i]));
-        if (!f->rc)
-            f->rc = seccomp_rule_add(f->ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 0);
-    } else {
-        static const unsigned long ioctl_ok[] = {TCGETS, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX,
-                                                 TIOCGWINSZ};
-        for (size_t i = 0; i < sizeof ioctl_ok / sizeof ioctl_ok[0]; i++)
-            allow_if(f, SCMP_SYS(ioctl),
-                     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)ioctl_ok[i]));
+        const unsigned tty_type = 0x54; /* 'T' */
+        for (int bit = 7; bit >= 0; bit--) {
+            scmp_datum_t mask = (0xffu << bit) & 0xffu; /* the type's bits from 7 down to bit */
+            scmp_datum_t other = (tty_type ^ (1u << bit)) & mask;
+            allow_if(f, SCMP_SYS(ioctl), SCMP_A1(SCMP_CMP_MASKED_EQ, mask << 8, other << 8));
+        }
     }
 }
 
@@ -229,6 +232,14 @@ int sandbox_filter_install(int may_write, int gpu, char *err, size_t size)
     /* The other ABIs of this machine (i386's int 0x80, x32) are refused outright. */
     seccomp_attr_set(f->ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
     seccomp_attr_set(f->ctx, SCMP_FLTATR_CTL_NNP, 1);
+    /* A filter is a thread's: the threads that libraries started before it (MPI's progress
+     * threads in a rank, a GPU driver's) get it too, or student code could run on one of
+     * them (their stacks are its memory) with no filter at all. */
+    if (seccomp_attr_set(f->ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0) {
+        snprintf(err, size, "the system-call filter cannot cover every thread (no TSYNC)");
+        seccomp_release(f->ctx);
+        return -1;
+    }
     allow_basics(f);
     allow_arguments(f, gpu);
     allow_files(f, may_write);
@@ -253,7 +264,7 @@ int sandbox_filter_seal(char *err, size_t size)
         snprintf(err, size, "seccomp_init failed");
         return -1;
     }
-    int rc = 0;
+    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1); /* every thread, as above */
     static const char *const mapping[] = {"mmap", "mprotect", "pkey_mprotect"};
     for (size_t i = 0; i < 3 && !rc; i++) {
         int nr = seccomp_syscall_resolve_name(mapping[i]);

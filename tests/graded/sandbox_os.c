@@ -62,6 +62,9 @@ static int write_file(const char *path, const char *text)
 
 /* ---- namespaces ------------------------------------------------------------------------ */
 
+/* The processes and threads user SANDBOX_UID may have at once (RLIMIT_NPROC). */
+#define SANDBOX_NPROC 512
+
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS)
 
 /* Enter new namespaces (through a user namespace when not root). The caller's next
@@ -89,6 +92,14 @@ static int enter_namespaces(int user_ns, char *err, size_t size)
         }
     }
     return 0;
+}
+
+/* Whether @p path is @p dir or below it. */
+static int below(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/') return 1;
+    return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
 static int mount_tmpfs(const char *path, const char *opts, char *err, size_t size)
@@ -167,6 +178,14 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
     if (stat("/dev/pts", &st) == 0 &&
         mount_tmpfs("/dev/pts", "size=4k,mode=0755", err, size) != 0)
         return -1;
+    /* The repository (the judge's folder: the runner's fixtures and data are there) stays
+     * in view when a hidden folder holds it, the judge's home say: it is bound back in
+     * place, with what is hidden inside it. */
+    char repo[4096];
+    int repo_fd = -1;
+    for (const char *const *h = run->hide; h && *h && repo_fd < 0; h++)
+        if (getcwd(repo, sizeof repo) && strcmp(repo, *h) != 0 && below(repo, *h))
+            repo_fd = open(repo, O_PATH | O_DIRECTORY | O_CLOEXEC);
     for (const char *const *h = run->hide; h && *h; h++) {
         if (stat(*h, &st) != 0) continue;
         if (S_ISDIR(st.st_mode)) {
@@ -175,6 +194,25 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
             say(err, size, "hiding %s: %s", *h, strerror(errno));
             return -1;
         }
+    }
+    if (repo_fd >= 0) {
+        char from[64];
+        snprintf(from, sizeof from, "/proc/self/fd/%d", repo_fd);
+        for (char *p = repo + 1; (p = strchr(p, '/')); p++) {
+            *p = '\0';
+            mkdir(repo, 0755);
+            *p = '/';
+        }
+        mkdir(repo, 0755);
+        struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
+        if (mount(from, repo, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+            (plan->readonly &&
+             syscall(SYS_mount_setattr, AT_FDCWD, repo, AT_RECURSIVE, &ro, sizeof ro) != 0)) {
+            say(err, size, "showing the repository %s again: %s", repo, strerror(errno));
+            close(repo_fd);
+            return -1;
+        }
+        close(repo_fd);
     }
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
         say(err, size, "the PID namespace's /proc: %s", strerror(errno));
@@ -254,19 +292,91 @@ static int landlock_abi(void)
      LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |   \
      LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
+#define LL_READS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+/* What a rule on a file (not a folder) may grant. */
+#define LL_FILE_RIGHTS                                                                             \
+    (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_EXECUTE)
+
+static int landlock_allow_fd(int ruleset, int fd, __u64 access)
+{
+    struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
+    return syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == 0 ? 0
+                                                                                            : -1;
+}
+
 static int landlock_allow(int ruleset, const char *path, __u64 access)
 {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0) return -1;
-    struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
-    long rc = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+    int rc = landlock_allow_fd(ruleset, fd, access);
     close(fd);
-    return rc == 0 ? 0 : -1;
+    return rc;
 }
 
-static int landlock_confine(const char *scratch, char *err, size_t size)
+/* A path the reading rules hide or show again (absolute, resolved). */
+typedef struct Seen {
+    char path[4096];
+    int shown; /* 1: shown (the repository, inside a hidden folder); 0: hidden */
+} Seen;
+
+/* Whether @p path may be read: the innermost of @p seen that holds it decides. */
+static int readable(const char *path, const Seen *seen, int n)
 {
-    __u64 handled = LL_WRITES;
+    size_t best = 0;
+    int shown = 1;
+    for (int i = 0; i < n; i++)
+        if (below(path, seen[i].path) && strlen(seen[i].path) >= best) {
+            best = strlen(seen[i].path);
+            shown = seen[i].shown;
+        }
+    return shown;
+}
+
+/* Reading allowed everywhere but below the hidden paths: a rule for each folder or file of
+ * @p dir that holds none of @p seen and may be read, and the same again inside each that
+ * holds one. A symbolic link needs no rule (what it points to has its own). Landlock only
+ * allows, so "everything but" is written as what is left. */
+static int landlock_allow_all_but(int ruleset, const char *dir, const Seen *seen, int n, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d) return depth ? 0 : -1; /* (a folder the grader cannot list: nothing to allow) */
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", e->d_name) >=
+            (int)sizeof path)
+            continue;
+        int holds = 0;
+        for (int i = 0; i < n; i++)
+            if (strcmp(seen[i].path, path) != 0 && below(seen[i].path, path)) holds = 1;
+        struct stat st;
+        if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) continue;
+        if (holds && S_ISDIR(st.st_mode) && depth < 32) {
+            rc = landlock_allow_all_but(ruleset, path, seen, n, depth + 1);
+            continue;
+        }
+        if (!readable(path, seen, n)) continue;
+        int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        rc = landlock_allow_fd(ruleset, fd,
+                               S_ISDIR(st.st_mode) ? LL_READS : LANDLOCK_ACCESS_FS_READ_FILE);
+        close(fd);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Writes only below @p scratch (and @p also, if not NULL) and to /dev/null; reads anywhere
+ * but below the paths of @p hide (NULL: no hiding), though the repository (the current
+ * folder) stays readable inside a hidden folder; the regular files among descriptors
+ * 0 .. keep_fds-1 (the runner itself, the student's shared object: their paths may be
+ * hidden) may still be read and executed, which loading them again takes. */
+static int landlock_confine(const char *scratch, const char *also, const char *const *hide,
+                            int keep_fds, char *err, size_t size)
+{
+    __u64 handled = LL_WRITES | (hide ? LL_READS : 0);
     if (landlock_abi() >= 2) handled |= LANDLOCK_ACCESS_FS_REFER;
 #ifdef LANDLOCK_ACCESS_FS_TRUNCATE
     if (landlock_abi() >= 3) handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
@@ -282,11 +392,35 @@ static int landlock_confine(const char *scratch, char *err, size_t size)
 #ifdef LANDLOCK_ACCESS_FS_TRUNCATE
     if (handled & LANDLOCK_ACCESS_FS_TRUNCATE) file_writes |= LANDLOCK_ACCESS_FS_TRUNCATE;
 #endif
+    __u64 null_access = file_writes | (handled & LANDLOCK_ACCESS_FS_READ_FILE);
     if (landlock_allow(rs, scratch, handled) != 0 ||
-        landlock_allow(rs, "/dev/null", file_writes) != 0) {
+        (also && landlock_allow(rs, also, handled) != 0) ||
+        landlock_allow(rs, "/dev/null", null_access) != 0) {
         say(err, size, "Landlock rule for %s: %s", scratch, strerror(errno));
         close(rs);
         return -1;
+    }
+    if (hide) {
+        /* the hidden paths, and the repository (this folder) shown again inside one */
+        static Seen seen[65];
+        int n = 0;
+        for (const char *const *h = hide; *h && n < 64; h++)
+            if (realpath(*h, seen[n].path)) seen[n++].shown = 0;
+        if (getcwd(seen[n].path, sizeof seen[n].path)) seen[n++].shown = 1;
+        for (int fd = 0; fd < keep_fds; fd++) {
+            struct stat st;
+            if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                landlock_allow_fd(rs, fd, LL_FILE_RIGHTS & handled) != 0) {
+                say(err, size, "Landlock rule for descriptor %d: %s", fd, strerror(errno));
+                close(rs);
+                return -1;
+            }
+        }
+        if (landlock_allow_all_but(rs, "/", seen, n, 0) != 0) {
+            say(err, size, "Landlock rules for reading: %s", strerror(errno));
+            close(rs);
+            return -1;
+        }
     }
     if (syscall(SYS_landlock_restrict_self, rs, 0) != 0) {
         say(err, size, "Landlock: %s", strerror(errno));
@@ -338,15 +472,41 @@ static char **runner_environment(const char *tmp)
 }
 
 
+/* Ends with SIGKILL when its parent does (expected @p parent as this process sees it; 0:
+ * a parent outside its PID namespace). What the sandbox starts is in sessions of its own,
+ * out of reach of a signal to the judge's process group or session (Ctrl-C of make grade,
+ * grade-all's stop): without this, a case in an endless loop would spin on after its judge,
+ * whose deadline was the only thing to end it. */
+static void die_with_parent(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(137); /* it ended before the line above */
+}
+
 /* The last steps before the runner: the user, Landlock, the environment, exec. */
-static void become_runner(const SandboxPlan *plan, const SandboxRun *run, char *err, size_t size)
+static void become_runner(const SandboxPlan *plan, const SandboxRun *run, pid_t parent,
+                          char *err, size_t size)
 {
     close_from(run->keep_fds);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
+    /* The first process the kernel kills when memory runs out (a private /tmp is memory
+     * too), before the judge or anything else of the machine. */
+    write_file("/proc/self/oom_score_adj", "1000");
+    /* As user 65534: threads enough for a case, not the machine's process table. */
+    struct rlimit procs = {SANDBOX_NPROC, SANDBOX_NPROC};
+    if (plan->drop_user) setrlimit(RLIMIT_NPROC, &procs);
     const char *tmp = plan->namespaces ? "/tmp" : run->scratch;
     if (drop_privileges(plan, err, size) != 0) return;
-    if (!plan->namespaces && plan->landlock && landlock_confine(run->scratch, err, size) != 0)
+    die_with_parent(parent); /* after the change of user, which clears it */
+    /* Landlock: without namespaces, writes only to the scratch folder and nothing hidden
+     * read; with namespaces whose view could not be made read-only, writes only to the
+     * private /tmp and /dev/shm (what is hidden is covered already). */
+    if (plan->landlock && !plan->namespaces &&
+        landlock_confine(run->scratch, NULL, run->hide, run->keep_fds, err, size) != 0)
+        return;
+    if (plan->landlock && plan->namespaces && !plan->readonly &&
+        landlock_confine("/tmp", "/dev/shm", NULL, 0, err, size) != 0)
         return;
     if (chdir(tmp) != 0) {
         say(err, size, "chdir %s: %s", tmp, strerror(errno));
@@ -429,10 +589,12 @@ static void kill_descendants(void)
 
 void sandbox_exec(const SandboxPlan *plan, const SandboxRun *run, char *err, size_t size)
 {
+    pid_t judge = getppid();
     if (setsid() < 0) { /* a session of its own: no controlling terminal */
         say(err, size, "setsid: %s", strerror(errno));
         return;
     }
+    die_with_parent(judge);
     if (!plan->filter && !plan->unsandboxed) {
         say(err, size, "no system-call filter on this machine");
         return;
@@ -456,10 +618,11 @@ void sandbox_exec(const SandboxPlan *plan, const SandboxRun *run, char *err, siz
             /* the first process of the PID namespace: when it ends, all of it ends */
             char why[512] = "";
             close(status[0]);
+            die_with_parent(0); /* and all of the namespace with it */
             if (make_view(plan, run, why, sizeof why) == 0) {
                 pid_t runner = fork();
                 if (runner == 0) {
-                    become_runner(plan, run, why, sizeof why);
+                    become_runner(plan, run, 1, why, sizeof why);
                     dprintf(2, "grader: sandbox: %s\n", why);
                     _exit(126);
                 }
@@ -483,14 +646,14 @@ void sandbox_exec(const SandboxPlan *plan, const SandboxRun *run, char *err, siz
         end_as(st);
     }
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    pid_t runner = fork();
+    pid_t self = getpid(), runner = fork();
     if (runner < 0) {
         say(err, size, "fork: %s", strerror(errno));
         return;
     }
     if (runner == 0) {
         char why[512] = "";
-        become_runner(plan, run, why, sizeof why);
+        become_runner(plan, run, self, why, sizeof why);
         dprintf(2, "grader: sandbox: %s\n", why);
         _exit(126);
     }
@@ -556,8 +719,8 @@ static int probe_view(int user_ns, int readonly, char *why, size_t size)
 
 static void probe_namespaces(Probe *p, int user_ns)
 {
-    char ro_why[200];
-    if (probe_view(user_ns, 1, ro_why, sizeof ro_why)) {
+    char ro_why[200] = "switched off (GRADE_SANDBOX_LAYERS)";
+    if (!switched_off("readonly") && probe_view(user_ns, 1, ro_why, sizeof ro_why)) {
         p->namespaces = p->readonly = 1;
     } else if (probe_view(user_ns, 0, p->why_ns, sizeof p->why_ns)) {
         p->namespaces = 1;
@@ -651,6 +814,11 @@ void sandbox_probe(SandboxPlan *plan)
 #undef MISSING
 }
 
+int sandbox_writes_confined(const SandboxPlan *plan)
+{
+    return (plan->namespaces && plan->readonly) || plan->landlock || plan->drop_user;
+}
+
 void sandbox_describe(const SandboxPlan *plan, char *out, size_t size)
 {
     char used[512] = "";
@@ -663,7 +831,9 @@ void sandbox_describe(const SandboxPlan *plan, char *out, size_t size)
              plan->readonly ? ", read-only files but a private /tmp" : "");
     if (plan->drop_user) USED("%suser %d", n ? ", " : "", SANDBOX_UID);
     if (!plan->namespaces && plan->landlock)
-        USED("%sLandlock (writes only to a scratch folder)", n ? ", " : "");
+        USED("%sLandlock (writes only to a scratch folder, nothing hidden read)", n ? ", " : "");
+    if (plan->namespaces && !plan->readonly && plan->landlock)
+        USED("%sLandlock (writes only to the private /tmp)", n ? ", " : "");
 #undef USED
     if (plan->unsandboxed)
         snprintf(out, size, "UNSANDBOXED (GRADE_UNSANDBOXED=1): %s", plan->missing);

@@ -59,7 +59,13 @@ for l in args["LESSON"].split():
             status, log = 1, "%s:3:1: error: expected ';' before '}' token" % path
     for w in text.split("\n"):
         if w.startswith("sleep "):
-            time.sleep(float(w.split()[1]))
+            time.sleep(float(w.split()[1]) * float(os.environ.get("FAKE_MAKE_SLOW", "1")))
+        if w.startswith("apart "):  # a step in a process group of its own, as timeout(1) runs one
+            import subprocess
+            c = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(%s)" % w.split()[1]],
+                                 process_group=0, close_fds=False)
+            open(os.path.join(os.environ["FAKE_MAKE_LOG"] + ".apart"), "w").write("%d\n" % c.pid)
+            c.wait()
     if "crash" in text:
         sys.exit(2)
     open(os.path.join(out, "compile_%s.status" % l), "w").write("%d\n" % status)
@@ -237,10 +243,12 @@ class TestParallel(Class):
 
 
 class TestInterrupted(Class):
-    def start(self, out, *more):
+    def start(self, out, *more, slow=1):
+        """grade-all in a process of its own; its make grade's sleeps last slow times longer."""
         return subprocess.Popen([sys.executable, os.path.join(HERE, "grade_all.py")] +
                                 self.argv(out, "--seed", "3", *more), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+                                stderr=subprocess.STDOUT, text=True,
+                                env=dict(os.environ, FAKE_MAKE_SLOW=str(slow)))
 
     def wait_for_results(self, out, n):
         deadline = time.time() + 60
@@ -264,7 +272,9 @@ class TestInterrupted(Class):
         self.grade("whole", "--seed", "3", "--jobs", "4")
         for sig, code in ((signal.SIGINT, 130), (signal.SIGKILL, -9)):
             out = "stopped-%d" % sig
-            p = self.start(out, "--jobs", "2")
+            # after SIGKILL, the make grades it left must still run when the next run starts,
+            # however loaded the machine: they sleep 5 times longer (4 s)
+            p = self.start(out, "--jobs", "2", slow=5 if sig == signal.SIGKILL else 1)
             self.wait_for_results(out, 2)
             p.send_signal(sig)
             text = p.communicate(timeout=60)[0]
@@ -301,6 +311,27 @@ class TestInterrupted(Class):
             os.kill(pid, 0)
         self.assertEqual(os.listdir(os.path.join(self.tmp, "out", ".tmp")), [])
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "out", "alice")))
+
+    def test_ctrl_c_ends_what_make_grade_started_in_another_group(self):
+        # make grade runs each lesson's compile under timeout(1), which moves it to a process
+        # group of its own: Ctrl-C must end it too, else it holds the submission's lock (and
+        # the next run finds it "busy") until the compile ends
+        self.put("alice", L01, "apart 60")
+        p = self.start("out", "--jobs", "1")
+        deadline = time.time() + 30
+        while not text_of(self.log + ".apart"):
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.05)
+        pid = int(text_of(self.log + ".apart"))
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 130)
+        self.assertFalse(run.alive(pid), "the step make grade started apart outlived Ctrl-C")
+        import fcntl
+        with open(os.path.join(self.tmp, "out", ".locks", "alice"), "a") as f:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # free at once
+        self.put("alice", L01, "score 10")
+        self.assertNotIn("busy", self.grade("out", "--jobs", "1"))
 
     def test_a_half_result_is_graded_again(self):
         self.grade("out", "--seed", "3")

@@ -398,15 +398,46 @@ def _duration(s):
     return "%d s" % s if s < 120 else "%d min" % round(s / 60)
 
 
+def proc_stat(pid):
+    """(state, parent, session) of process pid from /proc, or None once it has ended."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return fields[0].decode(), int(fields[1]), int(fields[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def alive(pid):
+    """Whether pid runs (a zombie holds nothing, and a lazy init may leave it a while)."""
+    st = proc_stat(pid)
+    return bool(st) and st[0] != "Z"
+
+
+def _session(sid):
+    """The live processes of session sid."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = proc_stat(int(name))
+            if st and st[0] != "Z" and st[2] == sid:
+                pids.append(int(name))
+    return pids
+
+
 def _stop(p):
-    """End a make grade and everything it started (its own session)."""
+    """End a make grade and everything it started: its own session, every process group
+    in it (timeout(1) runs each compile in a group of its own, and it and the compile
+    hold the submission's locks as make does), then wait until none is left."""
     for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 30)):
-        try:
-            os.killpg(p.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            p.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            pass
+        deadline = time.monotonic() + wait
+        for pid in _session(p.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        while True:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(timeout=0.05)
+            if p.returncode is not None and not _session(p.pid):
+                return
+            if time.monotonic() > deadline:
+                break
