@@ -1202,19 +1202,27 @@ JUDGE(transpose_arguments)
     tr_expect_result(&tr_shapes[1]);
 }
 
-/* "(lane 0 at out[0], lane 1 at out[96]: 384 bytes apart)": the first two lanes of a
- * costly global instruction, as elements of its buffer. */
-static const char *tr_lanes(const uint64_t bad[2], const TrShape *s, char *buf, size_t size)
+/* A global access kind (loads or stores) of shape s at its ideal sectors, or the failure:
+ * sectors per request against the ideal, the first costly instruction's first two lanes
+ * as elements of their buffer, and what would fix it. */
+static void tr_expect_sectors(const TrShape *s, const char *what, unsigned long long req,
+                              unsigned long long sec, unsigned long long ideal,
+                              const uint64_t bad[2], const char *fix)
 {
+    if (sec <= ideal) return;
     uint64_t in = (uint64_t)got_i64(key("%s.in_base", s->p)),
              out = (uint64_t)got_i64(key("%s.out_base", s->p));
     int64_t n = s->rows * s->cols;
-    uint64_t base = bad[0] >= out && bad[0] < out + (uint64_t)n * 4 ? out : in;
-    snprintf(buf, size, "lane 0 at %s[%lld], lane 1 at %s[%lld]: %lld bytes apart",
-             base == out ? "out" : "in", (long long)((bad[0] - base) / 4),
-             base == out ? "out" : "in", (long long)((bad[1] - base) / 4),
-             (long long)(bad[1] - bad[0]));
-    return buf;
+    int is_out = bad[0] >= out && bad[0] < out + (uint64_t)n * 4;
+    uint64_t base = is_out ? out : in;
+    ck_abort_msg("k_transpose(rows = %lld, cols = %lld): global %s take %.2f sectors per request "
+                 "where %.2f would hold their bytes (lane 0 at %s[%lld], lane 1 at %s[%lld]: "
+                 "%lld bytes apart). A GPU moves whole 32-byte sectors, so that is %.1fx the "
+                 "traffic: %s",
+                 (long long)s->rows, (long long)s->cols, what, (double)sec / req,
+                 (double)ideal / req, is_out ? "out" : "in", (long long)((bad[0] - base) / 4),
+                 is_out ? "out" : "in", (long long)((bad[1] - base) / 4),
+                 (long long)(bad[1] - bad[0]), (double)sec / ideal, fix);
 }
 
 /* The counter cases: the output right, the trace consistent with it, then every counter
@@ -1262,28 +1270,17 @@ static void tr_expect_counters(const TrShape *s)
     free(in);
     free(fill);
     free(writers);
-    char lanes[160];
     ck_assert_msg(cost.ld_req > 0 && cost.st_req > 0,
                   "k_transpose(rows = %lld, cols = %lld): no global loads or no global stores "
                   "in the kernel's accesses",
                   r, c);
-    ck_assert_msg(cost.ld_sec <= cost.ld_ideal,
-                  "k_transpose(rows = %lld, cols = %lld): global loads take %.2f sectors per "
-                  "request where %.2f would hold their bytes (%s). A GPU moves whole 32-byte "
-                  "sectors, so that is %.1fx the traffic: make consecutive lanes (threadIdx.x) "
-                  "read consecutive addresses of in, in[i + j * rows] with i from threadIdx.x",
-                  r, c, (double)cost.ld_sec / cost.ld_req, (double)cost.ld_ideal / cost.ld_req,
-                  tr_lanes(cost.bad_ld, s, lanes, sizeof lanes),
-                  (double)cost.ld_sec / cost.ld_ideal);
-    ck_assert_msg(cost.st_sec <= cost.st_ideal,
-                  "k_transpose(rows = %lld, cols = %lld): global stores take %.2f sectors per "
-                  "request where %.2f would hold their bytes (%s). A GPU moves whole 32-byte "
-                  "sectors, so that is %.1fx the traffic: stage the tile in shared memory and "
-                  "let consecutive lanes (threadIdx.x) write consecutive addresses of out, "
-                  "out[j + r * cols] with j from threadIdx.x",
-                  r, c, (double)cost.st_sec / cost.st_req, (double)cost.st_ideal / cost.st_req,
-                  tr_lanes(cost.bad_st, s, lanes, sizeof lanes),
-                  (double)cost.st_sec / cost.st_ideal);
+    tr_expect_sectors(s, "loads", cost.ld_req, cost.ld_sec, cost.ld_ideal, cost.bad_ld,
+                      "make consecutive lanes (threadIdx.x) read consecutive addresses of in, "
+                      "in[i + j * rows] with i from threadIdx.x");
+    tr_expect_sectors(s, "stores", cost.st_req, cost.st_sec, cost.st_ideal, cost.bad_st,
+                      "stage the tile in shared memory and let consecutive lanes (threadIdx.x) "
+                      "write consecutive addresses of out, out[j + r * cols] with j from "
+                      "threadIdx.x");
     ck_assert_msg(cost.sh_ld > 0 && cost.sh_st > 0,
                   "k_transpose(rows = %lld, cols = %lld): no shared-memory loads or stores: the "
                   "transpose goes through a __shared__ tile",
