@@ -208,9 +208,11 @@ const char *k_sgemm_name(int variant);
  * writes it back transposed, so that the lanes of a warp read consecutive
  * addresses of in and write consecutive addresses of out (coalesced: 4 sectors per
  * request of 32 floats), and a warp reading a column of the tile hits 32 different
- * banks (the tile padded by one column). Any sizes work; rows or cols of 0 launch
- * nothing; negative sizes, sizes whose indices do not fit in `int`, or NULL
- * pointers with work to do are `cudaErrorInvalidValue`.
+ * banks (the tile padded by one column). Any sizes work whose tiles of columns fit
+ * in a grid's y dimension (65535 of them: cols up to 2,097,120); beyond, the launch
+ * fails and its error (`cudaErrorInvalidConfiguration`) is returned. Rows or cols
+ * of 0 launch nothing; negative sizes, sizes whose indices do not fit in `int`, or
+ * NULL pointers with work to do are `cudaErrorInvalidValue`.
  */
 cudaError_t k_transpose(const float *in, float *out, int64_t rows, int64_t cols, cudaStream_t s);
 
