@@ -65,14 +65,14 @@ __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, AccessKind k
 __attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, AccessKind kind,
                                                  const void *pc)
 {
-    bool write = kind != LOAD; /* (an atomic is reported as a write) */
+    bool write = kind != LOAD; /* (an atomic is a write for races) */
     uintptr_t base = (uintptr_t)g_arena;
-    if (a < base || a - base + n > g_arena_used) report_oob(true, a, n, write, pc);
+    if (a < base || a - base + n > g_arena_used) report_oob(true, a, n, kind, pc);
     size_t off = a - base, g0 = off >> 2, g1 = (off + n - 1) >> 2;
     uint16_t v = g_arena_var[g0];
-    if (!v) report_oob(true, a, n, write, pc);
+    if (!v) report_oob(true, a, n, kind, pc);
     for (size_t g = g0 + 1; g <= g1; g++)
-        if (g_arena_var[g] != v) report_oob(true, a, n, write, pc);
+        if (g_arena_var[g] != v) report_oob(true, a, n, kind, pc);
     if (kind == ATOMIC) return; /* atomics never race */
     if (!(a & 3) && !(n & 3)) /* whole words: a cell per word */
         for (size_t g = g0; g <= g1; g++) race_cell(g_cells[g], write, pc, true, base + g * 4, n);
@@ -101,7 +101,7 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t n, AccessKind k
             uint8_t v = *shadow_of(g);
             uintptr_t hi = end < g + 4 ? end : g + 4;
             if (!(v & SH_ADDR) || hi - g > (uintptr_t)(v & 7))
-                report_oob(false, a, n, kind != LOAD, pc);
+                report_oob(false, a, n, kind, pc);
             if (!(v & SH_INIT)) uninit = true;
         }
         if (uninit && !write) report_uninit(a, n, pc);

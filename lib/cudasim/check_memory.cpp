@@ -1,26 +1,28 @@
 /*
  * check_memory.cpp: memcheck and initcheck, as compute-sanitizer names them.
  * A kernel's access outside every device buffer or __shared__ variable, or
- * into a freed buffer, stops the launch with a report that names the thread,
- * the line, and the buffer or variable it missed and by how much; a read of
- * device memory that nothing has written is reported once per line, and the
- * kernel goes on. (access.cpp finds them, with the shadow of memory.cpp.)
+ * into a freed buffer, stops the launch with a report in compute-sanitizer's
+ * words ("Invalid __global__ read of size 4 bytes", "address ... is out of
+ * bounds") that names the thread, the line, and the buffer or variable it
+ * missed and by how much; a read of device memory that nothing has written is
+ * reported once per line, and the kernel goes on. (access.cpp finds them,
+ * with the shadow of memory.cpp.)
  */
 #include "internal.h"
 
 namespace cudasim {
 namespace internal {
 
-/* Where a bad global access of n bytes at a went, after "a 4-byte read":
- * "0 bytes past the end of a 1200-byte cudaMalloc buffer allocated at ...",
- * or into a freed buffer: "of byte 20 of a ... buffer that the cudaFree at ... freed". */
+/* Where a bad global access of n bytes at a went: "0 bytes past the end of
+ * a 1200-byte cudaMalloc buffer allocated at ...", or into a freed buffer:
+ * "byte 20 of a ... buffer that the cudaFree at ... freed". */
 std::string missed_global(uintptr_t a, size_t n)
 {
     char buf[160];
     uintptr_t fs;
     if (const Freed *f = find_freed(a, &fs)) {
         if (a >= fs && a < fs + f->size)
-            snprintf(buf, sizeof buf, "of byte %zu of ", (size_t)(a - fs));
+            snprintf(buf, sizeof buf, "byte %zu of ", (size_t)(a - fs));
         else if (a >= fs)
             snprintf(buf, sizeof buf, "%zu bytes past the end of ", (size_t)(a - fs - f->size));
         else
@@ -47,7 +49,7 @@ std::string missed_global(uintptr_t a, size_t n)
     (void)best_start;
     if (!best) return "at an address in no device buffer";
     if (straddle)
-        snprintf(buf, sizeof buf, "whose last %zu bytes are past the end of ",
+        snprintf(buf, sizeof buf, "its last %zu bytes are past the end of ",
                  (size_t)(a + n - best_start - best->size));
     else
         snprintf(buf, sizeof buf, "%zu bytes %s ", (size_t)best_dist,
@@ -57,17 +59,37 @@ std::string missed_global(uintptr_t a, size_t n)
                    : " (an index beyond its last element: check the bounds test)");
 }
 
-[[noreturn]] __attribute__((noinline, cold)) void report_oob(bool shared, uintptr_t a, size_t n, bool write, const void *pc)
+/* compute-sanitizer's name of a bad access: "Invalid __global__ read of size 4 bytes". */
+std::string invalid_access(const char *space, AccessKind kind, size_t n)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "Invalid %s %s of size %zu byte%s", space,
+             kind == LOAD ? "read" : kind == STORE ? "write" : "atomic", n, n == 1 ? "" : "s");
+    return buf;
+}
+
+/* "0x7f02c8a00414", or for shared memory the offset in the block's, as a GPU numbers it. */
+std::string address_text(uintptr_t a)
+{
+    char buf[48];
+    bool shared = a - g_sh_lo < g_sh_span;
+    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)(shared ? a - (uintptr_t)g_arena : a));
+    return buf;
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void report_oob(bool shared, uintptr_t a, size_t n, AccessKind kind, const void *pc)
 {
     { /* (the strings are gone before abort_launch jumps away) */
         char who[256];
         describe_thread(who, sizeof who);
         bool freed = !shared && find_freed(a);
         std::string what = shared ? missed_shared(a, n) : missed_global(a, n);
-        report("%s%s in %s%s: a %zu-byte %s %s (CUDA reports: an illegal memory access was "
+        report("%s in %s%s: address %s %s: %s%s (CUDA reports: an illegal memory access was "
                "encountered)",
-               freed ? "use after free" : "out-of-bounds ", freed ? "" : (write ? "write" : "read"),
-               who, at_line(pc).c_str(), n, write ? "write" : "read", what.c_str());
+               invalid_access(shared ? "__shared__" : "__global__", kind, n).c_str(), who,
+               at_line(pc).c_str(), address_text(a).c_str(),
+               freed ? "is in freed memory" : "is out of bounds", what.c_str(),
+               freed ? " (a use after free)" : "");
     }
     abort_launch(cudaErrorIllegalAddress);
 }
