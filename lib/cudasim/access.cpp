@@ -201,34 +201,44 @@ inline void spin_check(uintptr_t a, size_t n, const void *pc)
 extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc)
 {
     uintptr_t a = (uintptr_t)p;
+    if (g_launch.checking && (a & (n - 1))) report_misaligned(a, n, ATOMIC, pc);
     if (g_launch.checking) on_access(a, n, ATOMIC, pc);
     if (g_launch.in_kernel) spin_check(a, n, pc);
 }
 
 /* ---- ThreadSanitizer's entry points: every access of a translated kernel ---- */
 
-#define CUDASIM_HOOK(name, n, kind)                                                        \
+/* __tsan_readN and __tsan_writeN are called for an access whose type has an
+ * alignment of at least N bytes (a float4's 16 bytes, a double's 8), the
+ * __tsan_unaligned_ ones for the others (a struct of four floats copied
+ * whole): on a GPU the former is one N-byte access, which faults at an
+ * address that is not a multiple of N. (Translated files are compiled with
+ * -fno-tree-sra, so a float4 loaded whole stays one 16-byte access.) */
+#define CUDASIM_HOOK(name, n, kind, aligned)                                               \
     extern "C" void name(void *p)                                                          \
     {                                                                                      \
-        if (__builtin_expect(g_launch.checking, 0))                                        \
+        if (__builtin_expect(g_launch.checking, 0)) {                                      \
+            if ((aligned) && ((uintptr_t)p & ((n) - 1)))                                   \
+                report_misaligned((uintptr_t)p, n, kind, __builtin_return_address(0));     \
             on_access((uintptr_t)p, n, kind, __builtin_return_address(0));                 \
+        }                                                                                  \
     }
-#define CUDASIM_HOOKS(prefix)                                                              \
-    CUDASIM_HOOK(prefix##read1, 1, LOAD)                                                   \
-    CUDASIM_HOOK(prefix##read2, 2, LOAD)                                                   \
-    CUDASIM_HOOK(prefix##read4, 4, LOAD)                                                   \
-    CUDASIM_HOOK(prefix##read8, 8, LOAD)                                                   \
-    CUDASIM_HOOK(prefix##read16, 16, LOAD)                                                 \
-    CUDASIM_HOOK(prefix##write1, 1, STORE)                                                 \
-    CUDASIM_HOOK(prefix##write2, 2, STORE)                                                 \
-    CUDASIM_HOOK(prefix##write4, 4, STORE)                                                 \
-    CUDASIM_HOOK(prefix##write8, 8, STORE)                                                 \
-    CUDASIM_HOOK(prefix##write16, 16, STORE)
-CUDASIM_HOOKS(__tsan_)
-CUDASIM_HOOKS(__tsan_unaligned_)
+#define CUDASIM_HOOKS(prefix, aligned)                                                     \
+    CUDASIM_HOOK(prefix##read1, 1, LOAD, aligned)                                          \
+    CUDASIM_HOOK(prefix##read2, 2, LOAD, aligned)                                          \
+    CUDASIM_HOOK(prefix##read4, 4, LOAD, aligned)                                          \
+    CUDASIM_HOOK(prefix##read8, 8, LOAD, aligned)                                          \
+    CUDASIM_HOOK(prefix##read16, 16, LOAD, aligned)                                        \
+    CUDASIM_HOOK(prefix##write1, 1, STORE, aligned)                                        \
+    CUDASIM_HOOK(prefix##write2, 2, STORE, aligned)                                        \
+    CUDASIM_HOOK(prefix##write4, 4, STORE, aligned)                                        \
+    CUDASIM_HOOK(prefix##write8, 8, STORE, aligned)                                        \
+    CUDASIM_HOOK(prefix##write16, 16, STORE, aligned)
+CUDASIM_HOOKS(__tsan_, true)
+CUDASIM_HOOKS(__tsan_unaligned_, false)
 #undef CUDASIM_HOOK
 /* Volatile reads are how a hand-written wait polls: watched for spinning. */
-#define CUDASIM_HOOK(name, n, kind)                                                        \
+#define CUDASIM_HOOK(name, n, kind, aligned)                                               \
     extern "C" void name(void *p)                                                          \
     {                                                                                      \
         if (__builtin_expect(g_launch.checking, 0))                                        \
@@ -236,7 +246,7 @@ CUDASIM_HOOKS(__tsan_unaligned_)
         if ((kind) == LOAD && g_launch.in_kernel)                                          \
             spin_check((uintptr_t)p, n, __builtin_return_address(0));                      \
     }
-CUDASIM_HOOKS(__tsan_volatile_)
+CUDASIM_HOOKS(__tsan_volatile_, false)
 #undef CUDASIM_HOOKS
 #undef CUDASIM_HOOK
 

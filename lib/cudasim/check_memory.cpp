@@ -1,9 +1,10 @@
 /*
  * check_memory.cpp: memcheck and initcheck, as compute-sanitizer names them.
  * A kernel's access outside every device buffer or __shared__ variable, or
- * into a freed buffer, stops the launch with a report in compute-sanitizer's
- * words ("Invalid __global__ read of size 4 bytes", "address ... is out of
- * bounds") that names the thread, the line, and the buffer or variable it
+ * into a freed buffer, or at an address that is not a multiple of its size,
+ * stops the launch with a report in compute-sanitizer's words ("Invalid
+ * __global__ read of size 16 bytes", "address ... is out of bounds", "is
+ * misaligned") that names the thread, the line, and the buffer or variable it
  * missed and by how much; a read of device memory that nothing has written is
  * reported once per line, and the kernel goes on. (access.cpp finds them,
  * with the shadow of memory.cpp.)
@@ -92,6 +93,39 @@ std::string address_text(uintptr_t a)
                freed ? " (a use after free)" : "");
     }
     abort_launch(cudaErrorIllegalAddress);
+}
+
+const char *space_name(uintptr_t a)
+{
+    if (a - g_sh_lo < g_sh_span) return "__shared__";
+    if (a - g_rg_lo < g_rg_span) return "__global__";
+    return "__local__"; /* a thread's own variables: a GPU's local memory */
+}
+
+/* An n-byte access at an address that is not a multiple of n (a float4 at a
+ * pointer cast from float * + 1, say): a GPU faults. */
+[[noreturn]] __attribute__((noinline, cold)) void report_misaligned(uintptr_t a, size_t n, AccessKind kind,
+                                                                    const void *pc)
+{
+    {
+        char who[256];
+        describe_thread(who, sizeof who);
+        std::string where = "a thread's own memory";
+        uintptr_t start;
+        if (a - g_sh_lo < g_sh_span) {
+            where = "in the block's shared memory";
+        } else if (const Alloc *al = find_alloc((const void *)a, &start)) {
+            char buf[48];
+            snprintf(buf, sizeof buf, "byte %zu of ", (size_t)(a - start));
+            where = buf + buffer_text(*al);
+        }
+        report("%s in %s%s: address %s is misaligned (%s): a %zu-byte access must be at a "
+               "multiple of %zu bytes; was a pointer cast to a wider type, such as (float4 *)(p + 1)? "
+               "(CUDA reports: misaligned address)",
+               invalid_access(space_name(a), kind, n).c_str(), who, at_line(pc).c_str(),
+               address_text(a).c_str(), where.c_str(), n, n);
+    }
+    abort_launch(cudaErrorMisalignedAddress);
 }
 
 /* Global memory: "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */

@@ -353,6 +353,7 @@ enum AccessKind : uint8_t { LOAD, STORE, ATOMIC };
 
 /* memcheck and initcheck (check_memory.cpp) */
 [[noreturn]] void report_oob(bool shared, uintptr_t a, size_t n, AccessKind kind, const void *pc);
+[[noreturn]] void report_misaligned(uintptr_t a, size_t n, AccessKind kind, const void *pc);
 void report_uninit(uintptr_t a, size_t n, const void *pc);
 /* "Invalid __global__ read of size 4 bytes", as compute-sanitizer says it. */
 std::string invalid_access(const char *space, AccessKind kind, size_t n);
@@ -360,6 +361,9 @@ std::string address_text(uintptr_t a); /* "0x..." (shared memory: its offset) */
 std::string missed_global(uintptr_t a, size_t n);
 /* "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */
 std::string global_name(uintptr_t a, size_t n);
+
+/* compute-sanitizer's name for the memory at a: "__global__", "__shared__", "__local__" */
+const char *space_name(uintptr_t a);
 
 /* racecheck (check_races.cpp; its step at every access is in check_races.h) */
 const unsigned long long kGlobalRaceLaunches = 4;
