@@ -112,7 +112,7 @@ BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 
 # ---- the CUDA simulator: the same .cu sources, run on the CPU (docs/simulator.md)
 SIM_DIR    := lib/cudasim
-CU2SIM_DEPS := $(SIM_DIR)/cu2sim.pl
+CU2SIM_DEPS := $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_variables.pl
 CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
 # Every load and store of a translated file calls the simulator's checks

@@ -126,14 +126,16 @@ race:
  * made by the code at pc, by thread g_launch.tid of block cudasim_block_idx.
  * Threads run one at a time, so the lanes of a warp arrive one after
  * another, each with its own accesses in its program's order. Accesses to
- * shared memory and to device memory go on to their checks; the others (a
- * thread's locals, its parameters, host memory) stop here, and the hooks
- * stay small for them (no stack frame). */
+ * shared memory, to device memory and to __device__ and __constant__
+ * variables go on to their checks; the others (a thread's locals, its
+ * parameters, host memory) stop here, and the hooks stay small for them (no
+ * stack frame). */
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, AccessKind kind,
                                                      const void *pc)
 {
     if (a - g_sh_lo < g_sh_span) return shared_access(a, n, kind, pc);
     if (a - g_rg_lo < g_rg_span) return global_access(a, n, kind, pc);
+    if (a - g_var_lo < g_var_span) return variable_access(a, n, kind, pc);
 }
 
 } // namespace

@@ -95,13 +95,6 @@ std::string address_text(uintptr_t a)
     abort_launch(cudaErrorIllegalAddress);
 }
 
-const char *space_name(uintptr_t a)
-{
-    if (a - g_sh_lo < g_sh_span) return "__shared__";
-    if (a - g_rg_lo < g_rg_span) return "__global__";
-    return "__local__"; /* a thread's own variables: a GPU's local memory */
-}
-
 /* An n-byte access at an address that is not a multiple of n (a float4 at a
  * pointer cast from float * + 1, say): a GPU faults. */
 [[noreturn]] __attribute__((noinline, cold)) void report_misaligned(uintptr_t a, size_t n, AccessKind kind,
@@ -118,6 +111,8 @@ const char *space_name(uintptr_t a)
             char buf[48];
             snprintf(buf, sizeof buf, "byte %zu of ", (size_t)(a - start));
             where = buf + buffer_text(*al);
+        } else if (!variable_text(a).empty()) {
+            where = variable_text(a);
         }
         report("%s in %s%s: address %s is misaligned (%s): a %zu-byte access must be at a "
                "multiple of %zu bytes; was a pointer cast to a wider type, such as (float4 *)(p + 1)? "

@@ -27,6 +27,8 @@ use warnings;
 use File::Basename qw(dirname);
 use File::Spec;
 use Cwd qw(realpath);
+use FindBin;
+require "$FindBin::RealBin/cu2sim_variables.pl";
 
 my $path = shift @ARGV or die "usage: cu2sim.pl FILE.cu\n";
 my $errors = 0;
@@ -410,10 +412,8 @@ sub translate
         push @edits, [$s, $semi + 1, $out . ("\n" x $newlines)];
     }
 
-    # ---- `static __constant__`: __constant__ alone already means static here
-    while ($m =~ /\bstatic\s+(__constant__)\b/g) {
-        push @edits, [$-[1], $+[1], ''];
-    }
+    # ---- __device__ and __constant__ variables: between red zones, checked
+    push @edits, Cu2simVariables::edits($m, $text);
 
     # ---- local headers with CUDA in them -----------------------------------
     my $dir = dirname($file);

@@ -362,8 +362,13 @@ std::string missed_global(uintptr_t a, size_t n);
 /* "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */
 std::string global_name(uintptr_t a, size_t n);
 
-/* compute-sanitizer's name for the memory at a: "__global__", "__shared__", "__local__" */
-const char *space_name(uintptr_t a);
+/* memcheck of the translated files' __device__ and __constant__ variables,
+ * which lie, with the red zones around them, in [g_var_lo, g_var_lo +
+ * g_var_span) among other memory (check_variables.cpp) */
+extern uintptr_t g_var_lo, g_var_span;
+void variable_access(uintptr_t a, size_t n, AccessKind kind, const void *pc);
+const char *space_name(uintptr_t a); /* "__global__", "__shared__", "__constant__", "__local__" */
+std::string variable_text(uintptr_t a); /* "byte 4 of __device__ v (32 bytes, declared at ...)", or "" */
 
 /* racecheck (check_races.cpp; its step at every access is in check_races.h) */
 const unsigned long long kGlobalRaceLaunches = 4;

@@ -81,6 +81,11 @@ int cudasim_register_kernel(const char *name, int uses_barriers, int instrumente
 /* An atomic operation on n bytes at p, called from the code at pc: checked
  * like any access, but never a race. */
 void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc);
+/* A __device__ (constant 0) or __constant__ (1) variable of a translated
+ * file, size bytes at p between red zones (cu2sim_variables.pl): kernels'
+ * accesses to it are checked. */
+int cudasim_register_variable(const void *p, size_t size, const char *name, int constant,
+                              const char *file, int line);
 unsigned long long cudasim_clock64(void);
 /* printf in device code (the translator renames it): inside a kernel the
  * text is kept and printed, as a GPU's printf buffer is, lane by lane at the
