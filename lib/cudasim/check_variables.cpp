@@ -68,10 +68,15 @@ std::string describe(const Variable &v)
         char who[256], buf[160];
         describe_thread(who, sizeof who);
         std::string what, space = v->constant ? "__constant__" : "__global__";
+        const char *gpu = v->constant ? "on a GPU the access reaches whatever the constant bank "
+                                        "holds there, without an error"
+                                      : "on a GPU the access reaches whatever variable lies there, "
+                                        "without an error";
         bool inside = a >= v->lo && a < v->lo + v->size;
         if (inside && a + n <= v->lo + v->size) {
             what = "in " + describe(*v) + ", which kernels may only read (nvcc warns: cannot "
                    "store to pointer that points to constant memory space)";
+            gpu = "on a GPU what the store does is undefined";
         } else {
             if (inside)
                 snprintf(buf, sizeof buf, "out of bounds: its last %zu bytes are past the end of ",
@@ -86,12 +91,10 @@ std::string describe(const Variable &v)
                    (a < v->lo ? " (a negative index?)"
                               : " (an index beyond its last element: check the bounds test)");
         }
-        report("%s in %s%s: address %s is %s (on a GPU the access %s there, without an error; "
-               "the simulator stops the kernel, with CUDA's error for an illegal memory access)",
+        report("%s in %s%s: address %s is %s (%s; the simulator stops the kernel, with CUDA's "
+               "error for an illegal memory access)",
                invalid_access(space.c_str(), kind, n).c_str(), who, at_line(pc).c_str(),
-               address_text(a).c_str(), what.c_str(),
-               v->constant ? "reaches whatever the constant bank holds"
-                           : "reaches whatever variable lies");
+               address_text(a).c_str(), what.c_str(), gpu);
     }
     abort_launch(cudaErrorIllegalAddress);
 }
