@@ -124,11 +124,12 @@ CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_
 # An atomic names its line by its return address, so no call of a kernel is
 # a tail call (one would return to the simulator's code instead). A vector
 # (a float4) loaded or stored whole stays one access, as on a GPU, where a
-# misaligned one faults: no scalar replacement of aggregates.
+# misaligned one faults: no scalar replacement of aggregates. (UBSan's
+# alignment check is left out too: the simulator's names the buffer.)
 comma := ,
 SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
-             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds -fno-optimize-sibling-calls \
-             -fno-tree-sra
+             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds,alignment \
+             -fno-optimize-sibling-calls -fno-tree-sra
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
 CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
