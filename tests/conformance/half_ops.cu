@@ -49,70 +49,45 @@ struct Job {
     int c, p, form, arg, lane; // case, its partner (the other lane), form, its argument, lane
 };
 
+// Each type's functions whose names name the type (__float2half_rz,
+// __float2bfloat16_rz, ...): T the type, T2 its pair, N and P their names.
 template <typename T>
 struct Ty;
-template <>
-struct Ty<__half> {
-    typedef __half2 T2;
-    static __device__ __half of(unsigned long long u) { return __ushort_as_half((unsigned short)u); }
-    static __device__ unsigned long long bits(__half h) { return __half_as_ushort(h); }
-    static __device__ __half2 pair(__half a, __half b) { return __halves2half2(a, b); }
-    static __device__ __half low(__half2 p) { return __low2half(p); }
-    static __device__ __half high(__half2 p) { return __high2half(p); }
-    static __device__ float to_float(__half h) { return __half2float(h); }
-    static __device__ float2 to_float2(__half2 p) { return __half22float2(p); }
-    static __device__ __half from_float(float f, int mode)
-    {
-        return mode == 0 ? __float2half_rn(f) : mode == 1 ? __float2half_rz(f)
-             : mode == 2 ? __float2half_rd(f) : __float2half_ru(f);
-    }
-    static __device__ __half from_float_plain(float f) { return __float2half(f); }
-    static __device__ __half2 float2pair(float f) { return __float2half2_rn(f); }
-    static __device__ __half2 floats2pair(float a, float b) { return __floats2half2_rn(a, b); }
-    static __device__ __half2 float22pair(float2 f) { return __float22half2_rn(f); }
-    static __device__ __half from_double(double d) { return __double2half(d); }
-    static __device__ __half from_int(int i, int mode)
-    {
-        return mode == 0 ? __int2half_rn(i) : mode == 1 ? __int2half_rz(i)
-             : mode == 2 ? __int2half_rd(i) : __int2half_ru(i);
-    }
-    static __device__ int to_int(__half h, int mode)
-    {
-        return mode == 0 ? __half2int_rn(h) : mode == 1 ? __half2int_rz(h)
-             : mode == 2 ? __half2int_rd(h) : __half2int_ru(h);
-    }
-};
-template <>
-struct Ty<__nv_bfloat16> {
-    typedef __nv_bfloat162 T2;
-    static __device__ __nv_bfloat16 of(unsigned long long u) { return __ushort_as_bfloat16((unsigned short)u); }
-    static __device__ unsigned long long bits(__nv_bfloat16 h) { return __bfloat16_as_ushort(h); }
-    static __device__ __nv_bfloat162 pair(__nv_bfloat16 a, __nv_bfloat16 b) { return __halves2bfloat162(a, b); }
-    static __device__ __nv_bfloat16 low(__nv_bfloat162 p) { return __low2bfloat16(p); }
-    static __device__ __nv_bfloat16 high(__nv_bfloat162 p) { return __high2bfloat16(p); }
-    static __device__ float to_float(__nv_bfloat16 h) { return __bfloat162float(h); }
-    static __device__ float2 to_float2(__nv_bfloat162 p) { return __bfloat1622float2(p); }
-    static __device__ __nv_bfloat16 from_float(float f, int mode)
-    {
-        return mode == 0 ? __float2bfloat16_rn(f) : mode == 1 ? __float2bfloat16_rz(f)
-             : mode == 2 ? __float2bfloat16_rd(f) : __float2bfloat16_ru(f);
-    }
-    static __device__ __nv_bfloat16 from_float_plain(float f) { return __float2bfloat16(f); }
-    static __device__ __nv_bfloat162 float2pair(float f) { return __float2bfloat162_rn(f); }
-    static __device__ __nv_bfloat162 floats2pair(float a, float b) { return __floats2bfloat162_rn(a, b); }
-    static __device__ __nv_bfloat162 float22pair(float2 f) { return __float22bfloat162_rn(f); }
-    static __device__ __nv_bfloat16 from_double(double d) { return __double2bfloat16(d); }
-    static __device__ __nv_bfloat16 from_int(int i, int mode)
-    {
-        return mode == 0 ? __int2bfloat16_rn(i) : mode == 1 ? __int2bfloat16_rz(i)
-             : mode == 2 ? __int2bfloat16_rd(i) : __int2bfloat16_ru(i);
-    }
-    static __device__ int to_int(__nv_bfloat16 h, int mode)
-    {
-        return mode == 0 ? __bfloat162int_rn(h) : mode == 1 ? __bfloat162int_rz(h)
-             : mode == 2 ? __bfloat162int_rd(h) : __bfloat162int_ru(h);
-    }
-};
+#define TYPE_FUNCTIONS(T_, T2_, N, P)                                                           \
+    template <>                                                                                 \
+    struct Ty<T_> {                                                                             \
+        typedef T2_ T2;                                                                         \
+        static __device__ T_ of(unsigned long long u) { return __ushort_as_##N((unsigned short)u); } \
+        static __device__ unsigned long long bits(T_ h) { return __##N##_as_ushort(h); }       \
+        static __device__ T2_ pair(T_ a, T_ b) { return __halves2##P(a, b); }                  \
+        static __device__ T_ low(T2_ p) { return __low2##N(p); }                               \
+        static __device__ T_ high(T2_ p) { return __high2##N(p); }                             \
+        static __device__ float to_float(T_ h) { return __##N##2float(h); }                    \
+        static __device__ float2 to_float2(T2_ p) { return __##P##2float2(p); }                \
+        static __device__ T_ from_float(float f, int mode)                                     \
+        {                                                                                       \
+            return mode == 0 ? __float2##N##_rn(f) : mode == 1 ? __float2##N##_rz(f)           \
+                 : mode == 2 ? __float2##N##_rd(f) : __float2##N##_ru(f);                       \
+        }                                                                                       \
+        static __device__ T_ from_float_plain(float f) { return __float2##N(f); }              \
+        static __device__ T2_ float2pair(float f) { return __float2##P##_rn(f); }              \
+        static __device__ T2_ floats2pair(float a, float b) { return __floats2##P##_rn(a, b); } \
+        static __device__ T2_ float22pair(float2 f) { return __float22##P##_rn(f); }           \
+        static __device__ T_ from_double(double d) { return __double2##N(d); }                 \
+        static __device__ T_ from_int(int i, int mode)                                         \
+        {                                                                                       \
+            return mode == 0 ? __int2##N##_rn(i) : mode == 1 ? __int2##N##_rz(i)               \
+                 : mode == 2 ? __int2##N##_rd(i) : __int2##N##_ru(i);                           \
+        }                                                                                       \
+        static __device__ int to_int(T_ h, int mode)                                           \
+        {                                                                                       \
+            return mode == 0 ? __##N##2int_rn(h) : mode == 1 ? __##N##2int_rz(h)               \
+                 : mode == 2 ? __##N##2int_rd(h) : __##N##2int_ru(h);                           \
+        }                                                                                       \
+    };
+TYPE_FUNCTIONS(__half, __half2, half, half2)
+TYPE_FUNCTIONS(__nv_bfloat16, __nv_bfloat162, bfloat16, bfloat162)
+#undef TYPE_FUNCTIONS
 
 template <typename T>
 __device__ bool compare(T a, T b, int k)

@@ -43,6 +43,32 @@ static inline int top_bit(u128 m) /* the index of m's highest set bit; m != 0 */
     return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(lo);
 }
 
+/* m >> shift (shift >= 1), with the first bit shifted out (*round_bit) and
+ * whether any below it is set (*sticky). */
+static inline u128 shift_out(u128 m, int shift, bool *round_bit, bool *sticky)
+{
+    if (shift > 128) {
+        *round_bit = false;
+        *sticky = m != 0;
+        return 0;
+    }
+    *round_bit = (m >> (shift - 1)) & 1;
+    *sticky = shift >= 2 && (m & (((u128)1 << (shift - 1)) - 1)) != 0;
+    return shift >= 128 ? 0 : m >> shift;
+}
+
+/* Whether a magnitude cut off as shift_out says goes up to the next one (odd:
+ * its last kept bit is 1). */
+static inline bool rounds_up(Mode mode, bool neg, bool odd, bool round_bit, bool sticky)
+{
+    switch (mode) {
+    case RN: return round_bit && (sticky || odd);
+    case RU: return !neg && (round_bit || sticky);
+    case RD: return neg && (round_bit || sticky);
+    default: return false;
+    }
+}
+
 /* The bits of (neg ? -1 : 1) * m * 2^e rounded to the format in mode. */
 template <int MAN>
 static inline unsigned short round_exact(bool neg, u128 m, int e, Mode mode)
@@ -53,28 +79,13 @@ static inline unsigned short round_exact(bool neg, u128 m, int e, Mode mode)
     int top = top_bit(m), E = top + e;        /* the value is in [2^E, 2^(E+1)) */
     int q = (E > F::kEmin ? E : F::kEmin) - MAN; /* the exponent of the result's last bit */
     int shift = q - e;                        /* bits of m below that */
-    u128 kept;
     bool round_bit = false, sticky = false;
-    if (shift <= 0) {
-        kept = m << -shift; /* exact (fewer than MAN + 2 bits) */
-    } else if (shift > top + 1) {
-        kept = 0;
-        sticky = true; /* below half the last bit */
-    } else {
-        kept = shift >= 128 ? 0 : m >> shift;
-        round_bit = (m >> (shift - 1)) & 1;
-        sticky = shift >= 2 && (m & (((u128)1 << (shift - 1)) - 1)) != 0;
-    }
-    bool inexact = round_bit || sticky, up;
-    switch (mode) {
-    case RN: up = round_bit && (sticky || (kept & 1)); break;
-    case RU: up = !neg && inexact; break;
-    case RD: up = neg && inexact; break;
-    default: up = false; break;
-    }
+    u128 kept = shift <= 0 ? m << -shift /* exact: fewer than MAN + 2 bits */
+                           : shift_out(m, shift, &round_bit, &sticky);
+    kept += rounds_up(mode, neg, kept & 1, round_bit, sticky);
     /* kept holds the hidden bit of a normal result, which carries into the
      * exponent field; a subnormal result has exponent field 0. */
-    long long bits = ((long long)(q + MAN + F::kBias - 1) << MAN) + (long long)(kept + up);
+    long long bits = ((long long)(q + MAN + F::kBias - 1) << MAN) + (long long)kept;
     if (bits >= (long long)F::kInf) {
         bool to_inf = mode == RN || (mode == RU && !neg) || (mode == RD && neg);
         bits = to_inf ? F::kInf : F::kInf - 1;
@@ -206,18 +217,9 @@ static inline i128 to_int(unsigned short h, Mode mode, i128 lo, i128 hi, i128 na
     if (e >= 0) {
         mag = e > 100 ? (i128)1 << 100 : (i128)m << e; /* (beyond any integer type) */
     } else {
-        int s = -e;
-        unsigned long long q = s >= 64 ? 0 : m >> s;
-        bool round_bit = s <= 64 && ((m >> (s - 1)) & 1), sticky = s >= 2 && s <= 64 ?
-            (m & ((1ull << (s - 1)) - 1)) != 0 : s > 64 && m != 0;
-        bool inexact = round_bit || sticky, up;
-        switch (mode) {
-        case RN: up = round_bit && (sticky || (q & 1)); break;
-        case RU: up = !neg && inexact; break;
-        case RD: up = neg && inexact; break;
-        default: up = false; break;
-        }
-        mag = (i128)(q + up);
+        bool round_bit, sticky;
+        u128 q = shift_out(m, -e, &round_bit, &sticky);
+        mag = (i128)(q + rounds_up(mode, neg, q & 1, round_bit, sticky));
     }
     i128 v = neg ? -mag : mag;
     return v < lo ? lo : v > hi ? hi : v;
