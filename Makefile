@@ -125,6 +125,7 @@ BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 
 # ---- the CUDA simulator: the same .cu sources, run on the CPU (docs/simulator.md)
 SIM_DIR    := lib/cudasim
+CU2SIM_DEPS := $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_variables.pl
 CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP \
                 -DCUDASIM_GPU_DIR='"$(CURDIR)/$(SIM_DIR)/gpus"'
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
@@ -136,12 +137,13 @@ CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_
 # simulator's own says more: the thread, the variable).
 # An atomic names its line by its return address, so no call of a kernel is
 # a tail call (one would return to the simulator's code instead). A vector
-# type stays whole (no scalar replacement of aggregates): a float4 load is one
-# 16-byte access, as nvcc makes it, so the profiler counts it as one request.
+# (a float4) loaded or stored whole stays one access, as on a GPU, where a
+# misaligned one faults: no scalar replacement of aggregates. (UBSan's
+# alignment check is left out too: the simulator's names the buffer.)
 comma := ,
 SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
-             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds -fno-optimize-sibling-calls \
-             -fno-tree-sra
+             --param tsan-distinguish-volatile=1 -fno-sanitize=bounds,alignment \
+             -fno-optimize-sibling-calls -fno-tree-sra
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
 CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -fPIC -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
@@ -609,7 +611,7 @@ sim-run: $(SIM_A)
 	@$(call nvcc_res,$(CU_ABS)) cd "$(CU_FROM)" && $(SIM_ENV) \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 $(abspath $(CU_BIN)) $(ARGS)
 
-$(SIMRUN_DIR)/%.cpp: /%.cu $(SIM_DIR)/cu2sim.pl
+$(SIMRUN_DIR)/%.cpp: /%.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CU2SIM /$*.cu"
 	$(Q)perl $(SIM_DIR)/cu2sim.pl /$*.cu > $@.tmp && mv $@.tmp $@
@@ -974,7 +976,7 @@ $(SIM_A): $(SIM_OBJ)
 	@echo "  AR    $@"
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/sim/%.cpp: %.cu $(SIM_DIR)/cu2sim.pl
+$(BUILD)/sim/%.cpp: %.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
 	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
@@ -988,7 +990,7 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 # kept as the others are (.PRECIOUS names a rule's own target pattern): else make deletes
 # them after the link and says so ("rm build/...") in a run that went well.
 .PRECIOUS: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o
-$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(SIM_DIR)/cu2sim.pl
+$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
 	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@

@@ -6,9 +6,12 @@
  * the simulator checks it:
  *  - memcheck: a global access must fall in a live device buffer (the
  *    region's shadow says which bytes are), a shared one in a __shared__
- *    variable (not in the red zones between them); otherwise the launch stops
- *    with the kernel, block, thread, source line and the buffer it missed
- *    (or the cudaFree that freed it) (check_memory.cpp);
+ *    variable (not in the red zones between them), one of a __device__ or
+ *    __constant__ variable in that variable (not in its red zones; a
+ *    __constant__ one is only read), and a vector's (a float4's) at a
+ *    multiple of its size; otherwise the launch stops with the kernel, block,
+ *    thread, source line and the buffer or variable it missed (or the
+ *    cudaFree that freed it) (check_memory.cpp);
  *  - initcheck: a read of global memory that nothing has written is
  *    reported (once per source line) (check_memory.cpp);
  *  - racecheck: for each 4-byte word of shared memory, and of global memory
@@ -69,14 +72,14 @@ __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, AccessKind k
 __attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, AccessKind kind,
                                                  const void *pc)
 {
-    bool write = kind != LOAD; /* (an atomic is reported as a write) */
+    bool write = kind != LOAD; /* (an atomic is a write for races) */
     uintptr_t base = (uintptr_t)g_arena;
-    if (a < base || a - base + n > g_arena_used) report_oob(true, a, n, write, pc);
+    if (a < base || a - base + n > g_arena_used) report_oob(true, a, n, kind, pc);
     size_t off = a - base, g0 = off >> 2, g1 = (off + n - 1) >> 2;
     uint16_t v = g_arena_var[g0];
-    if (!v) report_oob(true, a, n, write, pc);
+    if (!v) report_oob(true, a, n, kind, pc);
     for (size_t g = g0 + 1; g <= g1; g++)
-        if (g_arena_var[g] != v) report_oob(true, a, n, write, pc);
+        if (g_arena_var[g] != v) report_oob(true, a, n, kind, pc);
     if (kind == ATOMIC) return; /* atomics never race */
     if (!(a & 3) && !(n & 3)) /* whole words: a cell per word */
         for (size_t g = g0; g <= g1; g++) race_cell(g_cells[g], write, pc, true, base + g * 4, n);
@@ -124,7 +127,7 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t n, AccessKind k
             uint8_t v = *shadow_of(g);
             uintptr_t hi = end < g + 4 ? end : g + 4;
             if (!(v & SH_ADDR) || hi - g > (uintptr_t)(v & 7))
-                report_oob(false, a, n, kind != LOAD, pc);
+                report_oob(false, a, n, kind, pc);
             if (!(v & SH_INIT)) uninit = true;
         }
         if (uninit && !write) report_uninit(a, n, pc);
@@ -135,13 +138,24 @@ race:
     global_race(a, n, kind, pc, strong);
 }
 
-/* A __device__ variable: no shadow (it is the program's own memory), races only. */
-__attribute__((noinline)) void device_var_access(uintptr_t a, size_t n, AccessKind kind,
-                                                 const void *pc, bool strong)
+/* A __device__, __constant__ or __managed__ variable of a translated file
+ * (variables.cpp): no shadow (it is the program's own memory). memcheck: the
+ * access must lie inside the variable, not in its red zones, and not write a
+ * __constant__ one; then the race checks, within a block and between blocks,
+ * as for global memory (a __constant__ variable, which kernels only read,
+ * cannot race). Other memory of the program between the variables stops
+ * here. */
+__attribute__((noinline)) void variable_access(uintptr_t a, size_t n, AccessKind kind,
+                                               const void *pc, bool strong)
 {
-    if (__builtin_expect(g_replay_n, 0)) replay_restore();
-    const DeviceVar *v = find_device_var(a);
-    if (v && a + n - v->lo <= v->size) global_race(a, n, kind, pc, strong);
+    if (__builtin_expect(g_replay_n, 0)) replay_restore(); /* before any global access */
+    const Variable *v = find_variable(a);
+    if (!v) return;
+    if (__builtin_expect(a - v->lo >= v->size || a + n - v->lo > v->size ||
+                             (v->kind == VAR_CONSTANT && kind != LOAD),
+                         0))
+        report_variable(*v, a, n, kind, pc);
+    if (v->kind != VAR_CONSTANT) global_race(a, n, kind, pc, strong);
 }
 
 /* A profiled launch's access: checked (unless CUDASIM_CHECK=0), then counted. */
@@ -151,7 +165,7 @@ __attribute__((noinline)) void checked_and_profiled(uintptr_t a, size_t n, Acces
     if (g_check_level > 0) {
         if (a - g_sh_lo < g_sh_span) shared_access(a, n, kind, pc);
         else if (a - g_rg_lo < g_rg_span) global_access(a, n, kind, pc, strong);
-        else if (a - g_dv_lo < g_dv_span) device_var_access(a, n, kind, pc, strong);
+        else if (a - g_var_lo < g_var_span) variable_access(a, n, kind, pc, strong);
     }
     profile_access(a, n, kind, pc);
 }
@@ -162,9 +176,10 @@ __attribute__((noinline)) void checked_and_profiled(uintptr_t a, size_t n, Acces
  * g_launch.tid of block cudasim_block_idx. Threads run one at a time, so the
  * lanes of a warp arrive one after another, each with its own accesses in its
  * program's order. Accesses to shared memory, to device memory and to
- * __device__ variables go on to their checks (and to the profiler when it
- * runs); the others (a thread's locals, its parameters, host memory) stop
- * here, and the hooks stay small for them (no stack frame). */
+ * __device__, __constant__ and __managed__ variables go on to their checks
+ * (and to the profiler when it runs); the others (a thread's locals, its
+ * parameters, host memory) stop here, and the hooks stay small for them (no
+ * stack frame). */
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, AccessKind kind,
                                                      const void *pc, bool strong = false)
 {
@@ -172,7 +187,7 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, Acce
         return checked_and_profiled(a, n, kind, pc, strong);
     if (a - g_sh_lo < g_sh_span) return shared_access(a, n, kind, pc);
     if (a - g_rg_lo < g_rg_span) return global_access(a, n, kind, pc, strong);
-    if (a - g_dv_lo < g_dv_span) return device_var_access(a, n, kind, pc, strong);
+    if (a - g_var_lo < g_var_span) return variable_access(a, n, kind, pc, strong);
 }
 
 } // namespace
@@ -240,44 +255,48 @@ inline void spin_check(uintptr_t a, size_t n, const void *pc)
 extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc)
 {
     uintptr_t a = (uintptr_t)p;
+    if (g_launch.checking && (a & (n - 1))) report_misaligned(a, n, ATOMIC, pc);
     if (g_launch.checking) on_access(a, n, ATOMIC, pc);
     if (g_launch.in_kernel) spin_check(a, n, pc);
 }
 
 /* ---- ThreadSanitizer's entry points: every access of a translated kernel ---- */
 
-#define CUDASIM_HOOK(name, n, kind)                                                        \
+/* __tsan_readN and __tsan_writeN are called for an access whose type has an
+ * alignment of at least N bytes (a float4's 16 bytes, a double's 8), the
+ * __tsan_unaligned_ ones for the others (a struct of four floats copied
+ * whole): on a GPU the former is one N-byte access, which faults at an
+ * address that is not a multiple of N (aligned). (Translated files are
+ * compiled with -fno-tree-sra, so a float4 loaded whole stays one 16-byte
+ * access.) __tsan_volatile_ ones are volatile accesses, whose type is not
+ * known here (their alignment is not checked): strong ones, which never race
+ * with one another and order blocks as atomics do; and volatile reads are how
+ * a hand-written wait polls, so they are watched for spinning. */
+#define CUDASIM_HOOK(name, n, kind, aligned, strong)                                       \
     extern "C" void name(void *p)                                                          \
     {                                                                                      \
-        if (__builtin_expect(g_launch.checking, 0))                                        \
-            on_access((uintptr_t)p, n, kind, __builtin_return_address(0));                 \
-    }
-#define CUDASIM_HOOKS(prefix)                                                              \
-    CUDASIM_HOOK(prefix##read1, 1, LOAD)                                                   \
-    CUDASIM_HOOK(prefix##read2, 2, LOAD)                                                   \
-    CUDASIM_HOOK(prefix##read4, 4, LOAD)                                                   \
-    CUDASIM_HOOK(prefix##read8, 8, LOAD)                                                   \
-    CUDASIM_HOOK(prefix##read16, 16, LOAD)                                                 \
-    CUDASIM_HOOK(prefix##write1, 1, STORE)                                                 \
-    CUDASIM_HOOK(prefix##write2, 2, STORE)                                                 \
-    CUDASIM_HOOK(prefix##write4, 4, STORE)                                                 \
-    CUDASIM_HOOK(prefix##write8, 8, STORE)                                                 \
-    CUDASIM_HOOK(prefix##write16, 16, STORE)
-CUDASIM_HOOKS(__tsan_)
-CUDASIM_HOOKS(__tsan_unaligned_)
-#undef CUDASIM_HOOK
-/* Volatile reads are how a hand-written wait polls: watched for spinning.
- * Volatile accesses of global memory are strong (they never race with one
- * another, and order blocks as atomics do). */
-#define CUDASIM_HOOK(name, n, kind)                                                        \
-    extern "C" void name(void *p)                                                          \
-    {                                                                                      \
-        if (__builtin_expect(g_launch.checking, 0))                                        \
-            on_access((uintptr_t)p, n, kind, __builtin_return_address(0), true);           \
-        if ((kind) == LOAD && g_launch.in_kernel)                                          \
+        if (__builtin_expect(g_launch.checking, 0)) {                                      \
+            if ((aligned) && ((uintptr_t)p & ((n) - 1)))                                   \
+                report_misaligned((uintptr_t)p, n, kind, __builtin_return_address(0));     \
+            on_access((uintptr_t)p, n, kind, __builtin_return_address(0), strong);         \
+        }                                                                                  \
+        if ((strong) && (kind) == LOAD && g_launch.in_kernel)                              \
             spin_check((uintptr_t)p, n, __builtin_return_address(0));                      \
     }
-CUDASIM_HOOKS(__tsan_volatile_)
+#define CUDASIM_HOOKS(prefix, aligned, strong)                                             \
+    CUDASIM_HOOK(prefix##read1, 1, LOAD, aligned, strong)                                  \
+    CUDASIM_HOOK(prefix##read2, 2, LOAD, aligned, strong)                                  \
+    CUDASIM_HOOK(prefix##read4, 4, LOAD, aligned, strong)                                  \
+    CUDASIM_HOOK(prefix##read8, 8, LOAD, aligned, strong)                                  \
+    CUDASIM_HOOK(prefix##read16, 16, LOAD, aligned, strong)                                \
+    CUDASIM_HOOK(prefix##write1, 1, STORE, aligned, strong)                                \
+    CUDASIM_HOOK(prefix##write2, 2, STORE, aligned, strong)                                \
+    CUDASIM_HOOK(prefix##write4, 4, STORE, aligned, strong)                                \
+    CUDASIM_HOOK(prefix##write8, 8, STORE, aligned, strong)                                \
+    CUDASIM_HOOK(prefix##write16, 16, STORE, aligned, strong)
+CUDASIM_HOOKS(__tsan_, true, false)
+CUDASIM_HOOKS(__tsan_unaligned_, false, false)
+CUDASIM_HOOKS(__tsan_volatile_, false, true)
 #undef CUDASIM_HOOKS
 #undef CUDASIM_HOOK
 

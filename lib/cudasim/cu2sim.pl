@@ -10,6 +10,8 @@
 #   __shared__ T a[N], b;                           a and b become references into the block's
 #                                                   shared memory (cudasim::shared_var)
 #   extern __shared__ T name[];                     T *name = (T *)cudasim_dynamic_shared(...)
+#   __device__ T v[N]; (and __constant__,           v is placed between red zones and registered
+#   __managed__, at namespace scope)                (cu2sim_variables.pl)
 #
 # Launches may be written with any spacing, over several lines, with template
 # arguments (`k<float, 256><<<g, b>>>`) or without (a template kernel whose
@@ -29,12 +31,13 @@ use warnings;
 use File::Basename qw(dirname);
 use File::Spec;
 use Cwd qw(realpath);
+use FindBin;
+require "$FindBin::RealBin/cu2sim_variables.pl";
 
 my $path = shift @ARGV or die "usage: cu2sim.pl FILE.cu\n";
 my $include_dir = dirname(realpath($0)) . "/include"; # the simulator's headers
 my $errors = 0;
 my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %inlined);
-my $device_vars = 0;
 
 sub fail
 {
@@ -449,74 +452,9 @@ sub translate
         push @edits, [$s, $semi + 1, $out . ("\n" x $newlines)];
     }
 
-    # ---- __device__ variables at namespace scope: registered, so that the
-    # simulator knows their addresses (races on them are checked) -----------
-    {
-        my (@kinds, %file_scope);
-        my $last = 0;
-        my $depth = 0; # braces other than namespace and extern "C" ones
-        while ($m =~ /([{};])|\b(?:__device__|__managed__)\b/g) {
-            my $at = $-[0];
-            if (!defined $1) {
-                $file_scope{$at} = 1 if $depth == 0;
-                next;
-            }
-            if ($1 eq '{') {
-                my $before = substr($m, $last, $at - $last);
-                my $scope = $before =~ /\bnamespace\b[\w\s:]*$/ || $before =~ /\bextern\s*"\s*"\s*$/;
-                push @kinds, $scope;
-                $depth++ unless $scope;
-            } elsif ($1 eq '}') {
-                my $scope = pop @kinds;
-                $depth-- if defined $scope && !$scope;
-            }
-            $last = $at + 1;
-        }
-        my %done;
-        for my $at (sort { $a <=> $b } keys %file_scope) {
-            my $s = $at;
-            $s-- while $s > 0 && substr($m, $s - 1, 1) !~ /[;{}]/;
-            next if $done{$s}++;
-            # the statement, from its start to its semicolon at depth 0
-            my ($e, $d, $first) = ($at, 0, '');
-            for (; $e < length $m; $e++) {
-                my $c = substr($m, $e, 1);
-                $first ||= $c if $d == 0 && $c =~ /[;{(=]/;
-                $d++ if $c =~ /[(\[{]/;
-                $d-- if $c =~ /[)\]}]/;
-                last if $c eq ';' && $d == 0;
-            }
-            next unless $first eq '=' || $first eq ';';
-            my $stmt = substr($m, $s, $e - $s);
-            $stmt =~ s/^\s*#[^\n]*\n//mg; # preprocessor lines before it
-            next if $stmt =~ /\b(?:extern|template|typedef|using|__constant__|__shared__|__global__)\b/;
-            (my $decl = $stmt) =~ s/\b(?:__device__|__managed__|static|volatile|const|constexpr|inline)\b/ /g;
-            my @parts;
-            my ($cur, $dd) = ('', 0);
-            for my $c (split //, $decl) {
-                $dd++ if $c =~ /[(\[{<]/;
-                $dd-- if $c =~ /[)\]}>]/;
-                if ($c eq ',' && $dd == 0) { push @parts, $cur; $cur = ''; } else { $cur .= $c; }
-            }
-            push @parts, $cur;
-            my $reg = '';
-            for my $part (@parts) {
-                $part =~ s/=.*//s;
-                1 while $part =~ s/\[[^\[\]]*\]\s*$//;
-                next unless $part =~ /(\w+)\s*$/;
-                my $name = $1;
-                $reg .= " static const int cudasim_dv_" . $device_vars++ . " __attribute__((unused)) = "
-                      . "cudasim_register_device_var((const void *)__builtin_addressof($name), sizeof($name), "
-                      . "\"$name\", __FILE__, " . $line_of->($at) . ");";
-            }
-            push @edits, [$e + 1, $e + 1, $reg] if $reg ne '';
-        }
-    }
-
-    # ---- `static __constant__`: __constant__ alone already means static here
-    while ($m =~ /\bstatic\s+(__constant__)\b/g) {
-        push @edits, [$-[1], $+[1], ''];
-    }
+    # ---- __device__, __constant__ and __managed__ variables: registered,
+    # between red zones where the declaration can be rewritten -------------
+    push @edits, Cu2simVariables::edits($m, $text);
 
     # ---- local headers with CUDA in them -----------------------------------
     my $dir = dirname($file);

@@ -264,20 +264,21 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
                    who, line.c_str());
         } else if (in_region(a) && (al || find_freed(a))) {
             what = missed_global(a, 1);
-            report("%s%s in %s%s: a %s %s (CUDA reports: an illegal memory access was encountered)",
-                   find_freed(a) ? "use after free" : "out-of-bounds ", find_freed(a) ? "" : kind, who,
-                   line.c_str(), kind, what.c_str());
+            report("Invalid __global__ %s in %s%s: address %p %s: %s (CUDA reports: an illegal memory "
+                   "access was encountered)",
+                   kind, who, line.c_str(), info->si_addr,
+                   find_freed(a) ? "is in freed memory" : "is out of bounds", what.c_str());
         } else if (al) {
-            report("out-of-bounds %s in %s%s: a %s %lld bytes past the end of a %zu-byte %s buffer (an "
-                   "index beyond its last element: check the bounds test) (CUDA reports: an illegal "
-                   "memory access was encountered)",
-                   kind, who, line.c_str(), kind, (long long)(a - (start + al->size)), al->size,
-                   alloc_name(al->device, al->managed));
+            report("Invalid __global__ %s in %s%s: address %p is out of bounds: %lld bytes past the end "
+                   "of a %zu-byte %s buffer (an index beyond its last element: check the bounds test) "
+                   "(CUDA reports: an illegal memory access was encountered)",
+                   kind, who, line.c_str(), info->si_addr, (long long)(a - (start + al->size)),
+                   al->size, alloc_name(al->device, al->managed));
         } else if (a - g_sh_lo < g_sh_span) {
             what = missed_shared(a, 1);
-            report("out-of-bounds %s in %s%s: a %s %s (CUDA reports: an illegal memory access was "
-                   "encountered)",
-                   kind, who, line.c_str(), kind, what.c_str());
+            report("Invalid __shared__ %s in %s%s: address %s is out of bounds: %s (CUDA reports: an "
+                   "illegal memory access was encountered)",
+                   kind, who, line.c_str(), address_text(a).c_str(), what.c_str());
         } else if (a < 65536) {
             report("invalid %s in %s%s: a NULL pointer dereference (address %p) (CUDA reports: an "
                    "illegal memory access was encountered)",

@@ -380,11 +380,19 @@ int check_level();
 enum AccessKind : uint8_t { LOAD, STORE, ATOMIC };
 
 /* memcheck and initcheck (check_memory.cpp) */
-[[noreturn]] void report_oob(bool shared, uintptr_t a, size_t n, bool write, const void *pc);
+[[noreturn]] void report_oob(bool shared, uintptr_t a, size_t n, AccessKind kind, const void *pc);
+[[noreturn]] void report_misaligned(uintptr_t a, size_t n, AccessKind kind, const void *pc);
 void report_uninit(uintptr_t a, size_t n, const void *pc);
+/* "Invalid __global__ read of size 4 bytes", as compute-sanitizer says it. */
+std::string invalid_access(const char *space, AccessKind kind, size_t n);
+std::string address_text(uintptr_t a); /* "0x..." (shared memory: its offset) */
 std::string missed_global(uintptr_t a, size_t n);
 /* "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */
 std::string global_name(uintptr_t a, size_t n);
+
+/* The memory space compute-sanitizer names for address a: "__global__",
+ * "__shared__", "__constant__" or "__local__" (a thread's own). */
+const char *space_name(uintptr_t a);
 
 /* racecheck (check_races.cpp, and between blocks check_races_blocks.cpp; its
  * step at every access is in check_races.h) */
@@ -394,15 +402,37 @@ void find_read_only_buffers(const cudasim::Args *args);
  * older value (check_races_blocks.cpp) see memory as it is again. */
 void races_launch_end();
 
-/* __device__ variables, registered by translated files (device_variables.cpp) */
-struct DeviceVar {
+/* ---- variables (variables.cpp) ------------------------------------------ */
+
+/* A namespace-scope __device__, __constant__ or __managed__ variable of a
+ * translated file, registered by it (cu2sim_variables.pl). Those the
+ * translator could rewrite lie between two red zones of red_zone bytes each
+ * (256); those it left as written (const, __managed__, ...) have none. The
+ * program's other variables may lie between them, in [g_var_lo, g_var_lo +
+ * g_var_span). access.cpp's variable_access checks a kernel's accesses to
+ * them: memcheck (red zones, writes to __constant__), then races. */
+enum VariableKind : uint8_t { VAR_DEVICE, VAR_CONSTANT, VAR_MANAGED };
+struct Variable {
     uintptr_t lo;
     size_t size;
     const char *name, *file;
     int line;
+    VariableKind kind;
+    uint32_t red_zone;
 };
-extern uintptr_t g_dv_lo, g_dv_span; /* every registered variable is in this range */
-const DeviceVar *find_device_var(uintptr_t a);
+extern uintptr_t g_var_lo, g_var_span;
+/* The variable whose bytes or red zones hold a, or NULL. */
+const Variable *find_variable(uintptr_t a);
+/* "__device__ bins (64 bytes, declared at f.cu:9)"; with noun, "__device__
+ * variable bins (...)". */
+std::string variable_name(const Variable &v, bool noun);
+/* "byte 4 of __device__ v (32 bytes, declared at ...)", or "" where a is in
+ * no variable or its red zones. */
+std::string variable_text(uintptr_t a);
+/* memcheck's report of an access that misses v (in its red zones, or past its
+ * end) or that writes a __constant__ one (check_memory.cpp). */
+[[noreturn]] void report_variable(const Variable &v, uintptr_t a, size_t n, AccessKind kind,
+                                  const void *pc);
 
 /* ---- the runtime API (api_device.cpp, api_memory.cpp, api_copy.cpp) ----- */
 

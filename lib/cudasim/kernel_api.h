@@ -84,10 +84,15 @@ void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc);
 /* __threadfence() (and _system): what the block wrote before it is visible to
  * other blocks before what it does next (an atomic ticket: a release). */
 void cudasim_threadfence(void);
-/* A __device__ variable of a translated file (the translator registers each
- * one at namespace scope): accesses to it are checked for races. */
-int cudasim_register_device_var(const void *p, size_t size, const char *name, const char *file,
-                                int line);
+/* A namespace-scope variable of a translated file, which the translator
+ * (cu2sim_variables.pl) registers: size bytes at p, a __device__ (kind 0),
+ * __constant__ (1) or __managed__ (2) variable called name, declared at
+ * file:line, with red_zone bytes before and after it that belong to it (the
+ * translator placed it between them; 0 where it left the declaration as
+ * written). Kernels' accesses to it are checked: memcheck (its red zones,
+ * writes to a __constant__ one) and races, within and between blocks. */
+int cudasim_register_variable(const void *p, size_t size, const char *name, int kind,
+                              size_t red_zone, const char *file, int line);
 unsigned long long cudasim_clock64(void);
 /* printf in device code (the translator renames it): inside a kernel the
  * text is kept and printed, as a GPU's printf buffer is, lane by lane at the

@@ -92,7 +92,7 @@ void describe_thread(char *buf, size_t n)
 [[noreturn]] void abort_launch(cudaError_t e)
 {
     if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorAssert ||
-        e == cudaErrorLaunchTimeout)
+        e == cudaErrorLaunchTimeout || e == cudaErrorMisalignedAddress)
         g_sticky = e;
     g_last = g_launch.error = e;
     g_launch.checking = false;

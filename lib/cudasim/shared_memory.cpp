@@ -118,7 +118,7 @@ std::string missed_shared(uintptr_t a, size_t n)
         what = buf;
     }
     if (straddle)
-        snprintf(buf, sizeof buf, "whose last %zu bytes are past the end of ",
+        snprintf(buf, sizeof buf, "its last %zu bytes are past the end of ",
                  (size_t)(off + (ptrdiff_t)n - (ptrdiff_t)(best->offset + best->bytes)));
     else
         snprintf(buf, sizeof buf, "%zu bytes %s ", (size_t)best_dist,

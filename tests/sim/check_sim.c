@@ -179,9 +179,9 @@ START_TEST(test_write_before_the_start_is_reported)
     float *y = dev(32 * sizeof(float));
     sim_write_before(y);
     ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
-    report_has("out-of-bounds write in kernel write_before, block (0,0,0), thread (0,0,0) at "
-               "tests/sim/sim_kernels.cu:");
-    report_has("a 4-byte write 4 bytes before the start of a 128-byte cudaMalloc buffer");
+    report_has("Invalid __global__ write of size 4 bytes in kernel write_before, block (0,0,0), "
+               "thread (0,0,0) at tests/sim/sim_kernels.cu:");
+    report_has("is out of bounds: 4 bytes before the start of a 128-byte cudaMalloc buffer");
 }
 END_TEST
 
@@ -853,8 +853,8 @@ START_TEST(test_graph_replay_errors_are_reported)
     ck_assert_int_eq(cudaStreamEndCapture(e.stream, &graph), cudaSuccess);
     ck_assert_int_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
     ck_assert_int_eq(cudaGraphLaunch(exec, e.stream), cudaErrorIllegalAddress);
-    report_has("cudaGraphLaunch, node 2 of 2 (kernel double_off_by_one): out-of-bounds write "
-               "in kernel double_off_by_one, block (2,0,0), thread (44,0,0)");
+    report_has("cudaGraphLaunch, node 2 of 2 (kernel double_off_by_one): Invalid __global__ write "
+               "of size 4 bytes in kernel double_off_by_one, block (2,0,0), thread (44,0,0)");
     report_has("0 bytes past the end of a 1200-byte cudaMalloc buffer");
     /* Sticky, as after a plain launch. */
     ck_assert_int_eq(cudaStreamSynchronize(e.stream), cudaErrorIllegalAddress);

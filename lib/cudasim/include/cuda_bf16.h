@@ -1,12 +1,13 @@
 /*
- * cuda_bf16.h for the CUDA simulator: the bfloat16 type `__nv_bfloat16` and
- * its conversions, with CUDA's names and results, for host and device code.
+ * cuda_bf16.h for the CUDA simulator: the bfloat16 type `__nv_bfloat16`, its
+ * pair `__nv_bfloat162`, their conversions, arithmetic and comparisons, with
+ * CUDA's names and a GPU's results bit for bit, for host and device code.
  *
- * Rounding to bfloat16 keeps the top 16 bits of a float, rounded to nearest
- * even like `cvt.rn.bf16.f32`; every NaN becomes CUDA's 0x7FFF, never inf.
- * Widening appends 16 zero bits (exact, NaN payloads kept). C code sees only
- * `__nv_bfloat16_raw`, as with the real header. As with `__half`
- * (cuda_fp16.h), there is no bfloat16 arithmetic: values convert to float.
+ * The same operations as cuda_fp16.h's, with the same rules (each result
+ * rounded to bfloat16, `__hfma` rounding once, NaN results CUDA's canonical
+ * 0x7FFF; see that header). Widening to float appends 16 zero bits (exact,
+ * a NaN keeps its payload). C code sees only `__nv_bfloat16_raw`, as with
+ * the real header.
  */
 #ifndef CUDASIM_CUDA_BF16_H
 #define CUDASIM_CUDA_BF16_H
@@ -18,78 +19,40 @@ typedef struct __attribute__((aligned(2))) {
     unsigned short x;
 } __nv_bfloat16_raw;
 
+/** The bits of a pair of bfloat16 values. */
+typedef struct __attribute__((aligned(4))) {
+    unsigned short x, y;
+} __nv_bfloat162_raw;
+
 #ifdef __cplusplus
 
-struct __nv_bfloat16;
-static inline __nv_bfloat16 __float2bfloat16_rn(float a);
-static inline float __bfloat162float(__nv_bfloat16 a);
-
 struct __attribute__((aligned(2))) __nv_bfloat16 {
-  protected:
-    unsigned short __x;
-
-  public:
-    __nv_bfloat16() = default;
-    __nv_bfloat16(const __nv_bfloat16_raw &hr) : __x(hr.x) {}
-    __nv_bfloat16 &operator=(const __nv_bfloat16_raw &hr)
-    {
-        __x = hr.x;
-        return *this;
-    }
-    operator __nv_bfloat16_raw() const
-    {
-        __nv_bfloat16_raw r;
-        r.x = __x;
-        return r;
-    }
-    __nv_bfloat16(float f) { __x = static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(f)).x; }
-    operator float() const { return __bfloat162float(*this); }
+    CUDASIM_HALF_MEMBERS(__nv_bfloat16, __nv_bfloat16_raw, 7)
 };
-
 typedef __nv_bfloat16 nv_bfloat16;
 
-static inline __nv_bfloat16 __float2bfloat16_rn(float a)
-{
-    unsigned int u = cudasim::float_bits(a);
-    __nv_bfloat16_raw r;
-    r.x = (u & 0x7fffffffu) > 0x7f800000u
-              ? (unsigned short)0x7fffu
-              : (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-    return r;
-}
+CUDASIM_HALF_SCALAR(__nv_bfloat16, __nv_bfloat16_raw, 7, bfloat16)
 
-static inline __nv_bfloat16 __float2bfloat16(float a)
-{
-    return __float2bfloat16_rn(a);
-}
+/** Two bfloat16 values in 32 bits: x the low one. */
+struct __attribute__((aligned(4))) __nv_bfloat162 {
+    __nv_bfloat16 x, y;
+    __nv_bfloat162() = default;
+    constexpr __nv_bfloat162(const __nv_bfloat16 &a, const __nv_bfloat16 &b) : x(a), y(b) {}
+    __nv_bfloat162(const __nv_bfloat162_raw &r)
+        : x(__nv_bfloat16_raw{r.x}), y(__nv_bfloat16_raw{r.y})
+    {
+    }
+    operator __nv_bfloat162_raw() const
+    {
+        __nv_bfloat162_raw r;
+        r.x = static_cast<__nv_bfloat16_raw>(x).x;
+        r.y = static_cast<__nv_bfloat16_raw>(y).x;
+        return r;
+    }
+};
+typedef __nv_bfloat162 nv_bfloat162;
 
-static inline float __bfloat162float(__nv_bfloat16 a)
-{
-    return cudasim::bits_float((unsigned int)static_cast<__nv_bfloat16_raw>(a).x << 16);
-}
-
-static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h)
-{
-    return static_cast<__nv_bfloat16_raw>(h).x;
-}
-
-static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short i)
-{
-    __nv_bfloat16_raw r;
-    r.x = i;
-    return r;
-}
-
-static inline bool __hisnan(__nv_bfloat16 a)
-{
-    return (__bfloat16_as_ushort(a) & 0x7fffu) > 0x7f80u;
-}
-
-static inline int __hisinf(__nv_bfloat16 a)
-{
-    unsigned short h = __bfloat16_as_ushort(a);
-    return h == 0x7f80u ? 1 : h == 0xff80u ? -1 : 0;
-}
+CUDASIM_HALF_PAIR(__nv_bfloat162, __nv_bfloat16, 7, bfloat16, bfloat162)
 
 #endif /* __cplusplus */
 
