@@ -340,7 +340,9 @@ sub translate
         $quals =~ s/\bstatic\b/ /g;
         my $align = '0';
         while ($quals =~ s/\b__align__\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
-        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|__align__\s*\([^)]*\))\s*)*$/) {
+        # Qualifiers, or the type itself: `extern float __shared__ smem[];`
+        # is `extern __shared__ float smem[];` (the type stays in $quals).
+        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|__align__\s*\([^)]*\))\s*)*(?:(?>[\w:]+)(?:\s*<[\w\s:,*]*>)?[\s*]*)*$/) {
             $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
                         . "write it as `__shared__ TYPE NAME[SIZE];`");
             next;
