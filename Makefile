@@ -277,7 +277,8 @@ help:
 	@echo "  make demos               Lesson 03's six timing demos (ARGS=--quick: the class version)"
 	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused, demo-timeline"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
-	@echo "  make sim-run CU=prog.cu  build a CUDA program (its own main) for the simulator and run it (ARGS=...)"
+	@echo "  make sim-run CU=prog.cu  build a CUDA program (its own main) for the simulator and run it (ARGS=...);"
+	@echo "                           where nvcc is installed it must compile with nvcc too"
 	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
@@ -377,6 +378,8 @@ test: deps gpu-status
 	@echo "== kernels and the simulator, on the CUDA simulator (CPU)"
 	@$(TEST_ENV) ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
 	@$(MAKE) --no-print-directory test-conformance
+	@$(if $(NVCC),bash tests/sim/nvcc_check_test.sh "$(NVCC)" "$(BUILD_ROOT)",echo "== nvcc's check of" \
+	  "make sim-run: skipped, no nvcc here")
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0 $(GPU_TESTS); \
 	else echo "== kernels on a GPU: skipped, no CUDA device here (they ran on the simulator)"; fi
@@ -467,12 +470,21 @@ CU_ABS     := $(if $(CU),$(abspath $(if $(filter /%,$(CU)),$(CU),$(CU_FROM)/$(CU
 # build/.../sim-run/<the program's absolute path, .cu made .sim>
 simrun_bin  = $(SIMRUN_DIR)$(basename $(1)).sim
 CU_BIN     := $(if $(CU_ABS),$(call simrun_bin,$(CU_ABS)))
+# Where nvcc, when installed, is asked first whether the program compiles for
+# a GPU (lib/cudasim/nvcc_check.sh; its results, by content, stay here for
+# reruns and for tools that read a kernel's register count).
+NVCC_CHECK_DIR := $(BUILD_ROOT)/nvcc-check
 
 sim-run: $(SIM_A)
 	@test -n "$(CU)" || { echo "make sim-run: say which program: make sim-run CU=path/to/prog.cu" \
 	  "[ARGS=\"its arguments\"]"; exit 2; }
 	@test -f "$(CU_ABS)" || { echo "make sim-run: $(CU_ABS): no such file"; exit 2; }
-	@$(MAKE) --no-print-directory CU=$(CU_ABS) $(CU_BIN)
+	@nvcc=0; $(if $(NVCC),bash $(SIM_DIR)/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
+	  "$(CU_ABS)" || nvcc=$$?;) \
+	$(MAKE) --no-print-directory CU=$(CU_ABS) $(CU_BIN) || exit $$?; \
+	case $$nvcc in 0) ;; 1) echo "make sim-run: nvcc rejects $(CU) (its errors are above), so it would" \
+	  "not build for a GPU; not run (NVCC= skips this check)"; exit 2;; \
+	  *) echo "make sim-run: could not ask nvcc ($(NVCC)) whether $(CU) compiles; running it anyway";; esac
 	@cd "$(CU_FROM)" && ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
 	  $(abspath $(CU_BIN)) $(ARGS)
 
