@@ -511,14 +511,27 @@ $(SIMRUN_DIR)/%.sim: $(SIMRUN_DIR)/%.o $(SIM_A)
 
 # The conformance suite: textbook CUDA programs, each with its own main, and
 # what each prints (NAME.out) and, for the planted bugs, what the simulator
-# must report (NAME.report). make gpu-check runs them with nvcc on a GPU.
-CONF_CU   := $(sort $(wildcard tests/conformance/*.cu))
-CONF_BINS := $(foreach c,$(CONF_CU),$(call simrun_bin,$(abspath $(c))))
+# must report (NAME.report). A program that must not compile has NAME.build
+# instead (what the refusal says, and nvcc's verdict where nvcc is): its
+# build's messages go to a .buildlog. make gpu-check runs them with nvcc on
+# a GPU.
+CONF_CU     := $(sort $(wildcard tests/conformance/*.cu))
+CONF_REJECT := $(foreach c,$(CONF_CU),$(if $(wildcard $(c:.cu=.build)),$(c)))
+CONF_BINS   := $(foreach c,$(filter-out $(CONF_REJECT),$(CONF_CU)),$(call simrun_bin,$(abspath $(c))))
+CONF_LOGS   := $(foreach c,$(CONF_REJECT),$(SIMRUN_DIR)$(abspath $(c:.cu=.buildlog)))
 
-test-conformance: $(CONF_BINS)
+# Translate and compile (no link): the messages and the exit status.
+$(SIMRUN_DIR)/%.buildlog: /%.cu $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_refusals.pl \
+                          $(SIM_DIR)/kernel.h $(wildcard $(SIM_DIR)/include/*.h)
+	@mkdir -p $(@D)
+	@{ perl $(SIM_DIR)/cu2sim.pl /$*.cu > $@.cpp && $(CXX) $(filter-out -MMD -MP,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) \
+	   -iquote /$(dir $*) -fsyntax-only $@.cpp; } > $@.tmp 2>&1; echo "status $$?" >> $@.tmp; \
+	  mv $@.tmp $@
+
+test-conformance: $(CONF_BINS) $(CONF_LOGS)
 	@echo "== plain CUDA programs on the CUDA simulator (tests/conformance)"
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
-	  bash tests/conformance/run.sh $(abspath $(SIMRUN_DIR))
+	  NVCC="$(NVCC)" NVCC_CHECK_DIR="$(NVCC_CHECK_DIR)" bash tests/conformance/run.sh $(abspath $(SIMRUN_DIR))
 
 -include $(CONF_BINS:.sim=.d)
 

@@ -14,6 +14,10 @@ namespace internal {
 
 namespace {
 
+/* The clocks cudaDevAttrClockRate and cudaDevAttrMemoryClockRate report, in
+ * kHz: a nominal 1 GHz (the CPU runs one thread at a time). */
+const int kClockKHz = 1000000;
+
 /* The machine's simulated GPUs: CUDASIM_DEVICES (default 1). */
 int physical_count()
 {
@@ -222,11 +226,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
     p->totalConstMem = 65536;
     p->memPitch = 2147483647;
     p->textureAlignment = 512;
-    p->clockRate = 1000000;       /* kHz: a nominal 1 GHz (the CPU runs one thread at a time) */
-    p->memoryClockRate = 1000000;
     p->memoryBusWidth = 64;
     p->l2CacheSize = 1 << 20;
-    p->deviceOverlap = 1;
     p->asyncEngineCount = 1;
     p->concurrentKernels = 0;
     p->canMapHostMemory = 1;
@@ -256,14 +257,14 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrTotalConstantMemory: *value = (int)p.totalConstMem; break;
     case cudaDevAttrWarpSize: *value = p.warpSize; break;
     case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: *value = p.clockRate; break;
+    case cudaDevAttrClockRate: *value = kClockKHz; break;
     case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
     case cudaDevAttrIntegrated: *value = p.integrated; break;
     case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
     case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
     case cudaDevAttrPciBusId: *value = p.pciBusID; break;
     case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; break;
-    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
+    case cudaDevAttrMemoryClockRate: *value = kClockKHz; break;
     case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
     case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
@@ -276,6 +277,10 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    /* What CUDA 13 asks of cudaDeviceGetAttribute instead of cudaDeviceProp. */
+    case cudaDevAttrGpuOverlap: *value = 1; break;
+    case cudaDevAttrKernelExecTimeout: *value = 0; break;
+    case cudaDevAttrComputeMode: *value = cudaComputeModeDefault; break;
     default:
         report("cudaDeviceGetAttribute: attribute %d is not one the simulator knows (CUDA reports: "
                "invalid argument)",

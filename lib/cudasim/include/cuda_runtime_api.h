@@ -24,6 +24,17 @@ extern "C" {
 #define CUDASIM 1
 /* The runtime version the simulator presents (CUDA 13.0's numbering). */
 #define CUDART_VERSION 13000
+/* What CUDA 13 removed stays declared, so that a use is an error that names
+ * the replacement (as with nvcc it is an error too: the real headers no
+ * longer declare it). cudasim_removed.h has the functions. */
+#if defined(__has_attribute)
+#if __has_attribute(unavailable)
+#define CUDASIM_REMOVED(why) __attribute__((unavailable(why)))
+#endif
+#endif
+#ifndef CUDASIM_REMOVED
+#define CUDASIM_REMOVED(why) __attribute__((deprecated(why)))
+#endif
 
 typedef enum cudaError {
     cudaSuccess = 0,
@@ -100,9 +111,12 @@ enum cudaDeviceAttr {
     cudaDevAttrWarpSize = 10,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
     cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrPciBusId = 33,
     cudaDevAttrPciDeviceId = 34,
@@ -119,6 +133,14 @@ enum cudaDeviceAttr {
     cudaDevAttrConcurrentManagedAccess = 89,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+/* What cudaDevAttrComputeMode answers (the simulator's device: Default). */
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
 };
 
 enum cudaMemoryType {
@@ -270,8 +292,10 @@ CUDASIM_VECS(double, double, 8, 16, 16)
 #undef CUDASIM_VEC4
 
 /* The fields of cudaDeviceProp that programs commonly read, under their real
- * names (a few that CUDA 13 dropped, such as clockRate, are kept for older
- * programs). */
+ * names. Those CUDA 13 removed are there only to say so, when used. */
+#define CUDASIM_PROP_REMOVED(attr)                                                               \
+    CUDASIM_REMOVED("removed from cudaDeviceProp in CUDA 13: use cudaDeviceGetAttribute(&value, " \
+                    attr ", device)")
 struct cudaDeviceProp {
     char name[256];
     size_t totalGlobalMem;
@@ -282,17 +306,17 @@ struct cudaDeviceProp {
     int maxThreadsPerBlock;
     int maxThreadsDim[3];
     int maxGridSize[3];
-    int clockRate;
+    int clockRate CUDASIM_PROP_REMOVED("cudaDevAttrClockRate");
     size_t totalConstMem;
     int major;
     int minor;
     size_t textureAlignment;
-    int deviceOverlap;
+    int deviceOverlap CUDASIM_PROP_REMOVED("cudaDevAttrGpuOverlap");
     int multiProcessorCount;
-    int kernelExecTimeoutEnabled;
+    int kernelExecTimeoutEnabled CUDASIM_PROP_REMOVED("cudaDevAttrKernelExecTimeout");
     int integrated;
     int canMapHostMemory;
-    int computeMode;
+    int computeMode CUDASIM_PROP_REMOVED("cudaDevAttrComputeMode");
     int concurrentKernels;
     int ECCEnabled;
     int pciBusID;
@@ -300,7 +324,7 @@ struct cudaDeviceProp {
     int pciDomainID;
     int asyncEngineCount;
     int unifiedAddressing;
-    int memoryClockRate;
+    int memoryClockRate CUDASIM_PROP_REMOVED("cudaDevAttrMemoryClockRate");
     int memoryBusWidth;
     int l2CacheSize;
     int maxThreadsPerMultiProcessor;
@@ -415,6 +439,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
+
+#include "cudasim_removed.h"
 
 #ifdef __cplusplus
 }
