@@ -8,6 +8,9 @@
 #ifndef CUDASIM_CUDA_RUNTIME_H
 #define CUDASIM_CUDA_RUNTIME_H
 #include "cuda_runtime_api.h"
+/* Programs test these to know the runtime's headers are in (helper_cuda.h). */
+#define __CUDA_RUNTIME_H__
+#define __VECTOR_FUNCTIONS_H__
 
 #ifdef __cplusplus
 /* The allocation's call site is the caller's: these wrappers are always inlined. */

@@ -24,6 +24,16 @@ extern "C" {
 #define CUDASIM 1
 /* The runtime version the simulator presents (CUDA 13.0's numbering). */
 #define CUDART_VERSION 13000
+/* This header stands for the runtime's type headers too (driver_types.h,
+ * vector_types.h, ...: the files of those names include it), and defines the
+ * macros by which programs, such as the CUDA samples' helper_cuda.h, tell
+ * that they were included. */
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __DEVICE_TYPES_H__
+#define __HOST_DEFINES_H__
+
 /* What CUDA 13 removed stays declared, so that a use is an error that names
  * the replacement (as with nvcc it is an error too: the real headers no
  * longer declare it). cudasim_removed.h has the functions. */
@@ -58,6 +68,8 @@ typedef enum cudaError {
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
     cudaErrorAssert = 710,
+    cudaErrorHostMemoryAlreadyRegistered = 712,
+    cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
     cudaErrorCooperativeLaunchTooLarge = 720,
@@ -94,7 +106,8 @@ enum cudaFuncCache {
 enum cudaLimit {
     cudaLimitStackSize = 0x00,
     cudaLimitPrintfFifoSize = 0x01,
-    cudaLimitMallocHeapSize = 0x02
+    cudaLimitMallocHeapSize = 0x02,
+    cudaLimitPersistingL2CacheSize = 0x06 /* none to set aside here */
 };
 
 /* The attributes cudaDeviceGetAttribute answers (CUDA's numbering). */
@@ -109,30 +122,58 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerBlock = 8,
     cudaDevAttrTotalConstantMemory = 9,
     cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxPitch = 11,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrTextureAlignment = 14,
     cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrKernelExecTimeout = 17,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
     cudaDevAttrComputeMode = 20,
+    cudaDevAttrSurfaceAlignment = 30,
     cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrEccEnabled = 32,
     cudaDevAttrPciBusId = 33,
     cudaDevAttrPciDeviceId = 34,
+    cudaDevAttrTccDriver = 35,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
     cudaDevAttrAsyncEngineCount = 40,
     cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrPciDomainId = 50,
+    cudaDevAttrTexturePitchAlignment = 51,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrStreamPrioritiesSupported = 78,
+    cudaDevAttrGlobalL1CacheSupported = 79,
+    cudaDevAttrLocalL1CacheSupported = 80,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrMaxRegistersPerMultiprocessor = 82,
     cudaDevAttrManagedMemory = 83,
+    cudaDevAttrIsMultiGpuBoard = 84,
+    cudaDevAttrMultiGpuBoardGroupID = 85,
+    cudaDevAttrHostNativeAtomicSupported = 86,
+    cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+    cudaDevAttrPageableMemoryAccess = 88,
     cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrComputePreemptionSupported = 90,
+    cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+    cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+    cudaDevAttrCanFlushRemoteWrites = 98,
+    cudaDevAttrHostRegisterSupported = 99,
+    cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+    cudaDevAttrDirectManagedMemAccessFromHost = 101,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrMaxPersistingL2CacheSize = 108,
+    cudaDevAttrMaxAccessPolicyWindowSize = 109,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
+    cudaDevAttrMemoryPoolsSupported = 115,
+    cudaDevAttrClusterLaunch = 120
 };
 
 /* What cudaDevAttrComputeMode answers (the simulator's device: Default). */
@@ -213,10 +254,15 @@ enum cudaStreamCaptureStatus {
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocWriteCombined 0x04
 #define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
 #define cudaDeviceScheduleAuto 0x00
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
 #define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04 /* the older name of cudaDeviceScheduleBlockingSync */
 #define cudaDeviceMapHost 0x08
 #define cudaDeviceLmemResizeToMax 0x10
 #define cudaMemAttachGlobal 0x01
@@ -335,6 +381,29 @@ struct cudaDeviceProp {
     int concurrentManagedAccess;
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
+    /* CUDA 13's other fields, but those of textures and surfaces */
+    size_t texturePitchAlignment;
+    size_t surfaceAlignment;
+    int tccDriver;
+    int persistingL2CacheMaxSize;
+    int streamPrioritiesSupported;
+    int globalL1CacheSupported;
+    int localL1CacheSupported;
+    int multiGpuBoardGroupID;
+    int hostNativeAtomicSupported;
+    int pageableMemoryAccess;
+    int computePreemptionSupported;
+    int canUseHostPointerForRegisteredMem;
+    int cooperativeLaunch;
+    int pageableMemoryAccessUsesHostPageTables;
+    int directManagedMemAccessFromHost;
+    int accessPolicyMaxWindowSize;
+    size_t reservedSharedMemPerBlock;
+    int hostRegisterSupported;
+    int hostRegisterReadOnlySupported;
+    int memoryPoolsSupported;
+    int clusterLaunch;
+    int unifiedFunctionPointers;
 };
 typedef struct cudaDeviceProp cudaDeviceProp;
 
@@ -440,6 +509,13 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
 
+/* Host memory that kernels may use (cudaHostRegisterMapped): api_host_register.cpp. */
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost);
+
+#include "cudasim_mempool.h"
+#include "cudasim_access_policy.h"
 #include "cudasim_removed.h"
 
 #ifdef __cplusplus
