@@ -4,7 +4,7 @@
 # header is pulled in), so compiler messages and simulator reports point at
 # the original files.
 #
-#   perl lib/cudasim/cu2sim.pl kernels/relu.cu > build/.../relu.sim.cpp
+#   perl lib/cudasim/cu2sim.pl [-I DIR]... kernels/relu.cu > build/.../relu.sim.cpp
 #
 #   k<<<grid, block[, shared[, stream]]>>>(args)   cudasim::launch("k", k, grid, block, ...)(args)
 #   __shared__ T a[N], b;                           a and b become references into the block's
@@ -13,22 +13,51 @@
 #
 # Launches may be written with any spacing, over several lines, with template
 # arguments (`k<float, 256><<<g, b>>>`) or without (a template kernel whose
-# arguments deduce its parameters). A local header (`#include "x.cuh"`) that
-# holds kernels, device functions or launches is translated and pulled in.
+# arguments deduce its parameters). A local header (`#include "x.cuh"`, or one
+# found in a -I folder or on CPATH, as g++ finds it) that holds kernels, device
+# functions or launches is translated and pulled in.
 #
 # It also notes which kernels need fibers: those whose body, or a __device__
 # function they call, uses __syncthreads, __syncwarp or a warp vote or shuffle.
 # Everything else runs as a plain loop over the threads.
 #
 # What the simulator cannot run (inline PTX, textures, dynamic parallelism,
-# cuRAND, Thrust, ...) is refused here, one line each: FILE:LINE: error: ...
+# cuRAND, Thrust, the driver API, ...: also cu2sim_refusals.pl) is refused
+# here, one line each: FILE:LINE: error: ...
 use strict;
 use warnings;
 use File::Basename qw(dirname);
 use File::Spec;
 use Cwd qw(realpath);
 
-my $path = shift @ARGV or die "usage: cu2sim.pl FILE.cu\n";
+require File::Spec->catfile(dirname(realpath(__FILE__)), 'cu2sim_refusals.pl');
+
+# Where #include looks, after the including file's own folder for "x.h":
+# the simulator's headers (which g++ finds first), then -I folders, then
+# CPATH and CPLUS_INCLUDE_PATH (the Makefile leaves out a toolkit's folder).
+my $sim_include = File::Spec->catdir(dirname(realpath(__FILE__)), 'include');
+my @include_dirs;
+while (@ARGV && $ARGV[0] =~ /^-I(.*)$/) {
+    shift @ARGV;
+    push @include_dirs, $1 ne '' ? $1 : shift @ARGV;
+}
+push @include_dirs, grep { $_ ne '' } map { split /:/, ($ENV{$_} // '') } qw(CPATH CPLUS_INCLUDE_PATH);
+my $path = shift @ARGV or die "usage: cu2sim.pl [-I DIR]... FILE.cu\n";
+
+# The file an #include names: [path, 1 when it is the simulator's own], or
+# an empty list when none of the folders has it.
+sub find_include
+{
+    my ($dir, $name, $quoted) = @_;
+    my $own = File::Spec->catfile($dir, $name);
+    return ($own, 0) if $quoted && -f $own;
+    return (File::Spec->catfile($sim_include, $name), 1) if -f File::Spec->catfile($sim_include, $name);
+    for my $d (@include_dirs) {
+        my $f = File::Spec->catfile($d, $name);
+        return ($f, 0) if -f $f;
+    }
+    return ();
+}
 my $errors = 0;
 my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %inlined);
 
@@ -150,10 +179,6 @@ sub translate
         $bad->($-[0], "inline PTX assembly (asm) cannot run on the CUDA simulator; write it in "
                       . "CUDA C++") if $in_device->($-[0]);
     }
-    while ($m =~ /\b(texture\s*<|tex[123]D\w*\s*\(|surf[123]D\w*\s*\()/g) {
-        $bad->($-[0], "texture and surface references are not supported by the CUDA simulator "
-                      . "(nor by CUDA 12 and later): read the memory through a pointer");
-    }
     while ($m =~ /\b(__shfl|__shfl_up|__shfl_down|__shfl_xor|__ballot|__any|__all)\s*\(/g) {
         $bad->($-[0], "$1 without _sync was removed in CUDA 9 (nvcc refuses it for current "
                       . "GPUs): use ${1}_sync(0xffffffff, ...)");
@@ -173,19 +198,30 @@ sub translate
         'cusolver'         => 'cuSOLVER',
         'cudnn'            => 'cuDNN',
         'mma.h'            => 'warp matrix functions (WMMA)',
-        'helper_cuda'      => 'the CUDA samples\' helper_cuda.h (checkCudaErrors: write your own check)',
     );
-    while ($text =~ /^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]/mg) {
-        my ($inc, $at) = ($1, $-[0]);
+    my (@includes, %library_said);
+    while ($text =~ /^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]/mg) {
+        my ($inc, $at) = ($2, $-[0]);
+        my ($found) = find_include(dirname($file), $inc, $1 eq '"');
+        push @includes, [$at, $inc, $found ? 1 : 0];
+        next if $found;
+        if ($inc =~ m{(?:^|/)helper_\w+\.h$}) {
+            $bad->($at, "#include <$inc>: not found in the program's folder, INCLUDE or CPATH; the "
+                        . "CUDA samples' helpers are in their Common folder: make sim-run "
+                        . "CU=... INCLUDE=path/to/cuda-samples/Common");
+            next;
+        }
         for my $k (sort keys %libraries) {
             if (index($inc, $k) == 0 || $inc =~ m{(?:^|/)\Q$k\E}) {
                 $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
                             . "which has the runtime API, cuBLAS (sgemm, gemmEx), cuda_fp16.h and "
-                            . "cuda_bf16.h");
+                            . "cuda_bf16.h") unless $library_said{$libraries{$k}}++;
+                $includes[-1][2] = 1; # said
                 last;
             }
         }
     }
+    Cu2simRefusals::check($m, $bad, \@includes);
 
     # ---- launches ----------------------------------------------------------
     while ($m =~ /<<</g) {
@@ -418,19 +454,21 @@ sub translate
     }
 
     # ---- local headers with CUDA in them -----------------------------------
+    # (the program's folder, -I folders and CPATH; never the simulator's own)
     my $dir = dirname($file);
     my $shown_dir = dirname($shown);
-    while ($text =~ /^([ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*)/mg) {
-        my ($whole, $inc, $at) = ($1, $2, $-[0]);
-        my $f = File::Spec->catfile($dir, $inc);
-        next unless -f $f;
+    while ($text =~ /^([ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"][^\n]*)/mg) {
+        my ($whole, $inc, $at) = ($1, $3, $-[0]);
+        my ($f, $own) = find_include($dir, $inc, $2 eq '"');
+        next unless defined $f && !$own;
         open my $h, '<', $f or next;
         local $/;
         my $t = <$h>;
         close $h;
         next unless mask($t) =~ /\b(?:__global__|__device__|__shared__|__constant__)\b|<<</;
         my $real = realpath($f);
-        my $rel = $shown_dir eq '.' ? $inc : File::Spec->catfile($shown_dir, $inc);
+        my $rel = File::Spec->catfile($dir, $inc) ne $f ? $f
+                : $shown_dir eq '.' ? $inc : File::Spec->catfile($shown_dir, $inc);
         my $rep = '';
         if (!$inlined{$real}++) {
             my $sub = translate($f, $rel);

@@ -12,6 +12,8 @@
 #                `errors N` (how many lines say error:) and `nvcc rejects` or
 #                `nvcc accepts` (what nvcc says of it, checked where NVCC is set,
 #                with lib/cudasim/nvcc_check.sh and its cache NVCC_CHECK_DIR).
+#   NAME.include folders (from the repository's root) for its #include; the
+#                Makefile passes them as make sim-run's INCLUDE.
 # usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim,
 #                         the build messages BINDIR/<absolute path of NAME>.buildlog)
 set -u
@@ -38,9 +40,10 @@ check_build() {
     [ -z "$want_errors" ] || [ "$errors" = "$want_errors" ] ||
         problems+=("$errors lines say error:, expected $want_errors")
     if [ -n "$nvcc_want" ] && [ -n "${NVCC:-}" ]; then
-        local got=accepts
+        local incs=() got=accepts
+        if [ -f "$name.include" ]; then for d in $(cat "$name.include"); do incs+=(-I "$d"); done; fi
         bash lib/cudasim/nvcc_check.sh --nvcc "$NVCC" --cache "${NVCC_CHECK_DIR:-build/nvcc-check}" \
-            "$cu" 2> "$tmp/nvcc" || got=rejects
+            "${incs[@]}" "$cu" 2> "$tmp/nvcc" || got=rejects
         [ "$got" = "$nvcc_want" ] || problems+=("nvcc $got it, expected: nvcc $nvcc_want" "$(cat "$tmp/nvcc")")
     fi
     if [ ${#problems[@]} -ne 0 ]; then problems+=("its build said:" "$(sed 's/^/| /' "$log")"); fi
