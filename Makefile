@@ -383,6 +383,8 @@ test: deps gpu-status
 	@$(if $(NVCC),bash tests/sim/nvcc_check_test.sh "$(NVCC)" "$(BUILD_ROOT)",echo "== nvcc's check of" \
 	  "make sim-run: skipped, no nvcc here")
 	@bash tests/sim/sim_run_include_test.sh "$(BUILD_ROOT)"
+	@$(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),bash \
+	  tests/sim/api_signatures_test.sh "$(CUDA_HOME)/include" "$(BUILD_ROOT)"))
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0 $(GPU_TESTS); \
 	else echo "== kernels on a GPU: skipped, no CUDA device here (they ran on the simulator)"; fi
