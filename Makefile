@@ -21,6 +21,13 @@ EX    ?=                    # make hint: the exercise (01.3)
 STUDENT_DIR ?= lessons      # where IMPL=lessons finds NN_name/exercises.c
 BUILD_ROOT  ?= build        # where everything is built
 GRADE_OUT   ?=              # make grade: where results go (default BUILD_ROOT/grade)
+GRADE_INTAKE_OPTS ?=        # make grade: how the student's files are taken (tests/graded/intake.c)
+GRADE_HIDE_ALSO ?=          # make grade: more folders the runners must not see (grade-all: the class's)
+SUBMISSIONS ?=              # make grade-all, grade-report: the class (a folder, or a Gradescope or Canvas export)
+JOBS  ?=                    # make grade-all: submissions graded at once (default: the cores)
+SHARD ?=                    # make grade-all: K/N grades only the K-th of N shares of the class
+OUT   ?=                    # make grade-all, grade-report: where results go (default BUILD_ROOT/submissions)
+GRADEBOOK_COLUMNS ?=        # make grade-all, grade-report: gradebook.csv's column names (student=Name,01=Lab 1,...)
 ARCH  ?= native             # -march value for the C code
 CU    ?=                    # make sim-run: the CUDA program (.cu with its own main) to run
 INCLUDE ?=                  # make sim-run: folders for #include, as nvcc's -I (CPATH is honoured too)
@@ -95,17 +102,19 @@ MPI_LIBS    = $(if $(MPI_PKG),-Wl$(comma)--as-needed $(shell pkg-config --libs $
 comma      := ,
 CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -I. $(LIB_PKG_CFLAGS) -DWB_ROOT='"$(CURDIR)"' -MMD -MP \
               $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
-CFLAGS_LIB := $(CFLAGS_ALL) -Werror
+# (each function and variable in a section of its own: a grader's runner drops what it
+# leaves out, tests/graded/allow/README.md "withhold")
+CFLAGS_LIB := $(CFLAGS_ALL) -Werror -ffunction-sections -fdata-sections
 # Student code: warnings are shown but do not stop the build. It sees only the
 # headers of lib/ and kernels/ (through STUDENT_INC, which holds links to those two
 # folders, not the repository root), lists every file it read (-MD, for the include
 # check of tests/graded/check_student.pl), puts each function in a section of
 # its own (for that script's call graph) and makes no jump tables (a switch's
 # table would be a jump through a pointer, which that script refuses). Its rules
-# keep the assembly the compiler made (-save-temps=obj), in which that script
-# looks for asm statements.
+# keep the preprocessed source and the assembly the compiler made (-save-temps=obj),
+# in which that script looks for asm statements, asm labels and like attributes.
 STUDENT_INC := $(BUILD_ROOT)/student-include
-STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections -fno-jump-tables
+STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections -fno-jump-tables -fPIC
 CFLAGS_EX  := -std=c11 $(OPT) $(WARN) $(STUDENT_ONLY) $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
 LDLIBS     := $(LIB_PKG_LIBS) $(LIBMVEC) -lm -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
@@ -128,7 +137,7 @@ comma := ,
 SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
              --param tsan-distinguish-volatile=1 -fno-sanitize=bounds -fno-optimize-sibling-calls
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
-CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -Wall -Wextra -Wno-unknown-pragmas \
+CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -fPIC -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
                  -I$(SIM_DIR) -include $(SIM_DIR)/kernel.h -MMD -MP
 CXXFLAGS_KSIM_EX := $(filter-out -I. -MMD,$(CXXFLAGS_KSIM)) $(STUDENT_ONLY)
@@ -140,7 +149,7 @@ CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 GPU_ARCHS  ?= 75 80 86 89 90
 NVCC_ARCH  := $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
               -gencode arch=compute_$(lastword $(GPU_ARCHS)),code=compute_$(lastword $(GPU_ARCHS))
-NVCCFLAGS_EX := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra
+NVCCFLAGS_EX := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-fPIC
 NVCCFLAGS  := $(NVCCFLAGS_EX) -Xcompiler -Werror
 NVCCFLAGS_STUDENT := $(filter-out -I.,$(NVCCFLAGS_EX)) -I$(STUDENT_INC) \
               -Xcompiler -ffunction-sections,-fdata-sections
@@ -161,6 +170,10 @@ CU_LESSONS := $(patsubst lessons/%/exercises.cu,%,$(wildcard lessons/[0-9][0-9]_
 # (Student objects are kept apart per STUDENT_DIR, so switching folders rebuilds;
 # _ is doubled first, so "a.b", "a_b" and "a/b" give different keys.)
 STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR))))
+# Where the student's files are compiled from: STUDENT_DIR itself, or, when make grade
+# grades them, the copy tests/graded/intake.c made of it (links and special files refused).
+STUDENT_SRC ?= $(STUDENT_DIR)
+override STUDENT_SRC := $(strip $(STUDENT_SRC))
 ex_dir      = $(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
 ex_obj      = $(BUILD)/obj/$(call ex_dir,$(1))/$(2)/exercises.o
 # What the grader links: a student's objects after tests/graded/check_student.pl.
@@ -203,38 +216,79 @@ UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
 # Graded suites: tests/graded/gradeNN.c for lesson NN, built three ways (graded.h):
 #   $(BUILD)/grade/judgeNN          its JUDGE halves: no exercise code in it at all
-#   $(BUILD)/grade/IMPL/runNN       its RUN halves, linked with IMPL's exercises
+#   $(BUILD)/grade/runNN            its RUN halves, without lesson NN's exercises: it loads
+#                                   them from a shared object once its system-call filter
+#                                   is in place (tests/graded/student.h, sandbox.h)
 #   $(BUILD)/grade/reference/runNN  the RUN halves that compute reference values,
 #                                   linked with the answers only
-# and $(BUILD)/grade/ref/NN.records, what the reference runner recorded once.
+# and $(BUILD)/grade/ref/NN.records, what the reference runner recorded once. The
+# shared objects: $(BUILD)/grade/solutions/NN.so (the answers) and
+# $(BUILD)/grade/student/KEY/NN.so (the student's files of STUDENT_DIR, checked first).
 GRADED     := $(patsubst tests/graded/grade%.c,%,$(wildcard tests/graded/grade[0-9][0-9].c))
 GRADE_LESSONS := $(or $(LESSON),$(GRADED))
 lesson_dir  = $(filter $(1)_%,$(LESSONS))
 GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/protocol.o \
+              $(BUILD)/obj/tests/graded/student.o $(BUILD)/obj/tests/graded/sandbox_filter.o \
+              $(BUILD)/obj/tests/graded/sandbox_guard.o \
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
 GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
-              $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/lib/core/err.o
-# A lesson's runner links that lesson's exercises from IMPL and every other
-# lesson's from the answers, so one lesson's compile error costs only that lesson.
+              $(BUILD)/obj/tests/graded/sandbox_os.o $(BUILD)/obj/tests/common/fixture.o \
+              $(BUILD)/obj/lib/core/err.o $(BUILD)/obj/lib/core/fileio.o
+SECCOMP_LIBS := $(or $(shell pkg-config --libs libseccomp 2>/dev/null),-lseccomp)
+# A lesson's runner links every other lesson's exercises from the answers, so one
+# lesson's compile error costs only that lesson; its own come from the shared object.
 # Lessons with a CUDA exercise are graded on the GPU if there is one, else on
 # the simulator; the others need no GPU at all.
 # (GPU_GRADED: lessons without a kernel exercise whose checks still need a device.)
 GPU_GRADED  := 03 04
 # The other lessons' exercises come from the answers, except in the grader package
-# (make grader-package), which holds no answers: there the student's own are used.
+# (make grader-package), which holds no answers: there the student's own are used,
+# and they too are in the shared object.
 HAVE_ANSWERS := $(wildcard solutions/[0-9][0-9]_*/exercises.c)
-other_impl  = $(if $(HAVE_ANSWERS),solutions,$(1))
 grade_flavor = $(if $(filter $(1)_%,$(CU_LESSONS))$(filter $(1),$(GPU_GRADED)),$(if $(HAVE_GPU),cuda,sim),cpu)
 flavor_dir  = $(if $(filter sim,$(1)),simc/,$(if $(filter cuda,$(1)),cudac/))
 # The RUN halves of suite $(1) for flavour $(2), as run (or reference) objects.
 grade_run_obj = $(BUILD)/obj/$(call flavor_dir,$(2))tests/graded/$(3)/grade$(1).o
-grade_ex    = $(call ex_gobj,$(2),$(call lesson_dir,$(1))) \
-              $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_gobj,$(call other_impl,$(2)),$(d))) \
-              $(if $(filter sim cuda,$(3)),$(if $(filter $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_gobj,$(2),$(call lesson_dir,$(1)),$(3))) \
-                $(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_gobj,$(call other_impl,$(2)),$(d),$(3)))) \
-              $(BACKEND_$(3)) $(if $(filter sim,$(3)),$(SIM_KOBJ)) $(if $(filter cuda,$(3)),$(CUDA_KOBJ)) \
-              $(LIB_A) $(if $(filter sim,$(3)),$(SIM_A))
+# Lesson $(1)'s shared object holds these lesson folders' exercises (the CUDA file's in
+# the sim and cuda flavours $(2)): its own, or all of them in the grader package.
+so_lessons  = $(if $(HAVE_ANSWERS),$(call lesson_dir,$(1)),$(LESSONS))
+so_cu_lessons = $(if $(filter sim cuda,$(2)),$(filter $(call so_lessons,$(1)),$(CU_LESSONS)))
+grade_so_dir = $(BUILD)/grade/$(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
+grade_so_objs = $(foreach d,$(call so_lessons,$(2)),$(call ex_gobj,$(1),$(d))) \
+                $(foreach d,$(call so_cu_lessons,$(2),$(3)),$(call excu_gobj,$(1),$(d),$(3)))
+# What lesson $(1)'s runner links for flavour $(2): the other lessons' answers (when there
+# are answers) and lib in one archive, in which the names its allow list withholds are
+# weak, so that the stubs of withheld_NN.c take their place and the linker drops their code;
+# the backend, the kernels but those its allow list withholds (withhold-files), and the
+# simulator.
+withheld_files = $(shell sed -n 's/\#.*//; s/^[[:space:]]*withhold-files:\(.*\)/\1/p' tests/graded/allow/$(1).txt)
+kobj_of     = $(if $(filter sim,$(2)),$(patsubst %.cu,$(BUILD)/obj/sim/%.o,$(1)),$(patsubst %.cu,$(BUILD)/obj/cuda/%.o,$(1)))
+grade_kobj  = $(filter-out $(call kobj_of,$(call withheld_files,$(1)),$(2)),$(if $(filter sim,$(2)),$(SIM_KOBJ),$(if $(filter cuda,$(2)),$(CUDA_KOBJ))))
+grade_ex    = $(if $(filter sim cuda,$(2)),$(if $(HAVE_ANSWERS),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,solutions,$(d),$(2))))) \
+              $(BACKEND_$(2)) $(call grade_kobj,$(1),$(2)) $(BUILD)/grade/lib/$(1)/libgraded.a \
+              $(if $(filter sim,$(2)),$(SIM_A))
+# ... and for its whole-lesson cases (runNN-full), which the judge credits only when each
+# exercise of the lesson passes a check of its own in runNN: all the rest.
+grade_ex_full = $(if $(HAVE_ANSWERS),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(LESSONS)),$(call ex_obj,solutions,$(d))) \
+                $(if $(filter sim cuda,$(2)),$(foreach d,$(filter-out $(call lesson_dir,$(1)),$(CU_LESSONS)),$(call excu_obj,solutions,$(d),$(2))))) \
+              $(BACKEND_$(2)) $(if $(filter sim,$(2)),$(SIM_KOBJ)) $(if $(filter cuda,$(2)),$(CUDA_KOBJ)) \
+              $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
+# The reference runner: the answers of every lesson linked in.
+grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
+              $(if $(filter sim cuda,$(2)),$(foreach d,$(CU_LESSONS),$(call excu_obj,solutions,$(d),$(2)))) \
+              $(BACKEND_$(2)) $(if $(filter sim,$(2)),$(SIM_KOBJ)) $(if $(filter cuda,$(2)),$(CUDA_KOBJ)) \
+              $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
+GRADE_GEN   := $(BUILD)/grade/gen
+GRADE_INTAKE := $(BUILD)/grade/intake
+GRADE_INTAKE_DIR := $(BUILD)/intake/$(STUDENT_KEY)
+# The files a submission hands in, as paths under STUDENT_DIR.
+GRADE_FILES  := $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu)
+# What the runners must not see, where the sandbox can hide it (sandbox.h): the answers,
+# the build tree (other submissions' objects, the reference records), the results.
+GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref) \
+               $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT)) $(abspath $(GRADE_HIDE_ALSO))
+GRADE_EXPORTS := $(GRADE_GEN)/runner.exports
 GRADE_JUDGES := $(GRADED:%=$(BUILD)/grade/judge%)
 GRADE_REFS   := $(GRADED:%=$(BUILD)/grade/ref/%.records)
 GRADE_DRIVER := $(BUILD)/grade/driver
@@ -267,7 +321,7 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/cudac/%.o)
 GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
-.PHONY: help deps deps-grade build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
+.PHONY: help deps deps-grade deps-docs build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
         docs fixtures clean gpu-status grade grader hint grade-all grader-package demos \
         $(DEMOS:%=demo-%) docs-check sim-run test-conformance FORCE
 
@@ -285,11 +339,12 @@ help:
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
 	@echo "  make hint EX=01.3        a longer hint for one exercise"
-	@echo "  make grade-all SUBMISSIONS=DIR   grade a folder of student submissions"
+	@echo "  make grade-all SUBMISSIONS=DIR   grade a class (JOBS=N, SHARD=K/N, OUT=DIR; a folder, Gradescope or Canvas export)"
+	@echo "  make grade-report SUBMISSIONS=DIR   summary.csv, gradebook.csv and report.html of what is graded"
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
-	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings are errors)"
-	@echo "  make docs-check          open every page of the built docs in headless Chromium: images, figures, links"
+	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings and changed code spans are errors)"
+	@echo "  make docs-check          open every page of the built docs in headless Chromium (installed first as root): images, figures, links"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
 	@echo "  make gpu-deps            download what gpu-check needs, for a GPU machine without network"
 	@echo "  make test-gpu            only the kernel and GPU-path tests, on the GPU"
@@ -305,10 +360,12 @@ help:
 # The Debian packages the workbook uses; the check is quick, so every run does it.
 # `deps` wants them all; `deps-grade` only what the grader needs (Check), so a
 # grading image (Gradescope) need not install gnuplot or Doxygen.
-DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 libopenblas-dev libjansson-dev zlib1g-dev \
-              openmpi-bin libopenmpi-dev
+DEPS_ALL   := pkg-config check g++ gnuplot-nox doxygen python3 python3-yaml libopenblas-dev libjansson-dev \
+              zlib1g-dev openmpi-bin libopenmpi-dev libseccomp-dev
 DEPS_GRADE := pkg-config check g++ libopenblas-dev libjansson-dev zlib1g-dev openmpi-bin \
-              libopenmpi-dev
+              libopenmpi-dev libseccomp-dev
+# `deps-docs`: what make docs-check adds (a headless browser), installed only when asked.
+DEPS_DOCS  := chromium chromium-driver python3-selenium
 define deps_recipe
 	@missing=""; \
 	for p in $(1); do case $$p in \
@@ -318,11 +375,17 @@ define deps_recipe
 	  gnuplot-nox) command -v gnuplot >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  doxygen) command -v doxygen >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  python3) command -v python3 >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  python3-yaml) python3 -c 'import yaml' >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenblas-dev) pkg-config --exists openblas 2>/dev/null || missing="$$missing $$p" ;; \
 	  libjansson-dev) pkg-config --exists jansson 2>/dev/null || missing="$$missing $$p" ;; \
 	  zlib1g-dev) pkg-config --exists zlib 2>/dev/null || missing="$$missing $$p" ;; \
 	  openmpi-bin) command -v mpirun >/dev/null 2>&1 || missing="$$missing $$p" ;; \
 	  libopenmpi-dev) pkg-config --exists mpi-c 2>/dev/null || missing="$$missing $$p" ;; \
+	  libseccomp-dev) pkg-config --exists libseccomp 2>/dev/null || missing="$$missing $$p" ;; \
+	  chromium) command -v chromium >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  chromium-driver) command -v chromedriver >/dev/null 2>&1 || missing="$$missing $$p" ;; \
+	  python3-selenium) /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || \
+	    missing="$$missing $$p" ;; \
 	esac; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -343,6 +406,9 @@ deps:
 deps-grade:
 	$(call deps_recipe,$(DEPS_GRADE))
 
+deps-docs:
+	$(call deps_recipe,$(DEPS_DOCS))
+
 gpu-status:
 	@if [ -z "$(NVCC)" ]; then echo "GPU parts: nvcc not found, so only the simulator" \
 	  "runs the kernels (the CPU parts build and run as usual)"; \
@@ -352,8 +418,8 @@ gpu-status:
 
 build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER) \
        $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS)) \
-       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADED:%=$(BUILD)/grade/solutions/run%) \
-       $(GRADED:%=$(BUILD)/grade/reference/run%)
+       $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADED:%=$(BUILD)/grade/run%) $(GRADED:%=$(BUILD)/grade/run%-full) \
+       $(GRADED:%=$(call grade_so_dir,solutions)/%.so) $(GRADED:%=$(BUILD)/grade/reference/run%)
 
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
 	@$(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
@@ -372,11 +438,14 @@ TEST_ENV = $(if $(filter 1,$(SAN)),CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIE
 test: deps gpu-status
 	@pkg-config --exists check || { echo "make test needs Check, the C unit-test library:" \
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
-	@$(MAKE) --no-print-directory $(UNIT_BIN) $(HOSTILE_BIN) $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
+	@# -s: a target already built is not news ("make[1]: ... is up to date")
+	@$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s) $(UNIT_BIN) $(HOSTILE_BIN) $(call LESSON37,solutions) \
+	  $(SIM_TESTS) $(if $(NVCC),$(GPU_TESTS))
 	@echo "== unit tests of lib (CPU)"
 	@$(TEST_ENV) $(UNIT_BIN)
 	@echo "== hostile inputs: the corpus of tests/hostile, every truncation, bit flips"
 	@$(HOSTILE_BIN)
+	@bash tests/hostile/cli.sh $(call LESSON37,solutions)
 	@echo "== kernels and the simulator, on the CUDA simulator (CPU)"
 	@$(TEST_ENV) ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
 	@$(MAKE) --no-print-directory test-conformance
@@ -401,19 +470,48 @@ grade: deps-grade
 	  $(BUILD)/obj/sim/student/$(STUDENT_KEY) $(BUILD)/obj/cuda/student/$(STUDENT_KEY) \
 	  $(BUILD)/sim/student/$(STUDENT_KEY))
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) \
-	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records) >/dev/null
+	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records \
+	    $(BUILD)/grade/run$(l) $(BUILD)/grade/run$(l)-full) >/dev/null
+	@# The student's files are graded from a copy (tests/graded/intake.c): a link, a
+	@# second name of a file or a special file is refused, and that lesson scores 0.
+	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(GRADE_INTAKE_DIR) && mkdir -p $(BUILD)/intake && \
+	  $(MAKE) --no-print-directory $(GRADE_INTAKE) >/dev/null && \
+	  $(GRADE_INTAKE) --from $(STUDENT_DIR) --to $(GRADE_INTAKE_DIR) $(GRADE_INTAKE_OPTS) $(GRADE_FILES))
+	@# A lesson whose file is not there is "not handed in" (not make's missing rule).
 	@for l in $(GRADE_LESSONS); do \
-	  rm -f $(BUILD)/grade/$(GRADE_IMPL)/run$$l; \
-	  $(MAKE) --no-print-directory $(BUILD)/grade/$(GRADE_IMPL)/run$$l \
-	    IMPL=$(GRADE_IMPL) > $(GRADE_OUT)/compile_$$l.log 2>&1; \
+	  rm -f $(call grade_so_dir,$(GRADE_IMPL))/$$l.so; \
+	  if [ -n "$(filter lessons,$(GRADE_IMPL))" ] && \
+	     cat $(GRADE_INTAKE_DIR)/$(if $(HAVE_ANSWERS),$${l}_*,*)/*.refused > $(GRADE_OUT)/compile_$$l.log 2>/dev/null; then \
+	    echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
+	  missing=; $(if $(filter lessons,$(GRADE_IMPL)),for f in $(GRADE_FILES); do case $$f in ($${l}_*) \
+	    [ -f $(GRADE_INTAKE_DIR)/$$f ] || missing="$$missing $$f";; esac; done;) \
+	  if [ -n "$$missing" ]; then echo "not handed in: $(STUDENT_DIR) has no$$missing" \
+	    > $(GRADE_OUT)/compile_$$l.log; echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
+	  $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
+	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR)) \
+	    > $(GRADE_OUT)/compile_$$l.log 2>&1; \
 	  echo $$? > $(GRADE_OUT)/compile_$$l.status; \
+	  $(if $(filter lessons,$(GRADE_IMPL)),sed -i 's|$(GRADE_INTAKE_DIR)/|$(STUDENT_DIR)/|g' \
+	    $(GRADE_OUT)/compile_$$l.log;) \
 	 done
 	@$(GRADE_DRIVER) --impl $(GRADE_IMPL) --out $(GRADE_OUT) --bin $(BUILD)/grade \
+	  --so $(call grade_so_dir,$(GRADE_IMPL)) $(GRADE_HIDE:%=--hide %) \
 	  --lessons "$(GRADE_LESSONS)" --files "$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions)"
 
+# A class: make grade for every submission, JOBS at once, into OUT (tests/graded/grade_all.py).
+GRADE_ALL = python3 tests/graded/grade_all.py --submissions "$(strip $(SUBMISSIONS))" \
+  --out "$(or $(strip $(OUT)),$(BUILD_ROOT)/submissions)" --lessons "$(GRADE_LESSONS)" \
+  --columns "$(strip $(GRADEBOOK_COLUMNS))" --build-root "$(BUILD_ROOT)" --build "$(BUILD)"
 grade-all: deps-grade
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-all SUBMISSIONS=DIR"; exit 2; }
-	@bash tests/graded/grade_submissions.sh "$(SUBMISSIONS)"
+	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-all SUBMISSIONS=DIR" \
+	  "[JOBS=N] [SHARD=K/N] [OUT=DIR] [LESSON=NN]"; exit 2; }
+	@command -v python3 >/dev/null || { echo "make grade-all needs Python 3: sudo apt-get install python3"; exit 1; }
+	@$(GRADE_ALL) --jobs "$(strip $(JOBS))" --shard "$(strip $(SHARD))" grade
+
+.PHONY: grade-report
+grade-report:
+	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-report SUBMISSIONS=DIR [OUT=DIR]"; exit 2; }
+	@$(GRADE_ALL) report
 
 hint:
 	@test -n "$(EX)" || { echo "usage: make hint EX=01.3"; exit 2; }
@@ -556,6 +654,8 @@ test-conformance: $(CONF_BINS) $(CONF_LOGS)
 	@echo "== plain CUDA programs on the CUDA simulator (tests/conformance)"
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
 	  NVCC="$(NVCC)" NVCC_CHECK_DIR="$(NVCC_CHECK_DIR)" bash tests/conformance/run.sh $(abspath $(SIMRUN_DIR))
+	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
+	  bash tests/conformance/curand_reference.sh $(abspath $(SIMRUN_DIR))
 
 -include $(CONF_BINS:.sim=.d)
 
@@ -582,7 +682,9 @@ bench: deps $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER)
 
 # make docs runs each lesson in its quick form here (docs/figures.py): on the GPU when
 # there is one, else the parts whose figure needs a GPU on the simulator. Their charts
-# go into build copies of the pages (build/docs/src), which Doxygen reads.
+# go into build copies of the pages (build/docs/src), which Doxygen reads. Then every
+# code span of the pages must be in the HTML as written (tests/docs/check_code_spans.py,
+# after its own test).
 DOCS_SIM_BIN := $(BUILD_ROOT)/rel-sim/solutions/lesson37
 docs: deps
 	@mkdir -p build/docs
@@ -598,6 +700,9 @@ docs: deps
 	doxygen docs/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log; \
 	status=$$?; if [ -s build/docs/warnings.log ] || [ $$status -ne 0 ]; then \
 	  cat build/docs/warnings.log; echo "make docs: doxygen reported problems"; exit 1; fi; \
+	python3 tests/docs/test_check_code_spans.py > build/docs/code_spans.log || \
+	  { cat build/docs/code_spans.log; exit 1; }; \
+	python3 tests/docs/check_code_spans.py build/docs/html --doxyfile docs/Doxyfile || exit 1; \
 	rm -rf build/docs/html/figures && cp -r build/docs/figures build/docs/html/figures; \
 	echo "Docs: build/docs/html/index.html ($$(( $$(date +%s) - start )) s with the lessons' runs)"
 
@@ -606,7 +711,7 @@ docs: deps
 # build/docs/screenshots. The checker's own test first: it must fail a broken page.
 DOCS_PY = $(shell for p in python3 /usr/bin/python3; do \
             $$p -c 'import selenium' >/dev/null 2>&1 && { command -v $$p; break; }; done)
-docs-check:
+docs-check: deps-docs
 	@test -n "$(DOCS_PY)" || { echo "make docs-check needs Chromium and Selenium:" \
 	  "sudo apt-get install -y chromium chromium-driver python3-selenium"; exit 1; }
 	@test -f build/docs/html/index.html || { echo "make docs-check: run make docs first"; exit 1; }
@@ -649,7 +754,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 
 # The student's exercises: same flags, but warnings do not stop the build.
-$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_DIR)/%/exercises.c | $(STUDENT_INC)
+$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_SRC)/%/exercises.c | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_EX) -save-temps=obj -c $< -o $@
@@ -657,7 +762,7 @@ $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_DIR)/%/exercises.c 
 $(BUILD)/obj/solutions/%/exercises.o: solutions/%/exercises.c
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_LIB) -fPIC -c $< -o $@
 
 $(BUILD)/obj/lessons/%.o: lessons/%.c
 	@mkdir -p $(@D)
@@ -698,7 +803,20 @@ $(FUZZ_BINS): $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call flavor_ob
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) -fsanitize=fuzzer $^ -o $@ $(call flavor_libs,cpu)
 
-$(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o
+# tests/graded/selftest.py runs the grader as in a container with it (namespaces refused).
+$(BUILD)/grade/container_like: $(BUILD)/obj/tests/graded/container_like.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS)
+
+$(GRADE_INTAKE): $(BUILD)/obj/tests/graded/intake.o $(BUILD)/obj/lib/core/fileio.o \
+                 $(BUILD)/obj/lib/core/err.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@
+
+$(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o $(BUILD)/obj/lib/core/fileio.o \
+                 $(BUILD)/obj/lib/core/err.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@
@@ -727,21 +845,112 @@ $(eval $(call grade_suite_rules,cudac/,$$(CFLAGS_CUDAC)))
 $(GRADE_JUDGES): $(BUILD)/grade/judge%: $(BUILD)/obj/tests/graded/judge/grade%.o $(GRADE_JUDGE_OBJ)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) -lm
+	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(SECCOMP_LIBS) -lm
+# The judges' own trainer, for the whole-lesson cases' drawn runs (tests/graded/oracle_mlp.h).
+GRADE_ORACLE_OBJ := $(BUILD)/obj/tests/graded/oracle_mlp.o $(BUILD)/obj/tests/graded/oracle_iris.o
+$(GRADE_JUDGES): $(GRADE_ORACLE_OBJ)
+-include $(GRADE_ORACLE_OBJ:.o=.d)
 
-# runNN for the answers, the student's exercises, and the reference values.
-define grade_runner_rule
-$(GRADED:%=$(BUILD)/grade/$(1)/run%): $(BUILD)/grade/$(1)/run%: \
-        $$$$(call grade_run_obj,$$$$*,$$$$(call grade_flavor,$$$$*),$(3)) $(GRADE_RUN_OBJ) \
-        $$$$(call grade_ex,$$$$*,$(2),$$$$(call grade_flavor,$$$$*))
+# The system-call filter tried directly, in each form a runner installs (selftest.py).
+$(BUILD)/grade/filter_check: $(BUILD)/obj/tests/graded/filter_check.o \
+        $(BUILD)/obj/tests/graded/sandbox_filter.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS) -pthread
+
+# runNN: the RUN halves, the trampolines to lesson NN's exercises and everything else
+# but them; it exports to the shared object only what tests/graded/allow/ lets student
+# code call (gen_trampolines.pl).
+$(GRADE_EXPORTS): tests/graded/gen_trampolines.pl $(wildcard tests/graded/allow/*.txt)
+	@mkdir -p $(@D)
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports > $@.tmp && mv $@.tmp $@
+
+$(GRADED:%=$(GRADE_GEN)/trampolines_%.c): $(GRADE_GEN)/trampolines_%.c: \
+        tests/graded/gen_trampolines.pl $(wildcard tests/graded/allow/*.txt)
+	@mkdir -p $(@D)
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow \
+	  --c "$(foreach d,$(call so_lessons,$*),$(firstword $(subst _, ,$(d))))" \
+	  --cu "$(foreach d,$(call so_cu_lessons,$*,$(call grade_flavor,$*)),$(firstword $(subst _, ,$(d))))" \
+	  > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/grade/trampolines_%.o: $(GRADE_GEN)/trampolines_%.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+# lib and the other lessons' answers for lesson NN's runner, with its withheld names weak.
+$(GRADED:%=$(BUILD)/grade/lib/%/libgraded.a): $(BUILD)/grade/lib/%/libgraded.a: $(LIB_A) \
+        $$(if $$(HAVE_ANSWERS),$$(foreach d,$$(filter-out $$(call lesson_dir,$$*),$$(LESSONS)),$$(call ex_obj,solutions,$$(d)))) \
+        tests/graded/allow/%.txt tests/graded/gen_trampolines.pl
+	@mkdir -p $(@D)
+	@echo "  AR    $@ (what lesson $* withholds, weak)"
+	$(Q)rm -rf $@ $@.d && mkdir $@.d && cp $(LIB_A) $@.tmp && \
+	  for o in $(filter-out $(LIB_A) %.txt %.pl,$^); do \
+	    cp $$o $@.d/answers_$$(basename $$(dirname $$o)).o || exit 1; done && \
+	  { [ -z "$$(ls $@.d)" ] || ar rs $@.tmp $@.d/*.o; } && \
+	  perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --withheld-list $* > $@.weak && \
+	  { [ ! -s $@.weak ] || objcopy --weaken-symbols=$@.weak $@.tmp; } && mv $@.tmp $@ && rm -rf $@.d
+
+$(GRADED:%=$(GRADE_GEN)/withheld_%.c): $(GRADE_GEN)/withheld_%.c: tests/graded/gen_trampolines.pl \
+        $(wildcard tests/graded/allow/*.txt) $$(call kobj_of,$$(call withheld_files,$$*),$$(call grade_flavor,$$*))
+	@mkdir -p $(@D)
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --withheld $* \
+	  --c "$(foreach d,$(call so_lessons,$*),$(firstword $(subst _, ,$(d))))" \
+	  --cu "$(foreach d,$(call so_cu_lessons,$*,$(call grade_flavor,$*)),$(firstword $(subst _, ,$(d))))" \
+	  --objects "$(call kobj_of,$(call withheld_files,$*),$(call grade_flavor,$*))" > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/grade/withheld_%.o: $(GRADE_GEN)/withheld_%.c
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_LIB) -Wno-missing-prototypes -c $< -o $@
+
+# The runners export what allow/ lets student code call (and nothing else), link -z now,
+# drop what nothing reaches (--gc-sections) and write a map (-Map), in which
+# tests/graded/selftest.py reads that the withheld code is gone.
+GRADE_RUNNER_LDFLAGS = -Wl,--export-dynamic-symbol-list=$(GRADE_EXPORTS) -Wl,-z,relro,-z,now \
+                       -Wl,--gc-sections -Wl,-Map=$@.map
+
+$(GRADED:%=$(BUILD)/grade/run%): $(BUILD)/grade/run%: \
+        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
+        $(BUILD)/obj/grade/trampolines_%.o $(BUILD)/obj/grade/withheld_%.o \
+        $$(call grade_ex,$$*,$$(call grade_flavor,$$*)) $(GRADE_EXPORTS)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports \
+	  --archives "$(filter %.a,$^)" > $@.keep
+	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $(filter-out $(GRADE_EXPORTS),$^) -o $@ \
+	  -Wl,@$@.keep $(GRADE_RUNNER_LDFLAGS) -Wl,--as-needed $(call flavor_libs,$(call grade_flavor,$*)) \
+	  -Wl,--no-as-needed $(SECCOMP_LIBS) -ldl
+
+$(GRADED:%=$(BUILD)/grade/run%-full): $(BUILD)/grade/run%-full: \
+        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
+        $(BUILD)/obj/grade/trampolines_%.o $$(call grade_ex_full,$$*,$$(call grade_flavor,$$*)) \
+        $(GRADE_EXPORTS)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports \
+	  --archives "$(filter %.a,$^)" > $@.keep
+	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $(filter-out $(GRADE_EXPORTS),$^) -o $@ \
+	  -Wl,@$@.keep $(GRADE_RUNNER_LDFLAGS) $(call flavor_libs,$(call grade_flavor,$*)) $(SECCOMP_LIBS) -ldl
+
+# NN.so: what the runner loads, the student's checked objects (or the answers').
+define grade_so_rule
+$(GRADED:%=$(call grade_so_dir,$(1))/%.so): $(call grade_so_dir,$(1))/%.so: \
+        $$$$(call grade_so_objs,$(1),$$$$*,$$$$(call grade_flavor,$$$$*))
 	@mkdir -p $$(@D)
 	@echo "  LINK  $$@"
-	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) $$^ -o $$@ \
-	  $$(call flavor_libs,$$(call grade_flavor,$$*))
+	$$(Q)$$(call flavor_link,$$(call grade_flavor,$$*)) $$(OPT) -shared $$^ -o $$@ -Wl,-z,relro,-z,now
 endef
-$(eval $(call grade_runner_rule,solutions,solutions,run))
-$(eval $(call grade_runner_rule,lessons,lessons,run))
-$(eval $(call grade_runner_rule,reference,solutions,reference))
+$(eval $(call grade_so_rule,solutions))
+$(eval $(call grade_so_rule,lessons))
+
+$(GRADED:%=$(BUILD)/grade/reference/run%): $(BUILD)/grade/reference/run%: \
+        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),reference) $(GRADE_RUN_OBJ) \
+        $$(call grade_ref_ex,$$*,$$(call grade_flavor,$$*))
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $^ -o $@ \
+	  $(call flavor_libs,$(call grade_flavor,$*)) $(SECCOMP_LIBS) -ldl
 
 # What the reference runner records, once per build of it; the grader package
 # carries the records instead (tests/graded/ref/), made where the answers are.
@@ -759,9 +968,9 @@ endif
 # Everything make grade builds that does not depend on the student's files
 # (the grader package's setup.sh builds it once, into the autograder's image).
 grader: deps-grade
-	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
+	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_INTAKE) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
 	  $(LIB_A) $(SIM_A) $(SIM_KOBJ) $(BACKEND_cpu) $(BACKEND_sim) $(STUDENT_INC) \
-	  $(foreach l,$(GRADED),$(call grade_run_obj,$(l),$(call grade_flavor,$(l)),run))
+	  $(GRADED:%=$(BUILD)/grade/run%) $(GRADED:%=$(BUILD)/grade/run%-full)
 
 # The zip an instructor uploads to Gradescope: the workbook without solutions/,
 # the reference records, setup.sh and run_autograder (docs/instructor_guide.md).
@@ -789,8 +998,11 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 	@echo "  CXX   $*.cu (simulator)"
 	$(Q)$(CXX) $(CXXFLAGS_KSIM) -Werror -iquote $(dir $*) -c $< -o $@
 
-# The student's CUDA exercise: warnings shown, not fatal.
-$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_DIR)/%.cu $(SIM_DIR)/cu2sim.pl
+# The student's CUDA exercise: warnings shown, not fatal. Its translation and object are
+# kept as the others are (.PRECIOUS names a rule's own target pattern): else make deletes
+# them after the link and says so ("rm build/...") in a run that went well.
+.PRECIOUS: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o
+$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(SIM_DIR)/cu2sim.pl
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
 	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
@@ -798,9 +1010,9 @@ $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_DIR)/%.cu $(SIM_DIR)/cu2sim
 $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  CXX   $(STUDENT_DIR)/$*.cu (simulator)"
-	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -save-temps=obj -iquote $(STUDENT_DIR)/$(dir $*) -c $< -o $@
+	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -save-temps=obj -iquote $(STUDENT_SRC)/$(dir $*) -c $< -o $@
 
-$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_DIR)/%.cu | $(STUDENT_INC)
+$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_SRC)/%.cu | $(STUDENT_INC)
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
 	$(Q)$(NVCC) $(NVCCFLAGS_STUDENT) -Xcompiler -save-temps=obj -MD -MF $(@:.o=.d) -c $< -o $@
@@ -814,21 +1026,22 @@ $(STUDENT_INC):
 # What the grader links of a student's file: checked first (tests/graded/allow/README.md).
 # An include outside lib/ and kernels/ fails this step; an exercise that calls what it
 # may not is replaced by a stub that fails its cases with the reason.
+CHECK_SCRIPTS := tests/graded/check_student.pl tests/graded/check_source.pl
 CHECK_STUDENT = perl tests/graded/check_student.pl --root . --cc "$(CC)" --lib $(LIB_A) \
                 $(foreach k,$(SIM_A) $(SIM_KOBJ) $(CUDA_KOBJ),--lib $(k))
 $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.checked.o: \
-        $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o tests/graded/check_student.pl \
+        $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o $(CHECK_SCRIPTS) \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
 	@echo "  CHECK $(STUDENT_DIR)/$*/exercises.c"
 	$(Q)$(CHECK_STUDENT) --lesson $(firstword $(subst _, ,$*)) --kind c --object $< \
-	  --deps $(<:.o=.d) --asm $(<:.o=.s) --source $(STUDENT_DIR)/$*/exercises.c --out $@
+	  --deps $(<:.o=.d) --asm $(<:.o=.s) --source $(STUDENT_SRC)/$*/exercises.c --out $@
 define cu_check_rule
 $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.checked.o: \
-        $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.o tests/graded/check_student.pl \
+        $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.o $(CHECK_SCRIPTS) \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
 	@echo "  CHECK $(STUDENT_DIR)/$$*/exercises.cu ($(1))"
 	$$(Q)$$(CHECK_STUDENT) --lesson $$(firstword $$(subst _, ,$$*)) --kind cu --object $$< \
-	  --deps $$(<:.o=.d) --asm $$(<:.o=.s) --source $(STUDENT_DIR)/$$*/exercises.cu --out $$@
+	  --deps $$(<:.o=.d) --asm $$(<:.o=.s) --source $(STUDENT_SRC)/$$*/exercises.cu --out $$@
 endef
 $(eval $(call cu_check_rule,sim))
 $(eval $(call cu_check_rule,cuda))
@@ -875,7 +1088,9 @@ ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(BUILD)/obj/tests/hostile/run_hos
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
            $(BUILD)/obj/tests/bench/bench_iris.o $(BUILD)/obj/tests/bench/bench_sgemm.o \
            $(BUILD)/obj/tests/bench/bench_trainer.o $(GRADE_RUN_OBJ) $(GRADE_JUDGE_OBJ) \
-           $(BUILD)/obj/tests/graded/driver.o $(GRADED:%=$(BUILD)/obj/tests/graded/judge/grade%.o) \
+           $(BUILD)/obj/tests/graded/driver.o $(BUILD)/obj/tests/graded/intake.o \
+           $(BUILD)/obj/tests/graded/container_like.o \
+           $(GRADED:%=$(BUILD)/obj/tests/graded/judge/grade%.o) \
            $(foreach l,$(GRADED),$(call grade_run_obj,$(l),$(call grade_flavor,$(l)),run) \
              $(call grade_run_obj,$(l),$(call grade_flavor,$(l)),reference)) $(SIM_OBJ) $(SIM_KOBJ)
 -include $(ALL_OBJ:.o=.d)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lesson.h"
+#include "lib/core/err.h"
 
 #ifndef WB_IMPL
 #define WB_IMPL "solutions"
@@ -58,8 +59,10 @@ void lesson_heading(int part, const char *title, const char *readme)
 
 void lesson_error(int part, const char *message)
 {
+    char shown[2048]; /* as every message shows names: invisible characters escaped */
     fflush(stdout);
-    fprintf(stderr, "lesson37: part %d: %s\n", part, message);
+    fprintf(stderr, "lesson37: part %d: %s\n", part,
+            err_escape(message, strlen(message), sizeof shown, shown, sizeof shown));
 }
 
 const char *lesson_path(const char *path)

@@ -2,7 +2,8 @@
 """Regenerate tests/fixtures/*.txt: reference values computed by PyTorch.
 
 lesson01.txt feeds the unit tests (make test), grade01.txt the graded suite
-of Lesson 01 (make grade).
+of Lesson 01 (make grade), sched_resume.txt the test of a run resumed past its
+schedule's end (tests/unit/check_trainer.c).
 
 The unit tests compare the C code with these numbers, so the oracle is
 independent of the code under test. Run it with PyTorch and scikit-learn
@@ -243,6 +244,54 @@ def graded_cases(w):
         w.put(name + ".p_new", p)
 
 
+def f32(x):
+    """The float32 value nearest x, as a Python float (the workbook's C floats hold it)."""
+    return float(np.float32(x))
+
+
+def resume_cases(w):
+    """Schedulers saved after 12 epochs and loaded into ones made for 15, as a run resumed
+    with more epochs than its schedule makes them: PyTorch's load_state_dict() keeps the
+    saved T_max (or step_size), so the rates go on along the saved schedule.
+
+      <case>.hyper   base lr, the saved run's T_max (or step_size), the resumed config's,
+                     eta_min (or gamma)
+      <case>.lrs     the rate each of epochs 1 to 15 trains at (param_groups[0]['lr'])
+    """
+    saved_epochs, resumed_epochs = 12, 15
+    sched = torch.optim.lr_scheduler
+    # (name, base lr, make(optimizer, argument), the saved run's argument, the resumed one's,
+    # the other argument): T_max is the run's epochs; step_size 7 halves the rate at epoch 15
+    # where the resumed config's 5 would not.
+    cases = [
+        ("cosine", f32(0.1), lambda o, n: sched.CosineAnnealingLR(o, n, 0.0),
+         saved_epochs, resumed_epochs, 0.0),
+        ("steplr", f32(0.1), lambda o, n: sched.StepLR(o, n, f32(0.5)), 7, 5, f32(0.5)),
+    ]
+    for name, base, make, saved_arg, resumed_arg, other in cases:
+        p = torch.zeros(3, requires_grad=True)
+        opt = torch.optim.SGD([p], lr=base, momentum=0.9)
+        s = make(opt, saved_arg)
+        lrs = []
+        for _ in range(saved_epochs):
+            lrs.append(opt.param_groups[0]["lr"])
+            p.grad = torch.ones(3)
+            opt.step()
+            s.step()
+        state_o, state_s = opt.state_dict(), s.state_dict()
+        opt = torch.optim.SGD([p], lr=base, momentum=0.9)
+        s = make(opt, resumed_arg)
+        opt.load_state_dict(state_o)
+        s.load_state_dict(state_s)
+        for _ in range(saved_epochs, resumed_epochs):
+            lrs.append(opt.param_groups[0]["lr"])
+            p.grad = torch.ones(3)
+            opt.step()
+            s.step()
+        w.put(name + ".hyper", [base, saved_arg, resumed_arg, other])
+        w.put(name + ".lrs", np.array(lrs, dtype=np.float32))
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "fixtures")
     torch.set_num_threads(1)
@@ -253,7 +302,10 @@ def main():
     w = Writer(os.path.join(out_dir, "grade01.txt"))
     graded_cases(w)
     w.close()
-    print("wrote lesson01.txt and grade01.txt in", out_dir)
+    w = Writer(os.path.join(out_dir, "sched_resume.txt"))
+    resume_cases(w)
+    w.close()
+    print("wrote lesson01.txt, grade01.txt and sched_resume.txt in", out_dir)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@
  * every epoch and printed every 100, the wall time, and the loss curve.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "lib/device/cpuinfo.h"
 #include "lib/train/data.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/train/iris.h"
 #include "lib/nn/layers.h"
 #include "lib/nn/loss.h"
@@ -75,14 +75,22 @@ static void show_cpu(void)
            "  machine, printed them as 12 cores x 2 threads (README: the source box).\n\n");
 }
 
+typedef struct Losses {
+    const float *v;
+    long n;
+} Losses;
+
+static int put_losses(FILE *f, void *ctx)
+{
+    const Losses *l = ctx;
+    fprintf(f, "# epoch training_loss\n");
+    for (long i = 0; i < l->n; i++) fprintf(f, "%ld %.7g\n", i + 1, (double)l->v[i]);
+    return ERR_OK;
+}
+
 static int write_losses(const char *path, const float *losses, long n)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "# epoch training_loss\n");
-    for (long i = 0; i < n; i++) fprintf(f, "%ld %.7g\n", i + 1, (double)losses[i]);
-    if (fclose(f) != 0) return err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return ERR_OK;
+    return fileio_save(path, "plot data file", put_losses, &(Losses){losses, n});
 }
 
 static void draw(const LessonContext *ctx, const char *data, long epochs)
@@ -113,15 +121,12 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
     /* Fail now, not after training, if the results cannot be written. */
     char dat[1024];
     snprintf(dat, sizeof dat, "%s/01_losses.dat", ctx->out_dir);
-    FILE *probe = fopen(dat, "a");
-    if (!probe) {
+    if (fileio_save_check(dat, "plot data file") != ERR_OK) {
         char msg[1200];
-        snprintf(msg, sizeof msg, "cannot write %s: %s (choose another --out folder)", dat,
-                 strerror(errno));
+        snprintf(msg, sizeof msg, "%s (choose another --out folder)", err_message());
         lesson_error(PART, msg);
         return LESSON_BAD_INPUT;
     }
-    fclose(probe);
 
     /* Data: the split of train_test_split(test_size=0.2, random_state=42), which the
      * file's "split" column records; iris_spec() says how the file reads. */
@@ -137,10 +142,13 @@ int lesson01_run(const LessonContext *ctx, int argc, char **argv)
         rc = fail();
         goto done;
     }
+    char shown[600];
     if (!ctx->quiet)
         printf("Data: %s: %lld training and %lld test samples, %d features, %d classes\n",
-               lesson_path(o.data), (long long)train.x->shape[0], (long long)test.x->shape[0],
-               train.n_features, train.n_classes);
+               err_escape(lesson_path(o.data), strlen(lesson_path(o.data)), 400, shown,
+                          sizeof shown),
+               (long long)train.x->shape[0], (long long)test.x->shape[0], train.n_features,
+               train.n_classes);
     if (train.x->shape[0] == 0 || test.x->shape[0] == 0) {
         char msg[1200];
         snprintf(msg, sizeof msg, "%s: no %s rows (its \"%s\" column must mark some rows "

@@ -28,6 +28,7 @@
 #include "lib/device/cpuinfo.h"
 #include "lib/device/device.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/train/iris.h"
 #include "lib/nn/layers.h"
 #include "lib/device/matmul.h"
@@ -350,10 +351,10 @@ static int show_moving(Device gpu)
     Module *fc1 = linear_new("fc1", 4, 10, &rng);
     const Tensor *y;
     if (fc1 && module_to(fc1, gpu) == ERR_OK) {
-        if (module_forward(fc1, x, &y) != ERR_OK)
+        if (module_call(fc1, x, &y) != ERR_OK)
             printf("  a CPU tensor into a model on the GPU fails, as in PyTorch:\n    %s\n",
                    err_message());
-        if (module_forward(fc1, on, &y) == ERR_OK)
+        if (module_call(fc1, on, &y) == ERR_OK)
             printf("  the same tensor moved to the GPU goes through\n");
     }
     printf("\n");
@@ -569,9 +570,9 @@ static void matmul_sweep(const LessonContext *ctx, const Options *o, bool have_g
     long gpu_max = g_simulated ? 128 : o->n_gpu;
     char path[1024], png[1024], title[256];
     snprintf(path, sizeof path, "%s/02_matmul.csv", ctx->out_dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = fileio_save_stream(path, "CSV file"); /* saved when closed */
     if (!f) {
-        printf("  Time against size: skipped (cannot write %s)\n", path);
+        printf("  Time against size: skipped (%s)\n", err_message());
         return;
     }
     fprintf(f, "device,n,seconds,gflops\n");
@@ -593,7 +594,10 @@ static void matmul_sweep(const LessonContext *ctx, const Options *o, bool have_g
         printf("    %5ld x %-5ld  CPU %10s   GPU %10s\n", n, n,
                isnan(cpu_s) ? "-" : timer_format(cpu_s, t, sizeof t), u);
     }
-    fclose(f);
+    if (fclose(f) != 0) {
+        printf("  Data: not saved (%s)\n", err_message());
+        return;
+    }
     printf("  Data: %s\n", path);
     if (!ctx->plots) return;
     if (!have_gpu)

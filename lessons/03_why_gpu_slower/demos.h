@@ -28,6 +28,7 @@ typedef struct Gpu {
     bool simulated;   /* ... which is the CUDA simulator */
     Device dev;
     char label[24];   /* "cuda:0", or "cuda:0 (sim)" */
+    char name[96];    /* the device's name ("NVIDIA H100 80GB HBM3"), for measured figures */
     char why[600];    /* why the GPU halves are skipped */
 } Gpu;
 

@@ -37,7 +37,7 @@ int train_logged(Module *model, Loss *loss, Optimizer *opt, const Tensor *x, con
 
 /* ex03.2 Chunked inference on the device -------------------------------------------
  * TODO(ex03.2): one (chunk, d) buffer on x->device before the loop; per chunk:
- * tensor_resize (the last chunk is shorter), tensor_copy_rows, module_forward,
+ * tensor_resize (the last chunk is shorter), tensor_copy_rows, module_call,
  * tensor_put_rows. Free the buffer after the loop.
  * Hint: tensor_new(DTYPE_F32, x->device, 2, shape). About 20 lines.
  */

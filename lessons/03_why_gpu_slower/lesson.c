@@ -1,5 +1,5 @@
 /*
- * Part 3: why the GPU looks slower, measured piece by piece, and how to make it win.
+ * Part 3: why the GPU looks slower, measured piece by piece, and what could make it win.
  *
  * Six demos, each runnable alone (make demo-sync, demo-launch, demo-copy,
  * demo-batch, demo-fused, demo-timeline; make demos for all) and all together as part 3 of
@@ -22,7 +22,6 @@
  * options, the GPU, the sizes, what the demos share (demos.h) and their order.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include "lessons/lesson.h"
 #include "lessons/03_why_gpu_slower/demos.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/device/device.h"
 #include "lib/io/plot.h"
 #include "lib/train/iris.h"
@@ -87,6 +87,7 @@ static void find_gpu(const char *want, Gpu *g)
         g->simulated = info.simulated;
         snprintf(g->label, sizeof g->label, "%s%s", device_str(g->dev, name, sizeof name),
                  g->simulated ? " (sim)" : "");
+        snprintf(g->name, sizeof g->name, "%.95s", info.name);
         printf("GPU: %s, %s\n", g->label, info.name);
     }
     if (!g->ok) printf("GPU: none (%s)\n", g->why);
@@ -160,18 +161,14 @@ FILE *demo_csv_open(const LessonContext *ctx, const char *name, char *path, size
                     const char *header)
 {
     snprintf(path, size, "%s/03_%s.csv", ctx->out_dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    fprintf(f, "%s\n", header);
+    FILE *f = fileio_save_stream(path, "CSV file"); /* saved when closed */
+    if (f) fprintf(f, "%s\n", header);
     return f;
 }
 
 int demo_csv_close(FILE *f, const char *path)
 {
-    if (fclose(f) != 0) return err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    if (fclose(f) != 0) return err_code(); /* the save's message */
     printf("  Data: %s\n", path);
     return ERR_OK;
 }
@@ -230,7 +227,7 @@ int lesson03_run(const LessonContext *ctx, int argc, char **argv)
     Options o = {"all", "cuda", false, 0};
     int rc;
     if (!parse_options(argc, argv, &o, &rc)) return rc;
-    lesson_heading(PART, "Why the GPU looks slower, and how to make it win", README);
+    lesson_heading(PART, "Why the GPU looks slower, and what could make it win", README);
     Gpu g;
     find_gpu(o.device, &g);
     Sizes s = sizes_for(&o, &g);

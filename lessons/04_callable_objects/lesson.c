@@ -20,6 +20,7 @@
 #include "lib/core/counters.h"
 #include "lib/device/device.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/train/iris.h"
 #include "lib/nn/layers.h"
 #include "lib/core/timer.h"
@@ -209,7 +210,7 @@ static void draw_order(const LessonContext *ctx)
 {
     char path[1024], png[1024];
     snprintf(path, sizeof path, "%s/04_call_order.csv", ctx->out_dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = fileio_save_stream(path, "CSV file"); /* saved when closed */
     if (!f) return;
     fprintf(f, "call,step,who,kind\n");
     int k = 0;
@@ -217,7 +218,10 @@ static void draw_order(const LessonContext *ctx)
         k = i > 0 && strcmp(g_steps[i].call, g_steps[i - 1].call) == 0 ? k + 1 : 1;
         fprintf(f, "%s,%d,%s,%s\n", g_steps[i].call, k, g_steps[i].who, g_steps[i].kind);
     }
-    if (fclose(f) != 0) return;
+    if (fclose(f) != 0) {
+        printf("  The order each call took: not saved (%s)\n", err_message());
+        return;
+    }
     printf("  The order each call took: %s\n", path);
     if (!ctx->plots) return;
     snprintf(png, sizeof png, "%s/04_call_order.png", ctx->out_dir);

@@ -73,11 +73,9 @@ static int copy_file(const char *from, const char *to)
     char *data;
     size_t len;
     TRY(fileio_read(from, &data, &len));
-    FILE *f = fopen(to, "wb");
-    int rc = f && fwrite(data, 1, len, f) == len ? ERR_OK : ERR_IO;
-    if (f && fclose(f) != 0) rc = ERR_IO;
+    int rc = fileio_save_bytes(to, "copy", data, len);
     free(data);
-    return rc ? err_set(ERR_IO, "cannot write %s: %s", to, strerror(errno)) : ERR_OK;
+    return rc;
 }
 
 /* On the CUDA simulator every GPU thread runs on the CPU: its times are labelled so. */
@@ -289,6 +287,17 @@ static int section_amp(const ExperimentConfig *cfg, const char *root, bool quick
     c.epochs = quick ? 4 : 8;
     printf("  %s, %s, %ld epochs, the loss as it is:\n", c.data, c.optimizer, c.epochs);
     TRY(amp_table(&c, root));
+    Device dev;
+    DeviceInfo info;
+    if (device_from_string(cfg->device, &dev) == ERR_OK && device_is_host(dev))
+        printf("  (the times are the CPU's, where half precision is emulated: float32 arithmetic "
+               "rounded to\n  half precision. They time the emulation, not what half precision "
+               "saves, and say nothing\n  about a GPU, whose products run in half precision on "
+               "tensor cores: --device cuda measures\n  that on one.)\n");
+    else if (device_info(dev, &info) == ERR_OK && !info.simulated)
+        printf("  (the times were measured on %s, %.80s: autocast's products ran in half "
+               "precision there)\n", cfg->device, info.name);
+    err_clear();
     /* Adam's steps do not depend on the size of the gradients: a tiny loss weight changes
      * nothing in float32, and shows what small gradients do in float16. */
     snprintf(c.name, sizeof c.name, "%.50s-w", cfg->name);
@@ -313,7 +322,7 @@ static int section_amp(const ExperimentConfig *cfg, const char *root, bool quick
     const Tensor *y;
     int rc = x ? tensor_copy_rows(e->x_train, 0, rows, x) : (int)err_code();
     if (!rc) rc = tensor_to(x, e->device, &xd);
-    if (!rc) rc = module_forward(e->model, xd, &y);
+    if (!rc) rc = module_call(e->model, xd, &y); /* model(x), hooks and all */
     int64_t kept = 0;
     for (int i = 0; !rc && i < e->model->n_children; i++) kept += e->model->children[i]->output->numel;
     if (!rc)
@@ -339,11 +348,7 @@ static void show_refusal(const char *what, int rc)
 
 static int write_bytes(const char *path, const char *data, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) return err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    size_t w = fwrite(data, 1, len, f);
-    if (fclose(f) != 0 || w != len) return err_set(ERR_IO, "cannot write %s", path);
-    return ERR_OK;
+    return fileio_save_bytes(path, "checkpoint", data, len);
 }
 
 /* The checkpoint at @p from saved again to @p to with one change: metadata @p key set to
@@ -853,7 +858,8 @@ static int section_memory(const ExperimentConfig *cfg, const Experiment *e)
 static int run_resumed(const LessonContext *ctx, const ExperimentConfig *cfg, const char *root,
                        const char *path)
 {
-    printf("Resuming from %s\n", path);
+    char shown[600]; /* as every message shows it: control and bidi characters escaped */
+    printf("Resuming from %s\n", err_escape(path, strlen(path), 400, shown, sizeof shown));
     Experiment *e = NULL;
     TRY(experiment_open_resumed(cfg, root, path, &e)); /* refused: the folder is untouched */
     e->trainer->opts.progress = !ctx->quiet;
@@ -863,6 +869,12 @@ static int run_resumed(const LessonContext *ctx, const ExperimentConfig *cfg, co
            e->dir, t->epoch, t->opts.epochs, (double)t->opt->lr, (long long)t->opt->step,
            (double)grad_scaler_factor(&t->scaler), t->best_epoch);
     long from = t->epoch;
+    if (t->sched && from < t->opts.epochs && sched_past_end(t->sched, t->opts.epochs))
+        printf("  epochs %ld to %ld are past the schedule's end (the checkpoint's T_max %d, which "
+               "a resume keeps, as PyTorch's load_state_dict does): the rate climbs back along "
+               "the cosine\n",
+               from + 1 > t->sched->state.t_max ? from + 1 : (long)t->sched->state.t_max + 1,
+               t->opts.epochs, t->sched->state.t_max);
     if (from >= t->opts.epochs)
         printf("  nothing to train: the checkpoint is at the configured %ld epochs (--epochs N "
                "for more)\n",

@@ -37,5 +37,9 @@ set title "learning rate"
 plot datafile skip 1 using 1:5 with linespoints pointtype 7
 set title "loss scale (GradScaler; 1 without one)"
 set logscale y 2
+# Without a GradScaler the scale is 1 every epoch: gnuplot cannot make a range of one
+# value, so give it a factor of 2 either side (else it warns and picks one itself).
+stats datafile skip 1 using 6 nooutput
+if (STATS_min == STATS_max) { set yrange [STATS_min / 2.0 : STATS_max * 2.0] }
 plot datafile skip 1 using 1:6 with linespoints pointtype 7
 unset multiplot

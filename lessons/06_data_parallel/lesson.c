@@ -13,7 +13,6 @@
  * scaling, and ends with the ring all-reduce's cost model for real links.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 
 #include "lessons/lesson.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/core/rng.h"
 #include "lib/core/timer.h"
 #include "lib/dist/ddp.h"
@@ -135,19 +135,22 @@ static int write_weights(Module *m, const char *path)
     float *v;
     int64_t n;
     TRY(host_values(m, &v, &n));
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(v, sizeof *v, (size_t)n, f) == (size_t)n;
-    if (f && fclose(f) != 0) ok = false;
+    int rc = fileio_save_bytes(path, "weights file", v, sizeof *v * (size_t)n);
     free(v);
-    return ok ? ERR_OK : err_set(ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return rc;
 }
 
 static int read_weights(const char *path, float *v, int64_t n)
 {
-    FILE *f = fopen(path, "rb");
-    bool ok = f && fread(v, sizeof *v, (size_t)n, f) == (size_t)n;
-    if (f) fclose(f);
-    return ok ? ERR_OK : err_set(ERR_IO, "cannot read %s (did rank 0 write it?)", path);
+    char *bytes;
+    size_t len, want = sizeof *v * (size_t)n;
+    if (fileio_read_max(path, want, "weights file", &bytes, &len) != ERR_OK)
+        return err_context("did rank 0 write it?");
+    if (len == want) memcpy(v, bytes, want);
+    free(bytes);
+    return len == want ? ERR_OK
+                       : err_set(ERR_IO, "%s: %zu bytes, expected %zu (did rank 0 write it?)", path,
+                                 len, want);
 }
 
 /* Rank 0 prints each rank's line, in rank order. */
@@ -406,14 +409,21 @@ static int run_cost(ProcessGroup *pg, const Options *o)
         quartiles(total, steps, qt);
         quartiles(alone, steps, qa);
         free(total);
-        FILE *f = fopen(o->data, "a");
-        if (!f) TRY_OR_DONE(err_set(ERR_IO, "cannot write %s: %s", o->data, strerror(errno)));
-        fprintf(f, "%s %d %d %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %lld "
-                   "%lld %d\n",
-                o->model, pg->world, o->overlap ? 1 : 0, qc[0], qc[1], qc[2], qm[0], qm[1], qm[2],
-                qt[0], qt[1], qt[2], qa[0], qa[1], qa[2], (long long)st.bytes, (long long)batch,
-                pg->world > dist_cores() ? 1 : 0);
-        fclose(f);
+        /* One line more: the file as the earlier launches left it, saved again. */
+        char *before = NULL;
+        size_t len = 0;
+        if (access(o->data, F_OK) == 0) TRY_OR_DONE(fileio_read(o->data, &before, &len));
+        FILE *f = fileio_save_stream(o->data, "timing data file");
+        if (f) {
+            fwrite(before ? before : "", 1, len, f);
+            fprintf(f, "%s %d %d %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g "
+                       "%lld %lld %d\n",
+                    o->model, pg->world, o->overlap ? 1 : 0, qc[0], qc[1], qc[2], qm[0], qm[1],
+                    qm[2], qt[0], qt[1], qt[2], qa[0], qa[1], qa[2], (long long)st.bytes,
+                    (long long)batch, pg->world > dist_cores() ? 1 : 0);
+        }
+        free(before);
+        if (!f || fclose(f) != 0) TRY_OR_DONE(err_code());
     }
 done:
     free(compute);
@@ -575,17 +585,20 @@ typedef struct CostRow {
 
 static int read_cost(const char *path, CostRow *rows, int cap, int *n)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return err_set(ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    char *text;
+    size_t len;
+    TRY(fileio_read(path, &text, &len));
     *n = 0;
     CostRow r;
-    while (*n < cap &&
-           fscanf(f, "%7s %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lld %lld %d",
-                  r.model, &r.world, &r.overlap, &r.compute[0], &r.compute[1], &r.compute[2],
-                  &r.comm[0], &r.comm[1], &r.comm[2], &r.total[0], &r.total[1], &r.total[2],
-                  &r.alone[0], &r.alone[1], &r.alone[2], &r.bytes, &r.batch, &r.over) == 18)
-        rows[(*n)++] = r;
-    fclose(f);
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line && *n < cap;
+         line = strtok_r(NULL, "\n", &save))
+        if (sscanf(line, "%7s %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lld %lld %d",
+                   r.model, &r.world, &r.overlap, &r.compute[0], &r.compute[1], &r.compute[2],
+                   &r.comm[0], &r.comm[1], &r.comm[2], &r.total[0], &r.total[1], &r.total[2],
+                   &r.alone[0], &r.alone[1], &r.alone[2], &r.bytes, &r.batch, &r.over) == 18)
+            rows[(*n)++] = r;
+    free(text);
     return ERR_OK;
 }
 
@@ -659,8 +672,8 @@ static int section_cost(const Run *run)
                               lesson_path(log_of(run)));
     printf("\n    %-5s %9s %5s  %-23s %-23s %-23s %9s %5s\n", "model", "grads", "ranks",
            "compute", "exchange after backward", "all-reduce alone", "step", "eff.");
-    FILE *f = fopen(dat, "w");
-    if (!f) return err_set(ERR_IO, "cannot write %s: %s", dat, strerror(errno));
+    FILE *f = fileio_save_stream(dat, "plot data file"); /* saved when closed */
+    if (!f) return err_code();
     fprintf(f, "# world small_efficiency wide_efficiency (1 = perfect weak scaling)\n");
     double eff[2][3] = {{0}};
     for (int m = 0; m < 2; m++) {
@@ -681,7 +694,7 @@ static int section_cost(const Run *run)
         }
     }
     for (int w = 0; w < 3; w++) fprintf(f, "%d %.4f %.4f\n", worlds[w], eff[0][w], eff[1][w]);
-    fclose(f);
+    if (fclose(f) != 0) return err_code();
     printf("    * more ranks than this machine's %d cores: they take turns (oversubscribed), so "
            "that row\n      measures sharing the cores as much as communication.\n",
            dist_cores());
@@ -741,27 +754,51 @@ static void section_beyond(const Run *run)
            "--device cuda\n"
            "     (NCCL_SOCKET_IFNAME picks the network interface, NCCL_IB_HCA the InfiniBand "
            "card,\n     NCCL_DEBUG=INFO shows the path it chose.)\n");
-    printf("     A ring all-reduce sends each byte 2(p-1)/p times over the slowest link:\n"
-           "       time = 2(p-1)/p x bytes / bandwidth  (+ 2(p-1) x the link's latency)\n"
-           "     For the wide model's %.2f MiB of gradients (nominal link bandwidths, one "
-           "direction):\n", bytes / 1048576.0);
+    printf("     Modelled, not measured: a ring all-reduce sends each byte 2(p-1)/p times over "
+           "each link of\n     the ring, so the ring's slowest link sets its time:\n"
+           "       time = 2(p-1)/p x bytes / the slowest link's bandwidth  (latency left out)\n"
+           "     For the wide model's %.2f MiB of gradients (nominal bandwidths, one direction; "
+           "\"-\": the\n     link cannot join that many ranks, so a ring of them has a slower "
+           "one):\n", bytes / 1048576.0);
+    /* A link joins at most `most` GPUs (0: any number): NVLink 4 through the NVSwitches of
+     * one H100 SXM server joins 8; a PCIe bus, the GPUs of one machine (8 here). */
     static const struct {
         const char *link;
         double gbs;
-    } links[] = {{"NVLink 4 (H100 SXM)", 450}, {"PCIe 4.0 x16", 32}, {"InfiniBand NDR 400G", 50},
-                 {"100 Gb Ethernet", 12.5},    {"10 Gb Ethernet", 1.25}};
-    printf("       %-22s %9s %9s %9s\n", "link", "p = 2", "p = 8", "p = 64");
+        int most;
+    } links[] = {{"NVLink 4 (H100 SXM)", 450, 8}, {"PCIe 4.0 x16", 32, 8},
+                 {"InfiniBand NDR 400G", 50, 0},   {"100 Gb Ethernet", 12.5, 0},
+                 {"10 Gb Ethernet", 1.25, 0}};
+    printf("       %-22s %10s %10s %10s\n", "slowest link", "p = 2", "p = 8", "p = 64");
     for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
         printf("       %-22s", links[i].link);
-        for (int p = 2; p <= 64; p *= (p == 2 ? 4 : 8))
-            printf(" %7.3f ms", 1e3 * 2.0 * (p - 1) / p * bytes / (links[i].gbs * 1e9));
+        for (int p = 2; p <= 64; p *= (p == 2 ? 4 : 8)) {
+            if (links[i].most && p > links[i].most)
+                printf(" %10s", "-");
+            else
+                printf(" %7.3f ms", 1e3 * 2.0 * (p - 1) / p * bytes / (links[i].gbs * 1e9));
+        }
         printf("\n");
     }
+    /* 64 ranks of H100 SXM are 8 servers of 8: NVLink inside each, the network between. */
     double big = 350e6 * 4; /* a model of 350M float32 parameters */
+    double ring = 2.0 * 63 / 64 * big / 50e9, server = 2.0 * 7 / 8 * big / 450e9;
     printf("     The time hardly grows with p (2(p-1)/p < 2): a ring scales, as long as the "
-           "compute of a\n     step stays above it. 350M parameters (%.1f GB of gradients) over "
-           "10 Gb Ethernet take %.1f s\n     a step on 64 ranks, over NVLink 4 %.1f ms.\n",
-           big / 1e9, 2.0 * 63 / 64 * big / 1.25e9, 1e3 * 2.0 * 63 / 64 * big / 450e9);
+           "compute of a\n     step stays above it. Which link is the slowest depends on p. 64 "
+           "H100 SXM GPUs are 8 servers\n     of 8: NVLink joins the 8 of one server, and a ring "
+           "through all 64 leaves each server over\n     the network, which is then its slowest "
+           "link. So, modelled per link as NCCL builds its rings\n     (NVLink inside a server, "
+           "a NIC between servers), for 350M parameters (%.1f GB of gradients):\n"
+           "       8 ranks, one server, NVLink 4                 %8.1f ms\n"
+           "       64 ranks, one ring over InfiniBand NDR        %8.1f ms  (NCCL runs a ring per "
+           "NIC: with the\n"
+           "                                                                8 NICs of a DGX H100, "
+           "down to %.1f ms)\n"
+           "       64 ranks over 10 Gb Ethernet                  %8.1f s\n"
+           "     Between servers NCCL also uses trees, whose latency grows with log2(p) hops rather "
+           "than p;\n     the model leaves latency out, which small messages and many ranks "
+           "make dominant.\n",
+           big / 1e9, 1e3 * server, 1e3 * ring, 1e3 * ring / 8, 2.0 * 63 / 64 * big / 1.25e9);
 }
 
 int lesson06_run(const LessonContext *ctx, int argc, char **argv)

@@ -10,6 +10,8 @@
 #ifndef WB_ERR_H
 #define WB_ERR_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -62,6 +64,56 @@ ErrCode err_code(void);
 
 /** @brief Forget the last error of this thread. */
 void err_clear(void);
+
+/**
+ * @brief Whether code point @p cp does not show as itself on a terminal, so that messages
+ *        write it as an escape and names (of experiments) may not hold it.
+ *
+ * The C0 and C1 controls and DEL; the format and bidi controls U+200B-U+200F,
+ * U+202A-U+202E, U+2060-U+206F (U+2066-U+2069: the isolates) and U+FEFF (the
+ * byte-order mark); U+2028 and U+2029 (line and paragraph separators); the soft
+ * hyphen U+00AD, U+034F, U+061C, U+180B-U+180F, the Hangul fillers (U+115F,
+ * U+1160, U+3164, U+FFA0), U+17B4, U+17B5, the variation selectors (U+FE00-U+FE0F,
+ * U+E0100-U+E01EF), U+FFF0-U+FFFB, the tags (U+E0000-U+E007F), U+1BCA0-U+1BCA3,
+ * U+1D173-U+1D17A, private use (U+E000-U+F8FF, planes 15 and 16) and the
+ * noncharacters (U+FDD0-U+FDEF, U+xFFFE and U+xFFFF). Surrogates are not
+ * code points of UTF-8 text; the caller has decoded @p cp.
+ */
+bool err_invisible(unsigned long cp);
+
+/**
+ * @brief @p s (@p len bytes) as every message shows a name, a key or a value from a file:
+ *        one line, each character visible, at most about @p max bytes of it.
+ *
+ * A newline, a carriage return and a tab are written `\n`, `\r`, `\t`; any other
+ * byte below 0x20, DEL, and each byte that is not part of valid UTF-8 as `\xNN`;
+ * a code point for which err_invisible() holds as `\uNNNN` (`\U000NNNNN` above
+ * U+FFFF), so that U+202E (right-to-left override) shows as `\u202e`. Everything
+ * else, backslashes included, is copied. When @p s is longer than @p max bytes it
+ * is cut at the last character that fits and followed by `... (N bytes)`, so that a
+ * message quoting a 100,000-byte field keeps what follows it. The result is
+ * zero-terminated in @p buf (@p size bytes, cut short when too small; at least 1).
+ * err_set() and err_context() pass their whole message through the same rules.
+ * Returns @p buf.
+ */
+const char *err_escape(const char *s, size_t len, size_t max, char *buf, size_t size);
+
+/**
+ * @brief @p s (@p len bytes) in double quotes, as every message quotes a name, a key or a
+ *        field: err_escape() inside, with a quote and a backslash written `\"` and `\\`.
+ *
+ * Longer than @p max bytes, it is cut at the last character that fits and closed
+ * as `"abc..." (100000 bytes)`. Returns @p buf (@p size bytes, at least 1).
+ */
+const char *err_quote(const char *s, size_t len, size_t max, char *buf, size_t size);
+
+/**
+ * @brief How many bytes at the start of @p s (@p len bytes) err_escape() would copy as
+ *        they are: @p len when nothing in it needs an escape.
+ *
+ * A name check reads "is every character visible" as `err_plain_prefix(s, n) == n`.
+ */
+size_t err_plain_prefix(const char *s, size_t len);
 
 /** @brief A short name for an error code ("shape", "device", ...). */
 const char *err_name(ErrCode code);

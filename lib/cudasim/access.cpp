@@ -16,7 +16,10 @@
  *    kept, with their threads and code: a write and a read, or two writes,
  *    by different threads of a block with no __syncthreads between them (in
  *    one warp: no __syncwarp or warp operation either) is reported with both
- *    source lines, whatever order the simulator ran them in (check_races.cpp).
+ *    source lines, whatever order the simulator ran them in (check_races.cpp);
+ *    and on global memory and __device__ variables, two accesses by
+ *    different blocks of a launch that nothing orders, one a plain write
+ *    (check_races_blocks.cpp).
  * Races and uninitialized reads do not stop the kernel (as under
  * compute-sanitizer); each pair of source lines is reported once. Atomics
  * and volatile reads are also watched for waits that would never end here.
@@ -80,9 +83,28 @@ __attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, AccessKi
         for (size_t b = off; b < off + n; b++) race_cell(g_bcells[b], write, pc, true, base + b, n);
 }
 
-__attribute__((noinline)) void global_access(uintptr_t a, size_t n, AccessKind kind,
-                                             const void *pc)
+/* The race checks of an access of global memory or of a __device__ variable:
+ * atomics and volatile accesses (strong) never race, but order blocks. */
+inline void global_race(uintptr_t a, size_t n, AccessKind kind, const void *pc, bool strong)
 {
+    if (!g_launch.global_races) return;
+    if (kind == ATOMIC || strong) return strong_access(a, n, kind, pc);
+    for (int i = 0; i < g_launch.readonly_n; i++)
+        if (a - g_launch.readonly[i].lo < g_launch.readonly[i].n) return;
+    bool write = kind == STORE;
+    if (!(a & 3) && !(n & 3)) {
+        for (uintptr_t g = a; g < a + n; g += 4)
+            if (GlobalCell *c = global_cell(g >> 2)) race_global(*c, write, pc, g, n, true);
+    } else {
+        for (uintptr_t b = a; b < a + n; b++)
+            if (GlobalCell *c = global_cell(b | (1ull << 63))) race_global(*c, write, pc, b, n, false);
+    }
+}
+
+__attribute__((noinline)) void global_access(uintptr_t a, size_t n, AccessKind kind,
+                                             const void *pc, bool strong)
+{
+    if (__builtin_expect(g_replay_n, 0)) replay_restore(); /* before any global access */
     bool write = kind == STORE; /* (an atomic reads too) */
     uint8_t *s = shadow_of(a);
     if (__builtin_expect(n == 4 && !(a & 3), 1)) { /* the usual case: one aligned word */
@@ -109,31 +131,33 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t n, AccessKind k
             for (uintptr_t g = a & ~(uintptr_t)3; g < end; g += 4) *shadow_of(g) |= SH_INIT;
     }
 race:
-    if (!g_launch.global_races || kind == ATOMIC) return; /* atomics never race */
-    for (int i = 0; i < g_launch.readonly_n; i++)
-        if (a - g_launch.readonly[i].lo < g_launch.readonly[i].n) return;
-    if (!(a & 3) && !(n & 3)) {
-        for (uintptr_t g = a; g < a + n; g += 4)
-            if (Cell *c = global_cell(g >> 2)) race_cell(*c, write, pc, false, g, n);
-    } else {
-        for (uintptr_t b = a; b < a + n; b++)
-            if (Cell *c = global_cell(b | (1ull << 63))) race_cell(*c, write, pc, false, b, n);
-    }
+    global_race(a, n, kind, pc, strong);
+}
+
+/* A __device__ variable: no shadow (it is the program's own memory), races only. */
+__attribute__((noinline)) void device_var_access(uintptr_t a, size_t n, AccessKind kind,
+                                                 const void *pc, bool strong)
+{
+    if (__builtin_expect(g_replay_n, 0)) replay_restore();
+    const DeviceVar *v = find_device_var(a);
+    if (v && a + n - v->lo <= v->size) global_race(a, n, kind, pc, strong);
 }
 
 /* Every access of a checked kernel to memory comes here: each load and store
- * (the hooks below) and each atomic (cudasim_atomic_access), n bytes at a,
- * made by the code at pc, by thread g_launch.tid of block cudasim_block_idx.
- * Threads run one at a time, so the lanes of a warp arrive one after
- * another, each with its own accesses in its program's order. Accesses to
- * shared memory and to device memory go on to their checks; the others (a
- * thread's locals, its parameters, host memory) stop here, and the hooks
- * stay small for them (no stack frame). */
+ * (the hooks below; strong: a volatile one) and each atomic
+ * (cudasim_atomic_access), n bytes at a, made by the code at pc, by thread
+ * g_launch.tid of block cudasim_block_idx. Threads run one at a time, so the
+ * lanes of a warp arrive one after another, each with its own accesses in its
+ * program's order. Accesses to shared memory, to device memory and to
+ * __device__ variables go on to their checks; the others (a thread's locals,
+ * its parameters, host memory) stop here, and the hooks stay small for them
+ * (no stack frame). */
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t n, AccessKind kind,
-                                                     const void *pc)
+                                                     const void *pc, bool strong = false)
 {
     if (a - g_sh_lo < g_sh_span) return shared_access(a, n, kind, pc);
-    if (a - g_rg_lo < g_rg_span) return global_access(a, n, kind, pc);
+    if (a - g_rg_lo < g_rg_span) return global_access(a, n, kind, pc, strong);
+    if (a - g_dv_lo < g_dv_span) return device_var_access(a, n, kind, pc, strong);
 }
 
 } // namespace
@@ -227,12 +251,14 @@ extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const vo
 CUDASIM_HOOKS(__tsan_)
 CUDASIM_HOOKS(__tsan_unaligned_)
 #undef CUDASIM_HOOK
-/* Volatile reads are how a hand-written wait polls: watched for spinning. */
+/* Volatile reads are how a hand-written wait polls: watched for spinning.
+ * Volatile accesses of global memory are strong (they never race with one
+ * another, and order blocks as atomics do). */
 #define CUDASIM_HOOK(name, n, kind)                                                        \
     extern "C" void name(void *p)                                                          \
     {                                                                                      \
         if (__builtin_expect(g_launch.checking, 0))                                        \
-            on_access((uintptr_t)p, n, kind, __builtin_return_address(0));                 \
+            on_access((uintptr_t)p, n, kind, __builtin_return_address(0), true);           \
         if ((kind) == LOAD && g_launch.in_kernel)                                          \
             spin_check((uintptr_t)p, n, __builtin_return_address(0));                      \
     }

@@ -139,6 +139,14 @@ cudaError_t do_memcpy(const char *call, void *dst, const void *src, size_t n, cu
     return cudaSuccess;
 }
 
+/* A synchronous copy between host and device waits for the legacy stream
+ * (one from device to device does not wait). */
+bool waits_for_device(const void *dst, const void *src, cudaMemcpyKind kind)
+{
+    if (kind == cudaMemcpyDeviceToDevice) return false;
+    return kind != cudaMemcpyDefault || kind_of(dst) == 'h' || kind_of(src) == 'h';
+}
+
 cudaError_t check_set(const char *call, void *p, size_t n)
 {
     return n ? check_device_range(call, "destination", p, n) : cudaSuccess;
@@ -185,6 +193,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
         return fail(cudaErrorInvalidValue);
     if (kind_of(src) != 'h' && check_device_range("cudaMemcpy2D", "source", src, sspan))
         return fail(cudaErrorInvalidValue);
+    if (waits_for_device(dst, src, kind)) managed_stream_waited(nullptr);
     DeviceOp op;
     open_for_device(dst);
     open_for_device(src);
@@ -272,6 +281,7 @@ cudaError_t symbol_copy(const char *call, const void *symbol, size_t size, void 
     };
     if (async) return issue(call, stream, work);
     if (cudaError_t e = check_legacy(call)) return e;
+    if (k != 'd') managed_stream_waited(nullptr); /* to or from the host: it waits */
     return work();
 }
 } // namespace
@@ -346,7 +356,9 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
 {
     API_ENTER();
     if (cudaError_t e = check_legacy("cudaMemcpy")) return e;
-    return do_memcpy("cudaMemcpy", dst, src, count, kind);
+    cudaError_t e = do_memcpy("cudaMemcpy", dst, src, count, kind);
+    if (!e && waits_for_device(dst, src, kind)) managed_stream_waited(nullptr);
+    return e;
 }
 
 /* Copies and memsets issued to a stream are checked then, captured or not (CUDA

@@ -389,6 +389,7 @@ cudaError_t cudaDeviceSynchronize(void)
         return violation(cudaErrorStreamCaptureUnsupported, all, "cudaDeviceSynchronize",
                          "a stream is capturing, and its work is only being recorded, not run: "
                          "synchronize after cudaStreamEndCapture, or after cudaGraphLaunch");
+    managed_device_waited();
     return cudaSuccess;
 }
 
@@ -401,6 +402,7 @@ cudaError_t cudaDeviceReset(void)
     streams_reset();
     graphs_reset();
     launch_reset();
+    managed_reset();
     g_sticky = g_last = cudaSuccess;
     return cudaSuccess;
 }

@@ -1,7 +1,8 @@
 /*
  * api_memory.cpp: the runtime API of allocation: cudaMalloc and its kin
  * (managed, async, pitched), cudaFree, pinned host memory, pointer
- * attributes, prefetching and cudaMemGetInfo, over memory.cpp's table.
+ * attributes and cudaMemGetInfo, over memory.cpp's table (prefetching and
+ * advice: managed.cpp).
  */
 #include <cstring>
 
@@ -12,7 +13,8 @@ namespace internal {
 namespace {
 
 /* cudaMalloc and its kin; pc is the caller's code (for reports). */
-cudaError_t device_malloc(const char *call, void **ptr, size_t size, bool managed, const void *pc)
+cudaError_t device_malloc(const char *call, void **ptr, size_t size, bool managed, const void *pc,
+                          unsigned flags = 0)
 {
     API_ENTER();
     if (!ptr) return fail(cudaErrorInvalidValue);
@@ -34,6 +36,7 @@ cudaError_t device_malloc(const char *call, void **ptr, size_t size, bool manage
         return fail(cudaErrorMemoryAllocation);
     }
     *ptr = p;
+    if (managed) managed_allocated((uintptr_t)p, flags);
     return cudaSuccess;
 }
 
@@ -59,6 +62,7 @@ cudaError_t device_free(const char *call, void *ptr, const void *pc)
         }
         return fail(cudaErrorInvalidValue);
     }
+    if (it->second.managed) managed_freed(it->first);
     g_in_use -= it->second.size;
     unmap_buffer(it->first, it->second, pc ? pc : (const void *)&device_free);
     g_allocs.erase(it);
@@ -80,8 +84,13 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
 
 cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
 {
-    (void)flags;
-    return device_malloc("cudaMallocManaged", ptr, size, true, __builtin_return_address(0));
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) {
+        report("cudaMallocManaged: flags %#x; they must be cudaMemAttachGlobal or "
+               "cudaMemAttachHost (CUDA reports: invalid argument)",
+               flags);
+        return fail(cudaErrorInvalidValue);
+    }
+    return device_malloc("cudaMallocManaged", ptr, size, true, __builtin_return_address(0), flags);
 }
 
 cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
@@ -98,7 +107,12 @@ cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t heig
                          __builtin_return_address(0));
 }
 
-cudaError_t cudaFree(void *ptr) { return device_free("cudaFree", ptr, __builtin_return_address(0)); }
+cudaError_t cudaFree(void *ptr)
+{
+    cudaError_t e = device_free("cudaFree", ptr, __builtin_return_address(0));
+    if (!e) managed_device_waited(); /* cudaFree waits for the device */
+    return e;
+}
 
 cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
 {
@@ -163,26 +177,6 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const v
     if (a && (a->device || !a->guarded)) attr->devicePointer = const_cast<void *>(ptr);
     if (a && (!a->device || a->managed)) attr->hostPointer = const_cast<void *>(ptr);
     return cudaSuccess;
-}
-
-cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, struct cudaMemLocation location,
-                                 unsigned int flags, cudaStream_t stream)
-{
-    API_ENTER();
-    (void)location;
-    (void)flags;
-    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
-    const Alloc *a = find_alloc(ptr);
-    if (!a || !a->managed) {
-        report("cudaMemPrefetchAsync(%p): not cudaMallocManaged memory (CUDA reports: invalid "
-               "argument)",
-               ptr);
-        return fail(cudaErrorInvalidValue);
-    }
-    return count ? check_device_range("cudaMemPrefetchAsync", "", ptr, count) == cudaSuccess
-                       ? cudaSuccess
-                       : fail(cudaErrorInvalidValue)
-                 : cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)

@@ -77,7 +77,19 @@ std::string global_name(uintptr_t a, size_t n)
 {
     uintptr_t start;
     const Alloc *al = find_alloc((const void *)a, &start);
-    if (!al) return "global memory";
+    if (!al) {
+        const DeviceVar *v = find_device_var(a);
+        if (!v) return "global memory";
+        char head[96] = "";
+        if (v->size > n)
+            snprintf(head, sizeof head, "byte %zu (%zu-byte element %zu) of ", (size_t)(a - v->lo),
+                     n, (size_t)(a - v->lo) / (n ? n : 1));
+        std::string tail = v->file ? std::string(", declared at ") + v->file + ":" +
+                                         std::to_string(v->line)
+                                   : "";
+        return std::string(head) + "__device__ variable " + v->name + " (" +
+               std::to_string(v->size) + " bytes" + tail + ")";
+    }
     char buf[96];
     snprintf(buf, sizeof buf, "byte %zu (%zu-byte element %zu) of ", (size_t)(a - start), n,
              (size_t)(a - start) / (n ? n : 1));

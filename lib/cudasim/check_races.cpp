@@ -1,10 +1,11 @@
 /*
- * check_races.cpp: racecheck. For each word of shared memory, and of global
- * memory within a block, the last write and the reads since the last barrier
+ * check_races.cpp: racecheck within a block. For each word of shared memory,
+ * and of global memory, the last write and the reads since the last barrier
  * are kept with their threads and code; a write and a read, or two writes, by
  * different threads with no barrier between them (in one warp: no __syncwarp
  * or warp operation either) is reported with both lines, whatever order the
- * simulator ran the threads in.
+ * simulator ran the threads in. The cells of global memory last the whole
+ * launch, for the check between blocks (check_races_blocks.cpp).
  */
 #include <algorithm>
 
@@ -13,8 +14,6 @@
 namespace cudasim {
 namespace internal {
 
-namespace {
-
 std::string thread_text(int tid)
 {
     const dim3 &b = cudasim_block_dim;
@@ -22,8 +21,6 @@ std::string thread_text(int tid)
     snprintf(buf, sizeof buf, "(%u,%u,%u)", tid % b.x, tid / b.x % b.y, tid / (b.x * b.y));
     return buf;
 }
-
-} // namespace
 
 /* A race between the running thread's access at pc and thread `other`'s at
  * other_pc (a pc id), on the word at a. */
@@ -60,72 +57,105 @@ __attribute__((noinline, cold)) void report_race(Race kind, bool shared, uintptr
                (kind == RAW ? my_line : their_line).c_str(), barrier);
 }
 
+bool g_between_blocks = false;
+
 namespace {
 
-/* Race cells of global memory: a hash table of the words a block touched,
- * emptied (in effect) when the next block starts. A block that touches more
- * than kGlobalWordsMax words is checked no further for races on global
- * memory. */
-struct GlobalCell {
-    uintptr_t word;
-    unsigned long long block;
-    Cell c;
-};
+/* Race cells of global memory: a hash table of the words the launch touched,
+ * emptied (in effect) when the next launch starts, so that a block's access
+ * finds what earlier blocks did. A launch that touches more than
+ * kLaunchWordsMax words is checked a block at a time from then on (the table
+ * emptied as each block starts, races between blocks no longer looked for),
+ * and a block that touches more than kGlobalWordsMax is checked no further
+ * for races on global memory. */
 std::vector<GlobalCell> g_gtab;
-size_t g_gmask = 0;  /* the part of g_gtab in use this block, less one */
+size_t g_gmask = 0; /* the part of g_gtab in use, less one */
 size_t g_gcount = 0;
-unsigned long long g_gblock = 0;
-bool g_gfull = false;
-const size_t kGlobalFirst = 4096, kGlobalWordsMax = (size_t)1 << 19;
+unsigned long long g_gtag = 0;    /* the tag of the cells in use */
+unsigned long long g_glaunch = 0; /* the launch (its first block) the table is for */
+bool g_gfull = false, g_per_block = false;
+/* The last cell found (a thread often comes back to its word: a sum, a spin). */
+uintptr_t g_last_word = ~(uintptr_t)0;
+GlobalCell *g_last_cell = nullptr;
+const size_t kGlobalFirst = 4096, kGlobalWordsMax = (size_t)1 << 19,
+             kLaunchWordsMax = (size_t)1 << 16;
+const unsigned long long kBlockTag = 1ull << 63; /* per-block tags: serial | kBlockTag */
 
 inline size_t global_hash(uintptr_t word) { return (size_t)((word * 0x9E3779B97F4A7C15ull) >> 24); }
 
+/* Start an empty table (small, so that a small launch stays in the cache). */
+void start_table(unsigned long long tag)
+{
+    g_last_cell = nullptr;
+    g_gtag = tag;
+    g_gcount = 0;
+    g_gfull = false;
+    g_gmask = kGlobalFirst - 1;
+    if (g_gtab.size() < kGlobalFirst) g_gtab.resize(kGlobalFirst);
+}
+
+void grow_table()
+{
+    g_last_cell = nullptr;
+    static std::vector<GlobalCell> kept; /* (its memory kept for the next time) */
+    kept.clear();
+    for (size_t i = 0; i <= g_gmask; i++)
+        if (g_gtab[i].tag == g_gtag) {
+            kept.push_back(g_gtab[i]);
+            g_gtab[i].tag = 0;
+        }
+    g_gmask = 2 * g_gmask + 1;
+    if (g_gtab.size() <= g_gmask) g_gtab.resize(g_gmask + 1);
+    for (const GlobalCell &e : kept) {
+        size_t h = global_hash(e.word) & g_gmask;
+        while (g_gtab[h].tag == g_gtag) h = (h + 1) & g_gmask;
+        g_gtab[h] = e;
+    }
+}
+
 } // namespace
 
-/* The table holds what this block touched; it starts small each block (so
- * that a small block stays in the cache) and doubles as it fills. */
-Cell *global_cell(uintptr_t word)
+/* The table holds what this launch touched (or, past kLaunchWordsMax words,
+ * this block); it starts small each launch and doubles as it fills. */
+GlobalCell *global_cell(uintptr_t word)
 {
-    unsigned long long blk = g_launch.block_serial;
-    if (g_gblock != blk) {
-        g_gblock = blk;
-        g_gcount = 0;
-        g_gfull = false;
-        g_gmask = kGlobalFirst - 1;
-        if (g_gtab.size() < kGlobalFirst) g_gtab.resize(kGlobalFirst);
+    if (g_order.block != g_launch.block_serial) order_new_block();
+    if (g_glaunch != g_launch.first_block) {
+        g_glaunch = g_launch.first_block;
+        g_per_block = false;
+        g_between_blocks = true;
+        start_table(g_launch.first_block);
+    } else if (g_per_block && g_gtag != (g_launch.block_serial | kBlockTag)) {
+        start_table(g_launch.block_serial | kBlockTag);
     }
     if (g_gfull) return nullptr;
+    if (word == g_last_word && g_last_cell) return g_last_cell;
     if (2 * (g_gcount + 1) > g_gmask + 1) {
-        if (g_gmask + 1 >= 2 * kGlobalWordsMax) {
+        if (g_gmask + 1 < 2 * (g_per_block ? kGlobalWordsMax : kLaunchWordsMax)) {
+            grow_table();
+        } else if (!g_per_block) {
+            g_per_block = true;
+            g_between_blocks = false;
+            start_table(g_launch.block_serial | kBlockTag);
+        } else {
             g_gfull = true;
             return nullptr;
-        }
-        std::vector<GlobalCell> kept;
-        kept.reserve(g_gcount);
-        for (size_t i = 0; i <= g_gmask; i++)
-            if (g_gtab[i].block == blk) {
-                kept.push_back(g_gtab[i]);
-                g_gtab[i].block = 0;
-            }
-        g_gmask = 2 * g_gmask + 1;
-        if (g_gtab.size() <= g_gmask) g_gtab.resize(g_gmask + 1);
-        for (const GlobalCell &e : kept) {
-            size_t h = global_hash(e.word) & g_gmask;
-            while (g_gtab[h].block == blk) h = (h + 1) & g_gmask;
-            g_gtab[h] = e;
         }
     }
     for (size_t h = global_hash(word) & g_gmask;; h = (h + 1) & g_gmask) {
         GlobalCell &e = g_gtab[h];
-        if (e.block != blk) {
+        if (e.tag != g_gtag) {
             e.word = word;
-            e.block = blk;
+            e.tag = g_gtag;
             e.c.w_stamp = e.c.r_stamp = 0;
             e.c.r2_tid = kNone;
+            e.a_block = 0;
             g_gcount++;
-            return &e.c;
+        } else if (e.word != word) {
+            continue;
         }
-        if (e.word == word) return &e.c;
+        g_last_word = word;
+        return g_last_cell = &e;
     }
 }
 

@@ -18,12 +18,14 @@
 # functions or launches is translated and pulled in.
 #
 # It also notes which kernels need fibers: those whose body, or a __device__
-# function they call, uses __syncthreads, __syncwarp or a warp vote or shuffle.
+# function they call, uses __syncthreads, __syncwarp, a warp vote or shuffle,
+# or cooperative groups.
 # Everything else runs as a plain loop over the threads.
 #
 # What the simulator cannot run (inline PTX, textures, dynamic parallelism,
-# cuRAND, Thrust, the driver API, ...: also cu2sim_refusals.pl) is refused
-# here, one line each: FILE:LINE: error: ...
+# cuFFT, the parts of cuRAND, Thrust and cooperative groups it lacks, the
+# driver API, ...: also cu2sim_refusals.pl) is refused here, one line each:
+# FILE:LINE: error: ...
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -35,7 +37,7 @@ require File::Spec->catfile(dirname(realpath(__FILE__)), 'cu2sim_refusals.pl');
 # Where #include looks, after the including file's own folder for "x.h":
 # the simulator's headers (which g++ finds first), then -I folders, then
 # CPATH and CPLUS_INCLUDE_PATH (the Makefile leaves out a toolkit's folder).
-my $sim_include = File::Spec->catdir(dirname(realpath(__FILE__)), 'include');
+my $include_dir = dirname(realpath(__FILE__)) . "/include"; # the simulator's headers
 my @include_dirs;
 while (@ARGV && $ARGV[0] =~ /^-I(.*)$/) {
     shift @ARGV;
@@ -51,7 +53,7 @@ sub find_include
     my ($dir, $name, $quoted) = @_;
     my $own = File::Spec->catfile($dir, $name);
     return ($own, 0) if $quoted && -f $own;
-    return (File::Spec->catfile($sim_include, $name), 1) if -f File::Spec->catfile($sim_include, $name);
+    return (File::Spec->catfile($include_dir, $name), 1) if -f File::Spec->catfile($include_dir, $name);
     for my $d (@include_dirs) {
         my $f = File::Spec->catfile($d, $name);
         return ($f, 0) if -f $f;
@@ -60,6 +62,7 @@ sub find_include
 }
 my $errors = 0;
 my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %inlined);
+my $device_vars = 0;
 
 sub fail
 {
@@ -183,16 +186,12 @@ sub translate
         $bad->($-[0], "$1 without _sync was removed in CUDA 9 (nvcc refuses it for current "
                       . "GPUs): use ${1}_sync(0xffffffff, ...)");
     }
-    while ($m =~ /\b(this_grid\s*\(|cudaLaunchCooperativeKernel\w*|cudaLaunchCooperative\w*)/g) {
-        $bad->($-[0], "grid-wide synchronization (cooperative launch, this_grid) is not "
+    while ($m =~ /\b(cudaLaunchCooperativeKernel\w*|cudaLaunchCooperative\w*)/g) {
+        $bad->($-[0], "grid-wide synchronization (cooperative launch) is not "
                       . "supported by the CUDA simulator: split the kernel in two launches");
     }
     my %libraries = (
-        'curand'           => 'cuRAND',
-        'curand_kernel'    => 'cuRAND',
-        'thrust/'          => 'Thrust',
         'cub/'             => 'CUB',
-        'cooperative_groups' => 'cooperative groups',
         'cufft'            => 'cuFFT',
         'cusparse'         => 'cuSPARSE',
         'cusolver'         => 'cuSOLVER',
@@ -200,28 +199,68 @@ sub translate
         'mma.h'            => 'warp matrix functions (WMMA)',
     );
     my (@includes, %library_said);
-    while ($text =~ /^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]/mg) {
+    INCLUDE: while ($text =~ /^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]/mg) {
         my ($inc, $at) = ($2, $-[0]);
         my ($found) = find_include(dirname($file), $inc, $1 eq '"');
         push @includes, [$at, $inc, $found ? 1 : 0];
         next if $found;
+        $includes[-1][2] = 1; # said here (unless no branch below says it)
         if ($inc =~ m{(?:^|/)helper_\w+\.h$}) {
             $bad->($at, "#include <$inc>: not found in the program's folder, INCLUDE or CPATH; the "
                         . "CUDA samples' helpers are in their Common folder: make sim-run "
                         . "CU=... INCLUDE=path/to/cuda-samples/Common");
             next;
         }
+        if ($inc =~ m{^cooperative_groups/}) {
+            $bad->($at, "#include <$inc>: this part of cooperative groups is not in the CUDA "
+                        . "simulator, which has <cooperative_groups.h> and "
+                        . "<cooperative_groups/reduce.h>");
+            next;
+        }
+        if ($inc =~ m{^thrust/}) {
+            $bad->($at, "#include <$inc>: this part of Thrust is not in the CUDA simulator, whose "
+                        . "Thrust has device_vector, host_vector, device_ptr, the counting and "
+                        . "constant iterators, copy, fill, sequence, generate, transform, for_each, "
+                        . "reduce, transform_reduce, inner_product, count, min/max_element, "
+                        . "equal, the scans and the sorts");
+            next;
+        }
         for my $k (sort keys %libraries) {
             if (index($inc, $k) == 0 || $inc =~ m{(?:^|/)\Q$k\E}) {
                 $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
-                            . "which has the runtime API, cuBLAS (sgemm, gemmEx), cuda_fp16.h and "
+                            . "which has the runtime API, cuBLAS, cuRAND (curand.h, "
+                            . "curand_kernel.h), Thrust, cooperative groups, cuda_fp16.h and "
                             . "cuda_bf16.h") unless $library_said{$libraries{$k}}++;
-                $includes[-1][2] = 1; # said
-                last;
+                next INCLUDE;
             }
         }
+        $includes[-1][2] = 0; # for cu2sim_refusals.pl to say
     }
     Cu2simRefusals::check($m, $bad, \@includes);
+
+    # The parts of the libraries it has that it does not have, by name.
+    my $curand = "its cuRAND has XORWOW (curandState) and Philox4_32_10 "
+               . "(curandStatePhilox4_32_10_t) with uniform, normal and log-normal numbers";
+    my %missing = (
+        'curandStateMRG32k3a'         => "cuRAND's MRG32k3a generator|$curand",
+        'curandStateMtgp32'           => "cuRAND's MTGP32 generator|$curand",
+        'curandStateSobol32'          => "cuRAND's Sobol generators|$curand",
+        'curandStateSobol64'          => "cuRAND's Sobol generators|$curand",
+        'curandStateScrambledSobol32' => "cuRAND's Sobol generators|$curand",
+        'curandStateScrambledSobol64' => "cuRAND's Sobol generators|$curand",
+        'curand_poisson'              => "cuRAND's Poisson distribution|$curand",
+        'curand_discrete'             => "cuRAND's discrete distributions|$curand",
+        'curandCreatePoissonDistribution' => "cuRAND's Poisson distribution|$curand",
+        'thrust::placeholders'        => "Thrust's placeholder expressions _1, _2|write a "
+                                         . "functor or a lambda instead",
+        'thrust::cuda::par'           => "Thrust's CUDA execution policy|use thrust::device",
+        'thrust::cuda::par_nosync'    => "Thrust's CUDA execution policy|use thrust::device",
+    );
+    my $missing_re = join '|', map { quotemeta } sort { length $b <=> length $a } keys %missing;
+    while ($m =~ /\b($missing_re)\w*/g) {
+        my ($what, $has) = split /\|/, $missing{$1};
+        $bad->($-[0], "$1 is not in the CUDA simulator ($what): $has");
+    }
 
     # ---- launches ----------------------------------------------------------
     while ($m =~ /<<</g) {
@@ -448,6 +487,70 @@ sub translate
         push @edits, [$s, $semi + 1, $out . ("\n" x $newlines)];
     }
 
+    # ---- __device__ variables at namespace scope: registered, so that the
+    # simulator knows their addresses (races on them are checked) -----------
+    {
+        my (@kinds, %file_scope);
+        my $last = 0;
+        my $depth = 0; # braces other than namespace and extern "C" ones
+        while ($m =~ /([{};])|\b(?:__device__|__managed__)\b/g) {
+            my $at = $-[0];
+            if (!defined $1) {
+                $file_scope{$at} = 1 if $depth == 0;
+                next;
+            }
+            if ($1 eq '{') {
+                my $before = substr($m, $last, $at - $last);
+                my $scope = $before =~ /\bnamespace\b[\w\s:]*$/ || $before =~ /\bextern\s*"\s*"\s*$/;
+                push @kinds, $scope;
+                $depth++ unless $scope;
+            } elsif ($1 eq '}') {
+                my $scope = pop @kinds;
+                $depth-- if defined $scope && !$scope;
+            }
+            $last = $at + 1;
+        }
+        my %done;
+        for my $at (sort { $a <=> $b } keys %file_scope) {
+            my $s = $at;
+            $s-- while $s > 0 && substr($m, $s - 1, 1) !~ /[;{}]/;
+            next if $done{$s}++;
+            # the statement, from its start to its semicolon at depth 0
+            my ($e, $d, $first) = ($at, 0, '');
+            for (; $e < length $m; $e++) {
+                my $c = substr($m, $e, 1);
+                $first ||= $c if $d == 0 && $c =~ /[;{(=]/;
+                $d++ if $c =~ /[(\[{]/;
+                $d-- if $c =~ /[)\]}]/;
+                last if $c eq ';' && $d == 0;
+            }
+            next unless $first eq '=' || $first eq ';';
+            my $stmt = substr($m, $s, $e - $s);
+            $stmt =~ s/^\s*#[^\n]*\n//mg; # preprocessor lines before it
+            next if $stmt =~ /\b(?:extern|template|typedef|using|__constant__|__shared__|__global__)\b/;
+            (my $decl = $stmt) =~ s/\b(?:__device__|__managed__|static|volatile|const|constexpr|inline)\b/ /g;
+            my @parts;
+            my ($cur, $dd) = ('', 0);
+            for my $c (split //, $decl) {
+                $dd++ if $c =~ /[(\[{<]/;
+                $dd-- if $c =~ /[)\]}>]/;
+                if ($c eq ',' && $dd == 0) { push @parts, $cur; $cur = ''; } else { $cur .= $c; }
+            }
+            push @parts, $cur;
+            my $reg = '';
+            for my $part (@parts) {
+                $part =~ s/=.*//s;
+                1 while $part =~ s/\[[^\[\]]*\]\s*$//;
+                next unless $part =~ /(\w+)\s*$/;
+                my $name = $1;
+                $reg .= " static const int cudasim_dv_" . $device_vars++ . " __attribute__((unused)) = "
+                      . "cudasim_register_device_var((const void *)__builtin_addressof($name), sizeof($name), "
+                      . "\"$name\", __FILE__, " . $line_of->($at) . ");";
+            }
+            push @edits, [$e + 1, $e + 1, $reg] if $reg ne '';
+        }
+    }
+
     # ---- `static __constant__`: __constant__ alone already means static here
     while ($m =~ /\bstatic\s+(__constant__)\b/g) {
         push @edits, [$-[1], $+[1], ''];
@@ -491,7 +594,10 @@ my $result = translate($path, $path);
 
 # Which kernels need fibers.
 my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync)\b/;
-my %uses = map { $_ => ($body{$_} =~ $collective ? 1 : 0) } keys %body;
+# Cooperative groups' barriers and warp operations (a group's methods, or
+# anything of the namespace: taken to need fibers).
+my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b/;
+my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups ? 1 : 0) } keys %body;
 for (my $changed = 1; $changed;) {
     $changed = 0;
     for my $f (keys %body) {

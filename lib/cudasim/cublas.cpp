@@ -1,29 +1,27 @@
 /*
- * cublas.cpp: the cuBLAS calls of the workbook for the CUDA simulator,
+ * cublas.cpp: the cuBLAS handle and the gemm calls for the CUDA simulator,
  * computed by the CPU BLAS (OpenBLAS's cblas), which is column-major like
- * cuBLAS. Arguments are checked as cuBLAS checks them, and pointers must be
+ * cuBLAS, and what the other cuBLAS files share (cublas_internal.h).
+ * Arguments are checked as cuBLAS checks them, and pointers must be
  * simulated device memory large enough for the matrices. A call goes to the
  * handle's stream: while that stream captures, it is recorded (with the
- * values of alpha and beta, which cuBLAS reads when it is called) and runs
- * when the graph is launched.
+ * values of alpha and beta, which cuBLAS reads when it is called in
+ * CUBLAS_POINTER_MODE_HOST) and runs when the graph is launched.
  */
 #include <cblas.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <vector>
 
-#include "include/cublas_v2.h"
+#include "cublas_internal.h"
 #include "internal.h"
 
-struct cublasContext {
-    cudaStream_t stream;
-};
+namespace cudasim {
+namespace blas {
 
-namespace {
-
-/* Report what a cuBLAS call refused, and return its status. */
 cublasStatus_t refuse(const char *call, cublasStatus_t status, const char *what)
 {
     char msg[512];
@@ -38,19 +36,35 @@ cublasStatus_t bad(const char *call, const char *what)
     return refuse(call, CUBLAS_STATUS_INVALID_VALUE, what);
 }
 
-/* Bytes a column-major (rows, cols) operand with leading dimension ld spans. */
 size_t span(int rows, int cols, int ld, size_t elem)
 {
     if (rows == 0 || cols == 0) return 0;
     return ((size_t)(cols - 1) * (size_t)ld + (size_t)rows) * elem;
 }
 
-/* The checks of the shapes and the buffers that cuBLAS's gemm calls share;
- * a_elem, b_elem and c_elem are the bytes of one element of A, B and C. */
+size_t vector_span(int n, int inc, size_t elem)
+{
+    if (n <= 0) return 0;
+    size_t stride = inc < 0 ? (size_t)(-(long long)inc) : (size_t)inc;
+    return ((size_t)(n - 1) * stride + 1) * elem;
+}
+
+bool valid_op(const char *call, cublasOperation_t op, const char *which)
+{
+    if (op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C) return true;
+    char what[128];
+    snprintf(what, sizeof what, "%s is %d, not CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C", which,
+             (int)op);
+    bad(call, what);
+    return false;
+}
+
 cublasStatus_t check_gemm(const char *call, cublasOperation_t transa, cublasOperation_t transb,
                           int m, int n, int k, const void *A, size_t a_elem, int lda, const void *B,
                           size_t b_elem, int ldb, const void *C, size_t c_elem, int ldc)
 {
+    if (!valid_op(call, transa, "transa") || !valid_op(call, transb, "transb"))
+        return CUBLAS_STATUS_INVALID_VALUE;
     if (m < 0 || n < 0 || k < 0) return bad(call, "a negative size");
     bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
     int a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
@@ -67,12 +81,56 @@ cublasStatus_t check_gemm(const char *call, cublasOperation_t transa, cublasOper
     return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t check_sgemm(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-                           const float *A, int lda, const float *B, int ldb, float *C, int ldc)
+cublasStatus_t run(cublasHandle_t handle, const char *call, std::function<cudaError_t()> work)
 {
-    return check_gemm("cublasSgemm", transa, transb, m, n, k, A, sizeof(float), lda, B,
-                      sizeof(float), ldb, C, sizeof(float), ldc);
+    /* cuBLAS could not launch its kernel on the stream (the simulator's
+     * report says why). */
+    return cudasim::issue_work(call, handle->stream, std::move(work)) == cudaSuccess
+               ? CUBLAS_STATUS_SUCCESS
+               : CUBLAS_STATUS_EXECUTION_FAILED;
 }
+
+bool take_scalar(cublasHandle_t handle, const char *call, const char *which, const void *p,
+                 size_t size, void *value, const void **device)
+{
+    char what[256];
+    if (!p) {
+        snprintf(what, sizeof what, "%s is NULL", which);
+        bad(call, what);
+        return false;
+    }
+    bool on_device = cudasim_is_device_range(p, size);
+    if (handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE) {
+        if (!on_device) {
+            snprintf(what, sizeof what,
+                     "%s is not device memory, but the handle's pointer mode is "
+                     "CUBLAS_POINTER_MODE_DEVICE (cublasSetPointerMode)",
+                     which);
+            bad(call, what);
+            return false;
+        }
+        *device = p;
+        return true;
+    }
+    if (on_device) {
+        snprintf(what, sizeof what,
+                 "%s points to device memory, but the handle's pointer mode is "
+                 "CUBLAS_POINTER_MODE_HOST: pass a host variable, or call cublasSetPointerMode("
+                 "handle, CUBLAS_POINTER_MODE_DEVICE)",
+                 which);
+        bad(call, what);
+        return false;
+    }
+    memcpy(value, p, size);
+    return true;
+}
+
+} // namespace blas
+} // namespace cudasim
+
+using namespace cudasim::blas;
+
+namespace {
 
 /* ---- cublasGemmEx ---- */
 
@@ -157,6 +215,32 @@ cublasStatus_t check_gemm_ex_types(cudaDataType Atype, cudaDataType Btype, cudaD
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* cublasSgemm and cublasDgemm. A recorded call checks its buffers again
+ * when the graph runs: they may have been freed since. */
+template <typename T>
+cublasStatus_t gemm(const char *call, cublasHandle_t handle, cublasOperation_t transa,
+                    cublasOperation_t transb, int m, int n, int k, const T *alpha, const T *A,
+                    int lda, const T *B, int ldb, const T *beta, T *C, int ldc)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    Scalar<T> a, b;
+    if (!scalar(handle, call, "alpha", alpha, &a) || !scalar(handle, call, "beta", beta, &b))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    const size_t e = sizeof(T);
+    cublasStatus_t status = check_gemm(call, transa, transb, m, n, k, A, e, lda, B, e, ldb, C, e, ldc);
+    if (status != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0) return status;
+    return run(handle, call, [=] {
+        if (check_gemm(call, transa, transb, m, n, k, A, e, lda, B, e, ldb, C, e, ldc))
+            return cudaErrorInvalidValue;
+        if (k > 0) cudasim::device_operand(A), cudasim::device_operand(B);
+        cudasim::device_operand(C);
+        cudasim::device_written(C, span(m, n, ldc, e));
+        Cblas<T>::gemm(CblasColMajor, cblas_op(transa), cblas_op(transb), m, n, k, a.get(), A, lda,
+                       B, ldb, b.get(), C, ldc);
+        return cudaSuccess;
+    });
+}
+
 } // namespace
 
 extern "C" {
@@ -166,7 +250,7 @@ cublasStatus_t cublasCreate(cublasHandle_t *handle)
     if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return CUBLAS_STATUS_NOT_INITIALIZED;
-    *handle = new cublasContext{nullptr};
+    *handle = new cublasContext{nullptr, CUBLAS_POINTER_MODE_HOST};
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -181,6 +265,32 @@ cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream)
 {
     if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
     handle->stream = stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t *stream)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!stream) return CUBLAS_STATUS_INVALID_VALUE;
+    *stream = handle->stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+        return bad("cublasSetPointerMode", "the mode is neither CUBLAS_POINTER_MODE_HOST nor "
+                                           "CUBLAS_POINTER_MODE_DEVICE");
+    handle->pointer_mode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t *mode)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!mode) return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = handle->pointer_mode;
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -219,29 +329,17 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
                            const float *A, int lda, const float *B, int ldb, const float *beta,
                            float *C, int ldc)
 {
-    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (!alpha || !beta) return bad("cublasSgemm", "alpha or beta is NULL");
-    cublasStatus_t status = check_sgemm(transa, transb, m, n, k, A, lda, B, ldb, C, ldc);
-    if (status != CUBLAS_STATUS_SUCCESS) return status;
-    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-    /* A recorded call checks its buffers again when the graph runs: they may
-     * have been freed since. */
-    cudaError_t e =
-        cudasim::issue_work("cublasSgemm", handle->stream, [=, alpha = *alpha, beta = *beta] {
-            if (check_sgemm(transa, transb, m, n, k, A, lda, B, ldb, C, ldc))
-                return cudaErrorInvalidValue;
-            if (k > 0) cudasim::device_operand(A), cudasim::device_operand(B);
-            cudasim::device_operand(C);
-            cudasim::device_written(C, span(m, n, ldc, sizeof(float)));
-            bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
-            cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans,
-                        tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                        ldc);
-            return cudaSuccess;
-        });
-    /* cuBLAS could not launch its kernel on the stream (the simulator's report
-     * says why). */
-    return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+    return gemm("cublasSgemm", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                ldc);
+}
+
+cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, int k, const double *alpha,
+                           const double *A, int lda, const double *B, int ldb, const double *beta,
+                           double *C, int ldc)
+{
+    return gemm("cublasDgemm", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                ldc);
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -254,20 +352,23 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
     if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t status = check_gemm_ex_types(Atype, Btype, Ctype, computeType, algo);
     if (status != CUBLAS_STATUS_SUCCESS) return status;
-    if (!alpha || !beta) return bad("cublasGemmEx", "alpha or beta is NULL");
+    /* With CUBLAS_COMPUTE_32F, alpha and beta are floats. */
+    Scalar<float> as, bs;
+    if (!scalar(handle, "cublasGemmEx", "alpha", static_cast<const float *>(alpha), &as) ||
+        !scalar(handle, "cublasGemmEx", "beta", static_cast<const float *>(beta), &bs))
+        return CUBLAS_STATUS_INVALID_VALUE;
     size_t ab = type_size(Atype), cb = type_size(Ctype);
     status =
         check_gemm("cublasGemmEx", transa, transb, m, n, k, A, ab, lda, B, ab, ldb, C, cb, ldc);
     if (status != CUBLAS_STATUS_SUCCESS) return status;
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-    /* With CUBLAS_COMPUTE_32F, alpha and beta are floats, read now. */
-    float a_scale = *static_cast<const float *>(alpha), b_scale = *static_cast<const float *>(beta);
-    cudaError_t e = cudasim::issue_work("cublasGemmEx", handle->stream, [=] {
+    return run(handle, "cublasGemmEx", [=] {
         if (check_gemm("cublasGemmEx", transa, transb, m, n, k, A, ab, lda, B, ab, ldb, C, cb, ldc))
             return cudaErrorInvalidValue;
         if (k > 0) cudasim::device_operand(A), cudasim::device_operand(B);
         cudasim::device_operand(C);
         cudasim::device_written(C, span(m, n, ldc, cb));
+        const float a_scale = as.get(), b_scale = bs.get();
         bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
         int a_rows = ta ? k : m, b_rows = tb ? n : k;
         /* Widen to float, multiply with float accumulation, round to Ctype:
@@ -289,7 +390,6 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                 narrow(C, (size_t)i + (size_t)j * ldc, Ctype, c[(size_t)i + (size_t)j * m]);
         return cudaSuccess;
     });
-    return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
 } // extern "C"

@@ -41,19 +41,16 @@ int note_exe(struct dl_phdr_info *info, size_t, void *)
     return 1;
 }
 
-/* " at file:line" of the instruction that faulted, into buf ("" if it is not
- * the program's own code or has no line), for a fault in host code. It runs
- * in the signal handler: system calls and the formatting of numbers only,
- * and addr2line in a process of its own. */
-void fault_line(void *uctx, char *buf, size_t size)
+/* What addr2line says of the program's code at offset rel (with -i: the
+ * inlined calls around it too, innermost first), into text. It runs in the
+ * signal handler: system calls and the formatting of numbers only, and
+ * addr2line in a process of its own. */
+void run_addr2line(uintptr_t rel, bool inlines, char *text, size_t size)
 {
-    buf[0] = '\0';
-#if defined(__x86_64__) && defined(REG_RIP)
-    uintptr_t pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
-    if (pc < g_exe_lo || pc >= g_exe_hi || size < 16) return;
+    text[0] = '\0';
     char exe[64], hex[32];
     snprintf(exe, sizeof exe, "/proc/%d/exe", (int)getpid());
-    snprintf(hex, sizeof hex, "0x%lx", (unsigned long)(pc - g_exe_base));
+    snprintf(hex, sizeof hex, "0x%lx", (unsigned long)rel);
     int fd[2];
     if (pipe(fd) != 0) return;
     pid_t pid = fork();
@@ -62,38 +59,109 @@ void fault_line(void *uctx, char *buf, size_t size)
         int null = open("/dev/null", O_WRONLY);
         if (null >= 0) dup2(null, 2);
         close(fd[0]);
-        char *argv[] = {(char *)"addr2line", (char *)"-e", exe, hex, nullptr};
+        char *argv[6];
+        int k = 0;
+        argv[k++] = (char *)"addr2line";
+        if (inlines) argv[k++] = (char *)"-i";
+        argv[k++] = (char *)"-e";
+        argv[k++] = exe;
+        argv[k++] = hex;
+        argv[k] = nullptr;
         execvp("addr2line", argv);
         _exit(127);
     }
     close(fd[1]);
-    char text[512];
     size_t got = 0;
     ssize_t n;
-    while (pid > 0 && got < sizeof text - 1 && (n = read(fd[0], text + got, sizeof text - 1 - got)) > 0)
+    while (pid > 0 && got < size - 1 && (n = read(fd[0], text + got, size - 1 - got)) > 0)
         got += (size_t)n;
     close(fd[0]);
     if (pid > 0) waitpid(pid, nullptr, 0);
     text[got] = '\0';
-    size_t len = strcspn(text, "\n");
-    text[len] = '\0';
-    char *disc = strstr(text, " (discriminator");
+}
+
+/* One line of addr2line's output as a report names it ("" if unknown): a
+ * file under the current folder by its relative name, as reports say. */
+void shown_line(char *line, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    char *disc = strstr(line, " (discriminator");
     if (disc) *disc = '\0';
-    len = strlen(text);
-    if (len < 3 || text[0] == '?' || strcmp(text + len - 2, ":0") == 0 || strcmp(text + len - 2, ":?") == 0)
+    size_t len = strlen(line);
+    if (len < 3 || line[0] == '?' || strcmp(line + len - 2, ":0") == 0 ||
+        strcmp(line + len - 2, ":?") == 0)
         return;
-    /* A file under the current folder by its relative name, as reports say. */
     char cwd[1024];
-    const char *shown = text;
+    const char *shown = line;
     if (getcwd(cwd, sizeof cwd - 1)) {
         size_t c = strlen(cwd);
-        if (strncmp(text, cwd, c) == 0 && text[c] == '/') shown = text + c + 1;
+        if (strncmp(line, cwd, c) == 0 && line[c] == '/') shown = line + c + 1;
     }
-    snprintf(buf, size, "; the access is at %s", shown);
+    snprintf(buf, size, "%s", shown);
+}
+
+/* "file:line" of the program's code at pc (a return address unless exact),
+ * into buf ("" if it is not the program's own code or has no line); with
+ * skip_simulator, the innermost of the inlined calls there that is in
+ * neither the simulator's sources nor the system's. */
+void code_line(uintptr_t pc, bool exact, bool skip_simulator, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!exact) pc--;
+    if (pc < g_exe_lo || pc >= g_exe_hi || size < 16) return;
+    char text[1024];
+    run_addr2line(pc - g_exe_base, skip_simulator, text, sizeof text);
+    for (char *line = text; *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        bool ours = strstr(line, "lib/cudasim/") || strncmp(line, "/usr/", 5) == 0;
+        if (!skip_simulator || !ours) {
+            shown_line(line, buf, size);
+            if (buf[0] || !skip_simulator) return;
+        }
+        if (!nl) break;
+        line = nl + 1;
+    }
+}
+
+/* "; the access is at file:line" of the instruction that faulted, into buf
+ * ("" if it is not the program's own code or has no line), for a fault in
+ * host code. */
+void fault_line(void *uctx, char *buf, size_t size)
+{
+    buf[0] = '\0';
+#if defined(__x86_64__) && defined(REG_RIP)
+    uintptr_t pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+    char line[600];
+    code_line(pc, true, false, line, sizeof line);
+    if (line[0]) snprintf(buf, size, "; the access is at %s", line);
 #else
     (void)uctx;
     (void)size;
 #endif
+}
+
+/* Host code touched managed memory while device work may run: the work, the
+ * program's line that issued it, and the line of the access. */
+void report_managed_access(uintptr_t a, uintptr_t start, const Alloc &al, const char *did,
+                           const char *work, void *const *frames, int nframes, void *uctx)
+{
+    char issued[600] = "", line[600], msg[1800];
+    for (int i = 1; i < nframes && !issued[0]; i++)
+        code_line((uintptr_t)frames[i], false, true, issued, sizeof issued);
+    fault_line(uctx, line, sizeof line);
+    int n = snprintf(msg, sizeof msg,
+                     "cudasim: host code %s managed memory at %p (byte %zu of a %zu-byte "
+                     "cudaMallocManaged buffer) while the GPU may still run %s%s%s: this device "
+                     "has concurrentManagedAccess = 0 (as GPUs under Windows and before Pascal), "
+                     "so from a launch until the host waits for it the GPU has all managed memory "
+                     "to itself, and the CPU's access faults; call cudaDeviceSynchronize() (or "
+                     "synchronize the stream) before touching it%s\n",
+                     did, (void *)a, (size_t)(a - start), al.size, work,
+                     issued[0] ? ", issued at " : "", issued, line);
+    if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
+    ssize_t ignored = write(STDERR_FILENO, msg, (size_t)n);
+    (void)ignored;
 }
 
 /* Host code touched a buffer's mapping outside any device operation: say
@@ -109,6 +177,13 @@ void report_host_access(uintptr_t a, uintptr_t start, const Alloc &al, void *uct
 #else
     (void)uctx;
 #endif
+    void *const *frames;
+    int nframes;
+    const char *work = al.managed ? managed_busy_with(&frames, &nframes) : nullptr;
+    if (work && a >= start && a < start + al.size) {
+        report_managed_access(a, start, al, did, work, frames, nframes, uctx);
+        return;
+    }
     const char *kind = al.device ? "cudaMalloc" : "cudaMallocHost";
     char where[160], msg[640];
     if (a >= start && a < start + al.size)

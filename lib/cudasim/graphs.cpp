@@ -162,6 +162,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
     }
     const Graph &nodes = it->second;
     DeviceOp op; /* one for all the nodes: what they open stays open until the end */
+    GraphWork work(stream); /* their work is this stream's */
     for (size_t i = 0; i < nodes.size() && !e; i++) {
         char where[160];
         snprintf(where, sizeof where, "cudaGraphLaunch, node %zu of %zu (%s): ", i + 1,

@@ -55,6 +55,17 @@ void shut(Alloc &a)
     a.open = false;
 }
 
+/* A buffer's data pages readable and writable by every thread (key 0). */
+void open_to_all(Alloc &a)
+{
+#if CUDASIM_HAVE_PKEYS
+    if (g_use_pkeys)
+        pkey_mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE, 0);
+    else
+#endif
+        mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE);
+}
+
 /* Open a buffer to every thread until the outermost device operation ends:
  * called by the operations, and by the fault handler on any thread (hence
  * the lock, and g_opened's capacity reserved beforehand: no allocation). */
@@ -63,12 +74,7 @@ void open_buffer(uintptr_t start, Alloc &a)
     while (g_open_lock.test_and_set(std::memory_order_acquire)) {
     }
     if (!a.open) {
-#if CUDASIM_HAVE_PKEYS
-        if (g_use_pkeys)
-            pkey_mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE, 0);
-        else
-#endif
-            mprotect(a.map, data_bytes(a), PROT_READ | PROT_WRITE);
+        open_to_all(a);
         a.open = true;
         g_opened.push_back(start);
     }

@@ -152,6 +152,7 @@ extern bool g_use_pkeys;           /* shut with g_pkey (else with mprotect) */
 extern std::atomic<int> g_device_ops; /* device operations running (they nest) */
 size_t data_bytes(const Alloc &a); /* a buffer's mapping less its guard page */
 void shut(Alloc &a);
+void open_to_all(Alloc &a);
 void open_buffer(uintptr_t start, Alloc &a);
 void open_for_device(const void *p);
 void allow_device_memory(bool allow);
@@ -176,6 +177,32 @@ void install_fault_handler();
         cudasim::internal::install_fault_handler();                                           \
         if (cudasim::internal::g_sticky) return cudasim::internal::fail(cudasim::internal::g_sticky); \
     } while (0)
+
+/* ---- managed memory and the host's waits (managed.cpp) ------------------- */
+
+/* A cudaMallocManaged buffer is allocated (flags: cudaMallocManaged's), freed. */
+void managed_allocated(uintptr_t start, unsigned flags);
+void managed_freed(uintptr_t start);
+/* Device work ran on stream ("kernel", its name): managed memory is the
+ * GPU's until the host waits for it. */
+void managed_work(cudaStream_t stream, const char *what, const char *name);
+/* The host waited: for a stream (cudaStreamSynchronize, cudaStreamQuery, a
+ * synchronous copy on the legacy stream), for an event, for the device. */
+void managed_stream_waited(cudaStream_t stream);
+void managed_event_recorded(cudaEvent_t event, cudaStream_t stream);
+void managed_event_waited(cudaEvent_t event);
+void managed_device_waited();
+void managed_reset();
+/* While a graph launch runs its nodes: their work is the launch's stream's. */
+struct GraphWork {
+    explicit GraphWork(cudaStream_t stream);
+    ~GraphWork();
+    GraphWork(const GraphWork &) = delete;
+    GraphWork &operator=(const GraphWork &) = delete;
+};
+/* For the fault handler: the work that has managed memory now ("kernel k")
+ * and the call stack that issued it; NULL when it is the host's. */
+const char *managed_busy_with(void *const **frames, int *nframes);
 
 /* ---- streams and events (streams.cpp), graphs (graphs.cpp) --------------- */
 
@@ -362,10 +389,23 @@ std::string missed_global(uintptr_t a, size_t n);
 /* "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */
 std::string global_name(uintptr_t a, size_t n);
 
-/* racecheck (check_races.cpp; its step at every access is in check_races.h) */
+/* racecheck (check_races.cpp, and between blocks check_races_blocks.cpp; its
+ * step at every access is in check_races.h) */
 const unsigned long long kGlobalRaceLaunches = 4;
 void find_read_only_buffers(const cudasim::Args *args);
-Cell *global_cell(uintptr_t word);
+/* The launch's blocks are done (or it stopped): reads that were given an
+ * older value (check_races_blocks.cpp) see memory as it is again. */
+void races_launch_end();
+
+/* __device__ variables, registered by translated files (device_variables.cpp) */
+struct DeviceVar {
+    uintptr_t lo;
+    size_t size;
+    const char *name, *file;
+    int line;
+};
+extern uintptr_t g_dv_lo, g_dv_span; /* every registered variable is in this range */
+const DeviceVar *find_device_var(uintptr_t a);
 
 /* ---- the runtime API (api_device.cpp, api_memory.cpp, api_copy.cpp) ----- */
 

@@ -361,7 +361,9 @@ CUDASIM_ATOMIC_CAS3(unsigned short)
 #undef CUDASIM_ATOMIC_ONE
 
 /* Memory and bit intrinsics: on the CPU, reads go through no special cache
- * and threads never run at once, so fences have nothing to order. */
+ * and threads never run at once, so fences have nothing to order; but a
+ * fence between blocks tells the race check that a block's writes before it
+ * are published by its next atomic (check_races_blocks.cpp). */
 template <typename T>
 static inline T __ldg(const T *p)
 {
@@ -412,9 +414,9 @@ static inline void __stwt(T *p, T v)
 {
     *p = v;
 }
-static inline void __threadfence(void) {}
+static inline void __threadfence(void) { cudasim_threadfence(); }
 static inline void __threadfence_block(void) {}
-static inline void __threadfence_system(void) {}
+static inline void __threadfence_system(void) { cudasim_threadfence(); }
 static inline void __nanosleep(unsigned) {}
 static inline long long clock64(void) { return (long long)cudasim_clock64(); }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }

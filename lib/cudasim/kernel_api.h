@@ -81,6 +81,13 @@ int cudasim_register_kernel(const char *name, int uses_barriers, int instrumente
 /* An atomic operation on n bytes at p, called from the code at pc: checked
  * like any access, but never a race. */
 void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc);
+/* __threadfence() (and _system): what the block wrote before it is visible to
+ * other blocks before what it does next (an atomic ticket: a release). */
+void cudasim_threadfence(void);
+/* A __device__ variable of a translated file (the translator registers each
+ * one at namespace scope): accesses to it are checked for races. */
+int cudasim_register_device_var(const void *p, size_t size, const char *name, const char *file,
+                                int line);
 unsigned long long cudasim_clock64(void);
 /* printf in device code (the translator renames it): inside a kernel the
  * text is kept and printed, as a GPU's printf buffer is, lane by lane at the

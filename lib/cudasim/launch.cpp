@@ -288,6 +288,7 @@ Attempt run_grid()
                 }
         g_launch.checking = false;
     }
+    races_launch_end();
     g_launch.in_kernel = false;
     if (g_launch.need_fibers && !g_launch.fibers &&
         g_launch.block_serial == g_launch.first_block && g_launch.plain_done == 0)
@@ -335,6 +336,7 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
         g_launch.error = cudaSuccess;
     }
     launch_end(how);
+    managed_work(cfg->stream, "kernel", cfg->name);
     return g_launch.error;
 }
 

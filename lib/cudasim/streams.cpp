@@ -190,9 +190,11 @@ void streams_reset()
  * or recorded by the stream's capture. */
 cudaError_t issue_work(const char *call, cudaStream_t stream, std::function<cudaError_t()> work)
 {
-    return internal::issue(call, stream, [work = std::move(work)] {
+    return internal::issue(call, stream, [call, stream, work = std::move(work)] {
         internal::DeviceOp op;
-        return work();
+        cudaError_t e = work();
+        internal::managed_work(stream, call, nullptr);
+        return e;
     });
 }
 
@@ -230,13 +232,17 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     API_ENTER();
-    return check_wait("cudaStreamSynchronize", stream);
+    cudaError_t e = check_wait("cudaStreamSynchronize", stream);
+    if (!e) managed_stream_waited(stream);
+    return e;
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
     API_ENTER();
-    return check_wait("cudaStreamQuery", stream);
+    cudaError_t e = check_wait("cudaStreamQuery", stream);
+    if (!e) managed_stream_waited(stream); /* "done": as good as a wait */
+    return e;
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
@@ -272,19 +278,24 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     if (use == REFUSED) return e;
     it->second.captured = use == RECORD ? stream : nullptr;
     it->second.ms = use == RECORD ? -1 : now_ms();
+    if (use == RUN) managed_event_recorded(event, stream);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     API_ENTER();
-    return check_event_wait("cudaEventSynchronize", event);
+    cudaError_t e = check_event_wait("cudaEventSynchronize", event);
+    if (!e) managed_event_waited(event);
+    return e;
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
     API_ENTER();
-    return check_event_wait("cudaEventQuery", event);
+    cudaError_t e = check_event_wait("cudaEventQuery", event);
+    if (!e) managed_event_waited(event);
+    return e;
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)

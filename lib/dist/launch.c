@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "lib/core/fileio.h"
 
 /* Seconds between asking mpirun to stop its ranks and killing it. */
 #define GRACE_S 3.0
@@ -119,20 +120,39 @@ static char **launch_arguments(const char *mpirun, const DistLaunchOptions *o,
     return (char **)args;
 }
 
-/* In the child: its input, its output, then mpirun. Never returns. */
-static void exec_mpirun(const char *mpirun, const char *output, char **args, char **env)
+/* In the child: its input, its output (out, or this program's when -1), then mpirun.
+ * Never returns. */
+static void exec_mpirun(const char *mpirun, int out, char **args, char **env)
 {
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* the caller killed: so is the run */
 #endif
     int in = open("/dev/null", O_RDONLY); /* mpirun would forward our input to rank 0 */
     if (in >= 0) dup2(in, 0);
-    if (output) {
-        int out = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (out < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) _exit(126);
-    }
+    /* out's close-on-exec flag cleared: dup2() onto itself (out is 1 or 2 when this
+     * program's were closed) would keep it. */
+    if (out >= 0 && (fcntl(out, F_SETFD, 0) != 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0))
+        _exit(126);
     execve(mpirun, args, env);
     _exit(127);
+}
+
+/* One run of mpirun, its output to out (-1: this program's), waited for. */
+typedef struct Run {
+    const char *mpirun;
+    const DistLaunchOptions *o;
+    char **args, **env;
+    DistLaunch *r;
+} Run;
+
+static int run_mpirun(const Run *run, int out);
+
+/* fileio_save()'s writer of the ranks' output: the run itself, its output to the new
+ * file, which is saved at output once the run has ended (however it ended). */
+static int write_output(FILE *f, void *ctx)
+{
+    fflush(f);
+    return run_mpirun(ctx, fileno(f));
 }
 
 int dist_launch(const DistLaunchOptions *o, char *const argv[], DistLaunch *r)
@@ -155,12 +175,22 @@ int dist_launch(const DistLaunchOptions *o, char *const argv[], DistLaunch *r)
         free(env);
         return err_set(ERR_NOMEM, "dist_launch: out of memory");
     }
+    Run run = {mpirun, o, args, env, r};
+    int rc = o->output ? fileio_save(o->output, "ranks' output", write_output, &run)
+                       : run_mpirun(&run, -1);
+    free(args);
+    free(env);
+    return rc;
+}
+
+static int run_mpirun(const Run *run, int out)
+{
+    const DistLaunchOptions *o = run->o;
+    DistLaunch *r = run->r;
     double start = now_s();
     fflush(NULL);
     pid_t pid = fork();
-    if (pid == 0) exec_mpirun(mpirun, o->output, args, env);
-    free(args);
-    free(env);
+    if (pid == 0) exec_mpirun(run->mpirun, out, run->args, run->env);
     if (pid < 0) return err_set(ERR_IO, "dist_launch: fork failed: %s", strerror(errno));
     int st = 0;
     double deadline = start + o->limit_s, asked = 0;
@@ -186,7 +216,7 @@ int dist_launch(const DistLaunchOptions *o, char *const argv[], DistLaunch *r)
     if (WIFEXITED(st)) {
         r->status = WEXITSTATUS(st);
         if (r->status == 127 || r->status == 126)
-            return err_set(ERR_IO, "dist_launch: could not start %s%s%s", mpirun,
+            return err_set(ERR_IO, "dist_launch: could not start %s%s%s", run->mpirun,
                            o->output ? " with its output in " : "", o->output ? o->output : "");
     } else if (WIFSIGNALED(st)) {
         r->signal = WTERMSIG(st);

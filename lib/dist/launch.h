@@ -23,7 +23,8 @@
 typedef struct DistLaunchOptions {
     int ranks;          /**< how many processes (`-np`), at least 1 */
     double limit_s;     /**< stop the run after this many seconds (> 0) */
-    const char *output; /**< a file for everything the ranks print, or NULL: this program's */
+    const char *output; /**< a file for everything the ranks print, or NULL: this program's;
+                             saved with fileio_save() once the run has ended */
     bool quiet;         /**< ask mpirun not to add its own explanations (`-q`) */
 } DistLaunchOptions;
 

@@ -10,11 +10,13 @@
 #include <string.h>
 
 #include "lib/core/err.h"
+#include "lib/core/numtext.h"
 
 struct Json {
     json_t *value;    /* jansson's tree, which owns every string */
     JsonValue *nodes; /* one node per value, the root first */
     char *source;
+    char *numbers;    /* the text of every number, each zero-terminated (JsonValue.text) */
 };
 
 const JsonValue *json_root(const Json *doc)
@@ -28,6 +30,7 @@ void json_free(Json *doc)
     json_decref(doc->value);
     free(doc->nodes);
     free(doc->source);
+    free(doc->numbers);
     free(doc);
 }
 
@@ -44,39 +47,6 @@ static void put(char *buf, size_t size, size_t *at, const char *fmt, ...)
     int n = vsnprintf(buf + *at, size - *at, fmt, ap);
     va_end(ap);
     if (n > 0) *at += (size_t)n < size - *at ? (size_t)n : size - *at - 1;
-}
-
-/* s (len bytes) in double quotes for a message, escaped as JSON would write it
- * and cut after about max bytes with "...". Text that is not UTF-8 (jansson
- * decides) shows its bytes from 0x80 up as \xNN. */
-static const char *quote(const char *s, size_t len, size_t max, char *buf, size_t size)
-{
-    json_t *probe = json_stringn(s, len);
-    bool utf8 = probe != NULL;
-    json_decref(probe);
-    size_t at = 0;
-    put(buf, size, &at, "\"");
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (i >= max && (c < 0x80 || c >= 0xC0)) { /* not inside a UTF-8 sequence */
-            put(buf, size, &at, "...");
-            break;
-        }
-        if (c == '"' || c == '\\')
-            put(buf, size, &at, "\\%c", c);
-        else if (c == '\n')
-            put(buf, size, &at, "\\n");
-        else if (c == '\t')
-            put(buf, size, &at, "\\t");
-        else if (c < 0x20 || c == 0x7f)
-            put(buf, size, &at, "\\u%04x", c);
-        else if (c >= 0x80 && !utf8)
-            put(buf, size, &at, "\\x%02x", c);
-        else
-            put(buf, size, &at, "%c", c);
-    }
-    put(buf, size, &at, "\"");
-    return buf;
 }
 
 /* The shortest "%.Ng" form of d that reads back as d; a whole number below 10^15 in
@@ -195,6 +165,7 @@ static void locate(Cursor *c, JsonValue *v)
     v->offset = c->p;
     if (v->type != JSON_OBJECT && v->type != JSON_ARRAY) {
         skip_scalar(c);
+        v->text_length = c->p - v->offset;
         return;
     }
     c->p++; /* '{' or '[' */
@@ -245,6 +216,27 @@ int json_parse(const char *text, size_t len, const char *source, Json **out)
     wrap(doc, &doc->nodes[0], value, &next);
     Cursor c = {text, len, 0, 1};
     locate(&c, &doc->nodes[0]);
+    /* Each number's text as written, which jansson does not keep: the checks of
+     * json_as_int() and json_as_number() look at the literal, not the rounded double. */
+    size_t need = 1;
+    for (size_t i = 0; i < n; i++)
+        if (json_is_number(doc->nodes[i].json)) need += doc->nodes[i].text_length + 1;
+    if (!(doc->numbers = malloc(need))) {
+        json_free(doc);
+        return err_set(ERR_NOMEM, "%s: out of memory for %zu JSON values", source, n);
+    }
+    char *at = doc->numbers;
+    for (size_t i = 0; i < n; i++) {
+        JsonValue *v = &doc->nodes[i];
+        if (!json_is_number(v->json)) {
+            v->text_length = 0;
+            continue;
+        }
+        memcpy(at, text + v->offset, v->text_length);
+        at[v->text_length] = '\0';
+        v->text = at;
+        at += v->text_length + 1;
+    }
     *out = doc;
     return ERR_OK;
 }
@@ -285,7 +277,7 @@ static const char *where(const JsonValue *v, char *buf, size_t size)
     if (!v->parent) return "the top-level value";
     char path[256];
     json_path(v, path, sizeof path);
-    return quote(path, strlen(path), 200, buf, size);
+    return err_quote(path, strlen(path), 200, buf, size);
 }
 
 const char *json_describe(const JsonValue *v, char *buf, size_t size)
@@ -308,7 +300,7 @@ const char *json_describe(const JsonValue *v, char *buf, size_t size)
         break;
     case JSON_STRING:
         snprintf(buf, size, "the string %s",
-                 quote(json_string_value(v->json), json_string_length(v->json), 40, q, sizeof q));
+                 err_quote(json_string_value(v->json), json_string_length(v->json), 40, q, sizeof q));
         break;
     case JSON_ARRAY:
         if (v->count == 0)
@@ -377,43 +369,64 @@ int json_require(const JsonValue *obj, const char *key, const JsonValue **out)
     char w[256], q[160];
     if (!obj->parent)
         return err_set(ERR_FORMAT, "%s:%d: missing key %s in the top-level object", obj->source,
-                       obj->line, quote(key, strlen(key), 100, q, sizeof q));
+                       obj->line, err_quote(key, strlen(key), 100, q, sizeof q));
     return err_set(ERR_FORMAT, "%s:%d: missing key %s in %s", obj->source, obj->line,
-                   quote(key, strlen(key), 100, q, sizeof q), where(obj, w, sizeof w));
+                   err_quote(key, strlen(key), 100, q, sizeof q), where(obj, w, sizeof w));
+}
+
+/* The number v as its source writes it, shortened for a message ("1e-400"). */
+static const char *as_written(const JsonValue *v, char *buf, size_t size)
+{
+    if (!v->text) return fmt_num(json_number_value(v->json), buf, size);
+    return err_escape(v->text, v->text_length, 40, buf, size);
+}
+
+static const char *range_text(int64_t min, int64_t max, char *buf, size_t size)
+{
+    if (max == INT64_MAX)
+        snprintf(buf, size, "at least %" PRId64, min);
+    else if (min == INT64_MIN)
+        snprintf(buf, size, "at most %" PRId64, max);
+    else
+        snprintf(buf, size, "from %" PRId64 " to %" PRId64, min, max);
+    return buf;
 }
 
 int json_as_int(const JsonValue *v, int64_t min, int64_t max, int64_t *out)
 {
     char got[200], range[96];
+    if (v->type != JSON_INTEGER && v->type != JSON_REAL)
+        return json_error(v, "must be a whole number, got %s", json_describe(v, got, sizeof got));
+    as_written(v, got, sizeof got);
+    /* The literal decides, not the double it was rounded to: 10.000000000000000000001 is
+     * not whole, though its double is 10. (A node made without its text falls back on
+     * the value.) */
+    NumText t = {0};
+    if (v->text && numtext_scan(v->text, v->text_length, &t)) {
+        if (!t.whole) return json_error(v, "must be a whole number, got %s", got);
+        if (!t.fits || t.value < min || t.value > max || (t.negative && min >= 0))
+            return json_error(v, "must be %s, got %s", range_text(min, max, range, sizeof range),
+                              got);
+        *out = t.value;
+        return ERR_OK;
+    }
     int64_t i;
     bool in_range;
     if (v->type == JSON_INTEGER) {
         i = json_integer_value(v->json);
         in_range = i >= min && i <= max;
-        snprintf(got, sizeof got, "%" PRId64, i);
-    } else if (v->type == JSON_REAL) {
+    } else {
         double d = json_real_value(v->json);
-        if (d != trunc(d))
-            return json_error(v, "must be a whole number, got %s", fmt_num(d, got, sizeof got));
+        if (d != trunc(d)) return json_error(v, "must be a whole number, got %s", got);
         /* 2^63 is exact in a double; anything from it on is out of int64_t. */
         in_range = d >= -9223372036854775808.0 && d < 9223372036854775808.0;
         i = in_range ? (int64_t)d : 0;
         in_range = in_range && i >= min && i <= max;
-        fmt_num(d, got, sizeof got);
-    } else {
-        return json_error(v, "must be a whole number, got %s", json_describe(v, got, sizeof got));
     }
-    if (in_range) {
-        *out = i;
-        return ERR_OK;
-    }
-    if (max == INT64_MAX)
-        snprintf(range, sizeof range, "at least %" PRId64, min);
-    else if (min == INT64_MIN)
-        snprintf(range, sizeof range, "at most %" PRId64, max);
-    else
-        snprintf(range, sizeof range, "from %" PRId64 " to %" PRId64, min, max);
-    return json_error(v, "must be %s, got %s", range, got);
+    if (!in_range)
+        return json_error(v, "must be %s, got %s", range_text(min, max, range, sizeof range), got);
+    *out = i;
+    return ERR_OK;
 }
 
 int json_as_number(const JsonValue *v, double min, double max, double *out)
@@ -422,7 +435,16 @@ int json_as_number(const JsonValue *v, double min, double max, double *out)
     if (!json_is_number(v->json))
         return json_error(v, "must be a number, got %s", json_describe(v, got, sizeof got));
     double d = json_number_value(v->json);
-    if (d >= min && d <= max) {
+    NumText t = {0};
+    bool scanned = v->text && numtext_scan(v->text, v->text_length, &t);
+    if (scanned && t.nonzero && d == 0.0)
+        return json_error(v, "is %s, which is not 0 but underflows to 0 in a double (the "
+                             "smallest is 4.9e-324): write 0, or a larger number",
+                          as_written(v, got, sizeof got));
+    uint64_t bits; /* the sign from the bits: the release build has -fno-signed-zeros */
+    memcpy(&bits, &d, sizeof bits);
+    bool negative = scanned ? t.negative : bits >> 63;
+    if (d >= min && d <= max && !(negative && min >= 0)) {
         *out = d;
         return ERR_OK;
     }
@@ -433,7 +455,9 @@ int json_as_number(const JsonValue *v, double min, double max, double *out)
     else
         snprintf(range, sizeof range, "from %s to %s", fmt_num(min, a, sizeof a),
                  fmt_num(max, b, sizeof b));
-    return json_error(v, "must be %s, got %s", range, fmt_num(d, got, sizeof got));
+    return json_error(v, "must be %s, got %s", range,
+                      d == 0.0 || !isfinite(d) ? as_written(v, got, sizeof got)
+                                               : fmt_num(d, got, sizeof got));
 }
 
 int json_as_bool(const JsonValue *v, bool *out)
@@ -462,7 +486,7 @@ static const char *list_words(const char *const *words, char *buf, size_t size)
     buf[0] = '\0';
     for (int i = 0; words[i]; i++)
         put(buf, size, &at, "%s%s", i ? ", " : "",
-            quote(words[i], strlen(words[i]), 100, q, sizeof q));
+            err_quote(words[i], strlen(words[i]), 100, q, sizeof q));
     return buf;
 }
 
@@ -481,9 +505,9 @@ int json_as_choice(const JsonValue *v, const char *const *choices, int *out)
         if (close) {
             char q[160];
             snprintf(hint, sizeof hint, " (did you mean %s?)",
-                     quote(close, strlen(close), 100, q, sizeof q));
+                     err_quote(close, strlen(close), 100, q, sizeof q));
         }
-        quote(s, n, 100, got, sizeof got);
+        err_quote(s, n, 100, got, sizeof got);
     } else {
         json_describe(v, got, sizeof got);
     }
@@ -506,13 +530,13 @@ int json_check_keys(const JsonValue *obj, const char *const *allowed)
         const char *close = json_suggest(m->key, allowed);
         if (close) {
             snprintf(hint, sizeof hint, "did you mean %s?",
-                     quote(close, strlen(close), 100, w, sizeof w));
+                     err_quote(close, strlen(close), 100, w, sizeof w));
         } else {
             char list[400];
             snprintf(hint, sizeof hint, "known keys: %s", list_words(allowed, list, sizeof list));
         }
         return err_set(ERR_FORMAT, "%s:%d: unknown key %s%s (%s)", m->source, m->line,
-                       quote(m->key, m->key_length, 100, q, sizeof q), in, hint);
+                       err_quote(m->key, m->key_length, 100, q, sizeof q), in, hint);
     }
     return ERR_OK;
 }
@@ -575,7 +599,7 @@ int json_check_text(const char *s, const char *what)
     json_decref(v);
     char q[200];
     return err_set(ERR_ARG, "%s is not UTF-8 text: %s", what,
-                   quote(s, strlen(s), 100, q, sizeof q));
+                   err_quote(s, strlen(s), 100, q, sizeof q));
 }
 
 json_t *json_f32(float v)

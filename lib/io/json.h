@@ -43,6 +43,9 @@ typedef struct JsonValue {
                                   JSON_INTEGER, JSON_REAL, JSON_TRUE, JSON_FALSE or JSON_NULL */
     int line;                /**< line (from 1) where the value starts (for a member: its key) */
     size_t offset;           /**< byte offset in the source text where the value starts */
+    const char *text;        /**< JSON_INTEGER, JSON_REAL: the number as the source writes it
+                                  (`1e-400`, `-0`), zero-terminated; NULL otherwise */
+    size_t text_length;      /**< bytes in @ref text */
     int count;               /**< JSON_ARRAY, JSON_OBJECT: number of items or members */
     struct JsonValue *items; /**< JSON_ARRAY, JSON_OBJECT: the items, in file order */
     const char *key;         /**< a member of an object: its key; NULL otherwise */
@@ -97,9 +100,13 @@ WB_MUST_CHECK int json_require(const JsonValue *obj, const char *key, const Json
 WB_MUST_CHECK int json_expect(const JsonValue *v, json_type type);
 
 /**
- * @brief A whole number in [@p min, @p max] (inclusive).
+ * @brief A whole number in [@p min, @p max] (inclusive), as the source writes it.
  *
- * Accepts integers and whole numbers written otherwise (`2e1`). Errors
+ * The number written must be whole exactly, before any rounding to a double
+ * (numtext_scan()): `20`, and also `20.0` and `2e1`, whose exact value is 20;
+ * not `2.5`, `10.000000000000000000001` (a double would round it to 10) or
+ * `1e-400` (a double would make it 0). A minus sign is refused where @p min
+ * is 0 or more (`-0`). Messages quote the number as written. Errors
  * (::ERR_FORMAT): `config.json:3: "epochs" must be a whole number, got the
  * string "20"`, `... got 2.5`, `"epochs" must be at least 1, got 0` (or "at
  * most", or "from 1 to 100").
@@ -109,8 +116,15 @@ WB_MUST_CHECK int json_as_int(const JsonValue *v, int64_t min, int64_t max, int6
 /**
  * @brief A number in [@p min, @p max] (inclusive; pass -INFINITY or INFINITY for no limit).
  *
+ * The number is the double nearest to what the source writes, except that a
+ * number that is not 0 as written but becomes 0 in a double (`1e-400`: it
+ * underflows) is refused, quoted as written, and so is a minus sign where
+ * @p min is 0 or more (`-0`, `-0.0`: the range has no negative numbers).
+ * Numbers beyond a double (`1e400`) are refused by json_parse() already.
  * Errors (::ERR_FORMAT): `"lr" must be a number, got the string "0.1"`,
- * `"lr" must be from 0 to 1, got 2`.
+ * `"lr" must be from 0 to 1, got 2`, `"clip_norm" is 1e-400, which is not 0 but
+ * underflows to 0 in a double (the smallest is 4.9e-324): write 0, or a larger
+ * number`.
  */
 WB_MUST_CHECK int json_as_number(const JsonValue *v, double min, double max, double *out);
 

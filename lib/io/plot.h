@@ -26,8 +26,12 @@ bool plot_available(void);
  * With @p outfile a PNG is written there; with @p outfile NULL a `dumb`
  * (text) plot goes to standard output. Any text may be given (a title such
  * as "the trainer's history": quotes are escaped for gnuplot) but a line
- * break, which is an ::ERR_ARG. Returns ::ERR_UNSUPPORTED when gnuplot is
- * missing and ::ERR_IO when it fails.
+ * break, which is an ::ERR_ARG. The script and the data file must be regular
+ * files (fileio_open_read(): a FIFO would stop gnuplot for ever); the PNG is
+ * saved with fileio_save(): gnuplot writes it to a new temporary file, which
+ * replaces @p outfile only when gnuplot succeeded, and a link, FIFO or device at
+ * @p outfile is refused. Returns ::ERR_UNSUPPORTED when gnuplot is missing and
+ * ::ERR_IO when it fails.
  */
 WB_MUST_CHECK int plot_draw(const char *script, const char *datafile, const char *outfile, const char *title);
 

@@ -2,16 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lib/io/safetensors.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -243,6 +239,16 @@ static int build_header(const char *path, const StTensor *tensors, int n, const 
     return ERR_OK;
 }
 
+/* What fileio_save() writes: the length prefix, the header and the tensors' data. */
+typedef struct Contents {
+    const unsigned char *prefix;
+    const char *header;
+    size_t header_len, total;
+    const StTensor *tensors;
+    const int *order;
+    int n;
+} Contents;
+
 /* Write n bytes in chunks, telling the test hook after each. */
 static bool write_chunks(FILE *f, const void *data, size_t n, size_t *written)
 {
@@ -259,90 +265,20 @@ static bool write_chunks(FILE *f, const void *data, size_t n, size_t *written)
     return true;
 }
 
-static int io_error(const char *path, const char *step, int e)
+static int write_contents(FILE *f, void *ctx)
 {
-    return err_set(ERR_IO, "%s: cannot save: %s failed: %s", path, step, strerror(e ? e : EIO));
-}
-
-/* Write the file to tmp; on failure the caller removes tmp. */
-static int write_temp(const char *path, const char *tmp, const char *dir,
-                      const unsigned char *prefix, const char *header, size_t header_len,
-                      const StTensor *tensors, const int *order, int n, size_t total)
-{
-    char step[600];
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        int e = errno;
-        const char *hint = e == ENOENT || e == ENOTDIR ? " (does the folder exist?)"
-                           : e == EACCES || e == EROFS ? " (is the folder writable?)"
-                                                       : "";
-        return err_set(ERR_IO, "%s: cannot save: cannot create the temporary file %s in %s: %s%s",
-                       path, tmp, dir, strerror(e), hint);
-    }
+    const Contents *c = ctx;
     size_t written = 0;
-    bool ok = write_chunks(f, prefix, 8, &written) && write_chunks(f, header, header_len, &written);
-    for (int k = 0; k < n && ok; k++)
-        ok = write_chunks(f, tensors[order[k]].data, tensors[order[k]].bytes, &written);
-    if (!ok) {
-        int e = errno;
-        fclose(f);
-        snprintf(step, sizeof step, "writing %s (after %zu of %zu bytes)", tmp, written, total);
-        return io_error(path, step, e);
-    }
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        int e = errno;
-        fclose(f);
-        snprintf(step, sizeof step, "flushing %s to disk", tmp);
-        return io_error(path, step, e);
-    }
-    if (fclose(f) != 0) {
-        snprintf(step, sizeof step, "closing %s", tmp);
-        return io_error(path, step, errno);
-    }
-    return ERR_OK;
-}
-
-/* Remove what earlier saves of path left when they were killed: PATH.tmp-PID files in dir
- * whose process PID is gone. A file of a running process (another save going on now, in
- * this program or another) is left alone. Best effort: a save has succeeded already. */
-static void remove_stale_temps(const char *path, const char *dir)
-{
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    size_t blen = strlen(base);
-    DIR *d = opendir(dir);
-    if (!d) return;
-    for (struct dirent *ent; (ent = readdir(d));) {
-        const char *name = ent->d_name;
-        if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp-", 5) != 0) continue;
-        const char *digits = name + blen + 5;
-        size_t nd = strspn(digits, "0123456789");
-        if (nd == 0 || nd > 9 || digits[nd] != '\0') continue;
-        long pid = strtol(digits, NULL, 10);
-        if (pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
-        size_t need = strlen(dir) + 1 + strlen(name) + 1;
-        char *full = malloc(need);
-        if (!full) break;
-        snprintf(full, need, "%s/%s", dir, name);
-        unlink(full);
-        free(full);
-    }
-    closedir(d);
-}
-
-/* The folder of path, where the temporary file goes and which is synced after the rename. */
-static char *folder_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) return strdup(".");
-    size_t n = slash == path ? 1 : (size_t)(slash - path);
-    char *dir = malloc(n + 1);
-    if (dir) {
-        memcpy(dir, path, n);
-        dir[n] = '\0';
-    }
-    return dir;
+    bool ok = write_chunks(f, c->prefix, 8, &written) &&
+              write_chunks(f, c->header, c->header_len, &written);
+    for (int k = 0; k < c->n && ok; k++)
+        ok = write_chunks(f, c->tensors[c->order[k]].data, c->tensors[c->order[k]].bytes,
+                          &written);
+    if (ok) return ERR_OK;
+    int e = errno ? errno : EIO;
+    return err_set(ERR_IO, "cannot save: writing the temporary file (after %zu of %zu bytes) "
+                           "failed: %s",
+                   written, c->total, strerror(e));
 }
 
 int safetensors_save(const char *path, const StTensor *tensors, int n, const char *const *meta,
@@ -355,9 +291,9 @@ int safetensors_save(const char *path, const StTensor *tensors, int n, const cha
      * order, so every tensor starts at a multiple of its element size. */
     int *order = malloc((size_t)(n ? n : 1) * sizeof *order);
     uint64_t *begin = malloc((size_t)(n ? n : 1) * sizeof *begin);
-    char *header = NULL, *tmp = NULL, *dir = folder_of(path);
+    char *header = NULL;
     int rc = ERR_OK;
-    if (!order || !begin || !dir) {
+    if (!order || !begin) {
         rc = err_set(ERR_NOMEM, "%s: cannot save: out of memory", path);
         goto done;
     }
@@ -391,43 +327,14 @@ int safetensors_save(const char *path, const StTensor *tensors, int n, const cha
     snprintf(hex, sizeof hex, "%08" PRIx32, crc);
     memcpy(digits, hex, 8);
 
-    size_t tmp_size = strlen(path) + 32;
-    tmp = malloc(tmp_size);
-    if (!tmp) {
-        rc = err_set(ERR_NOMEM, "%s: cannot save: out of memory", path);
-        goto done;
-    }
-    snprintf(tmp, tmp_size, "%s.tmp-%ld", path, (long)getpid());
-    rc = write_temp(path, tmp, dir, prefix, header, header_len, tensors, order, n,
-                    8 + header_len + data_len);
-    if (rc == ERR_OK && rename(tmp, path) != 0) {
-        char step[600];
-        int e = errno;
-        snprintf(step, sizeof step, "renaming %s to %s", tmp, path);
-        rc = io_error(path, step, e);
-    }
-    if (rc != ERR_OK) {
-        unlink(tmp);
-        goto done;
-    }
-    /* The rename is durable only once the folder's entry is on disk. Some
-     * file systems cannot sync a folder (EINVAL); there is nothing more to do. */
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL)) {
-        int e = errno;
-        rc = err_set(ERR_IO,
-                     "%s: saved, but syncing the folder %s to disk failed: %s; the new "
-                     "file may not survive a power cut",
-                     path, dir, strerror(e));
-    }
-    if (fd >= 0) close(fd);
-    remove_stale_temps(path, dir);
+    Contents contents = {prefix, header, header_len, 8 + header_len + data_len,
+                         tensors, order, n};
+    rc = fileio_save(path, "checkpoint", write_contents, &contents);
+    if (rc != ERR_OK && !strncmp(err_message(), "cannot save: ", 13)) err_context("%s", path);
 done:
     free(order);
     free(begin);
     free(header);
-    free(tmp);
-    free(dir);
     return rc;
 }
 
@@ -868,24 +775,22 @@ int safetensors_load(const char *path, SafeTensors **out)
 {
     *out = NULL;
     if (!path) return err_set(ERR_ARG, "safetensors_load: the path is NULL");
-    /* A file is read whole, whatever its size; a pipe or a device (which could go on for
-     * ever, as /dev/zero does) only up to ST_MAX_STREAM bytes. */
-    struct stat sb;
-    bool regular = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-    /* The header length first: a file that is not a checkpoint (a 10 GB archive given by
+    int fd;
+    size_t size;
+    TRY(fileio_open_read(path, ST_MAX_FILE, "checkpoint", &fd, &size));
+    /* The header length first: a file that is not a checkpoint (a 2 GB archive given by
      * mistake) is refused from its first 8 bytes, not after it has been read whole. */
-    if (regular && sb.st_size >= 8) {
-        FILE *f = fopen(path, "rb");
-        unsigned char prefix[8];
-        bool got = f && fread(prefix, 1, 8, f) == 8;
-        if (f) fclose(f);
-        if (got) TRY(check_header_len(path, get_le64(prefix), (size_t)sb.st_size));
-    }
+    unsigned char prefix[8];
+    int rc = ERR_OK;
+    if (size >= 8 && pread(fd, prefix, 8, 0) == 8)
+        TRY_OR_DONE(check_header_len(path, get_le64(prefix), size));
     char *buf = NULL;
-    size_t size = 0;
-    TRY(fileio_read_max(path, regular ? SIZE_MAX : ST_MAX_STREAM,
-                        "safetensors file read from a pipe or a device", &buf, &size));
+    TRY_OR_DONE(fileio_read_fd(fd, path, size, ST_MAX_FILE, "checkpoint", &buf, &size));
+    close(fd);
     return load_bytes(path, buf, size, out);
+done:
+    close(fd);
+    return rc;
 }
 
 int safetensors_parse(const void *bytes, size_t size, const char *name, SafeTensors **out)

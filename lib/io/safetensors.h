@@ -36,8 +36,9 @@
 #define ST_MAX_DIMS 8
 /** Largest header accepted, in bytes (the limit of the reference implementation). */
 #define ST_MAX_HEADER 100000000
-/** Largest file read from a pipe or a device (a regular file may have any size). */
-#define ST_MAX_STREAM ((size_t)64 << 20)
+/** Largest file read: 16 GiB, far above any checkpoint of the workbook (whose largest
+ *  models hold a few MB), so that a file given by mistake is refused before it is read. */
+#define ST_MAX_FILE ((size_t)16 << 30)
 
 /** One named tensor: what to save, or what a loaded file holds. */
 typedef struct StTensor {
@@ -59,16 +60,18 @@ typedef struct SafeTensors SafeTensors;
  * "optimizer", "adam"}); the key `wb.crc32` is the writer's own. The header
  * lists the tensors in the given order; the data places larger elements first
  * so that each tensor is aligned for its dtype when the file is read into
- * memory. The file is written to `PATH.tmp-PID` in the same folder, flushed,
- * synced to disk, closed and renamed over @p path, and the folder is synced.
- * On any failure the temporary file is removed, @p path is untouched, and
+ * memory. The file is saved with fileio_save() (lib/core/fileio.h): written to a
+ * new temporary file in the same folder, synced to disk and renamed over @p path,
+ * and the folder is synced; @p path, if it exists, must be a regular file (a
+ * symbolic link, a FIFO, a device or a folder there is refused and left as it
+ * is). On any failure the temporary file is removed, @p path is untouched, and
  * the error names the step that failed and why (::ERR_ARG for bad tensors or
  * metadata, ::ERR_SHAPE for a byte count that does not match the dtype and
  * shape, ::ERR_IO for the file system): `runs/a.safetensors: cannot save:
- * cannot create the temporary file runs/a.safetensors.tmp-4711 in runs: No
- * such file or directory (does the folder exist?)`. After a successful save,
- * the `PATH.tmp-PID` files that earlier saves of @p path left behind when they
- * were killed are removed, those whose process PID is no longer running.
+ * cannot create a temporary file in runs: No such file or directory (does the
+ * folder exist?)`. After a successful save, the temporary files that earlier
+ * saves of @p path left behind when they were killed are removed, those whose
+ * process is no longer running.
  */
 WB_MUST_CHECK int safetensors_save(const char *path, const StTensor *tensors, int n, const char *const *meta,
                      int n_meta);
@@ -97,9 +100,10 @@ WB_MUST_CHECK int safetensors_save(const char *path, const StTensor *tensors, in
  * Every tensor's data is aligned for its dtype, also in files whose header
  * length is not a multiple of 8 or whose offsets are not multiples of the
  * element size (valid safetensors, which Python reads): such data is moved or
- * copied. A regular file is read whole, once its first 8 bytes (the header
- * length) fit it: a large file that is not a checkpoint is refused without
- * being read. A pipe or a device is read only up to ::ST_MAX_STREAM bytes.
+ * copied. The file is opened with fileio_open_read(): only a regular file of at
+ * most ::ST_MAX_FILE bytes is read (a FIFO, a device or a folder is refused at
+ * once, naming what it is), and only once its first 8 bytes (the header length)
+ * fit it: a large file that is not a checkpoint is refused without being read.
  */
 WB_MUST_CHECK int safetensors_load(const char *path, SafeTensors **out);
 

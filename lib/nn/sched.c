@@ -34,8 +34,8 @@ Scheduler *sched_step_new(Optimizer *opt, int step_size, float gamma)
     }
     Scheduler *s = sched_alloc(opt, SCHED_STEP);
     if (s) {
-        s->step_size = step_size;
-        s->gamma = gamma;
+        s->state.step_size = step_size;
+        s->state.gamma = gamma;
     }
     return s;
 }
@@ -50,8 +50,8 @@ Scheduler *sched_cosine_new(Optimizer *opt, int t_max, float eta_min)
     }
     Scheduler *s = sched_alloc(opt, SCHED_COSINE);
     if (s) {
-        s->t_max = t_max;
-        s->eta_min = eta_min;
+        s->state.t_max = t_max;
+        s->state.eta_min = eta_min;
     }
     return s;
 }
@@ -67,10 +67,10 @@ const char *sched_name(const Scheduler *s)
  * expression for expression (Python evaluates * and / left to right). */
 static double cosine_lr(const Scheduler *s, int64_t e, double lr)
 {
-    double t_max = s->t_max, base = s->state.base_lr, eta_min = s->eta_min;
-    int64_t period = 2 * (int64_t)s->t_max;
+    double t_max = s->state.t_max, base = s->state.base_lr, eta_min = s->state.eta_min;
+    int64_t period = 2 * (int64_t)s->state.t_max;
     /* (e - 1 - T_max) % (2 T_max) == 0 with Python's %, which is never negative */
-    if (((e - 1 - s->t_max) % period + period) % period == 0)
+    if (((e - 1 - s->state.t_max) % period + period) % period == 0)
         return lr + (base - eta_min) * (1 - cos(PI / t_max)) / 2;
     return (1 + cos(PI * (double)e / t_max)) / (1 + cos(PI * (double)(e - 1) / t_max)) *
                (lr - eta_min) +
@@ -84,7 +84,7 @@ int sched_step(Scheduler *s)
     int64_t e = ++s->state.last_epoch;
     double lr = s->state.lr;
     if (s->kind == SCHED_STEP)
-        lr = e % s->step_size == 0 ? lr * s->gamma : lr;
+        lr = e % s->state.step_size == 0 ? lr * s->state.gamma : lr;
     else
         lr = cosine_lr(s, e, lr);
     TRY(optim_set_lr(s->opt, (float)lr));
@@ -103,7 +103,22 @@ int sched_restore(Scheduler *s, const SchedState *state)
         return err_set(ERR_ARG, "%s: cannot restore epoch %lld with rate %g and base rate %g "
                                 "(an epoch and rates of 0 or more are needed)",
                        sched_name(s), (long long)state->last_epoch, state->lr, state->base_lr);
+    if (s->kind == SCHED_STEP && (state->step_size < 1 || !(state->gamma > 0.0) ||
+                                  !isfinite(state->gamma)))
+        return err_set(ERR_ARG, "StepLR: cannot restore step_size %d and gamma %g (step_size 1 "
+                                "or more and gamma positive and finite are needed)",
+                       state->step_size, state->gamma);
+    if (s->kind == SCHED_COSINE && (state->t_max < 1 || !(state->eta_min >= 0.0) ||
+                                    !isfinite(state->eta_min)))
+        return err_set(ERR_ARG, "CosineAnnealingLR: cannot restore T_max %d and eta_min %g "
+                                "(T_max 1 or more and eta_min finite, 0 or more, are needed)",
+                       state->t_max, state->eta_min);
     TRY(optim_set_lr(s->opt, (float)state->lr));
     s->state = *state;
     return ERR_OK;
+}
+
+bool sched_past_end(const Scheduler *s, int64_t epoch)
+{
+    return s->kind == SCHED_COSINE && epoch > s->state.t_max;
 }

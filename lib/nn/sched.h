@@ -13,13 +13,18 @@
  * goes on from whatever `group['lr']` holds.
  *
  * **Saving and loading** (PyTorch's `scheduler.state_dict()`): save
- * sched_name(), the constructor's arguments and the ::SchedState of
- * sched_state(); to load, make the same scheduler over the restored
- * optimizer and call sched_restore(), which also sets the optimizer's rate.
+ * sched_name() and the ::SchedState of sched_state(), which holds the
+ * constructor's arguments too; to load, make a scheduler of the same kind
+ * over the restored optimizer and call sched_restore(), which also sets the
+ * optimizer's rate. As PyTorch's `load_state_dict()`, the restore takes the
+ * saved arguments over the new scheduler's: a cosine saved with T_max 12 and
+ * restored into one made with T_max 15 goes on with 12, so a run resumed
+ * past its schedule's end climbs back along the saved cosine.
  */
 #ifndef WB_SCHED_H
 #define WB_SCHED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/core/err.h"
@@ -31,22 +36,26 @@ typedef enum SchedKind {
     SCHED_COSINE /**< `CosineAnnealingLR`: a cosine down to eta_min in t_max epochs, and back */
 } SchedKind;
 
-/** What a scheduler must keep to resume exactly (PyTorch's state_dict, in short). */
+/**
+ * What a scheduler must keep to resume exactly: PyTorch's state_dict, which holds
+ * the constructor's arguments beside the count and the rates. The arguments of the
+ * other kind are 0.
+ */
 typedef struct SchedState {
     int64_t last_epoch; /**< sched_step() calls so far: PyTorch's last_epoch (0 once made) */
     double base_lr;     /**< the rate when the scheduler was made: PyTorch's base_lrs[0] */
     double lr;          /**< the current rate in double: PyTorch's group['lr'] (get_last_lr()) */
+    int step_size;      /**< StepLR: epochs between decays */
+    double gamma;       /**< StepLR: the factor of each decay */
+    int t_max;          /**< CosineAnnealingLR: epochs from the base rate down to eta_min */
+    double eta_min;     /**< CosineAnnealingLR: the lowest rate */
 } SchedState;
 
 /** A learning-rate scheduler bound to one optimizer. Fields are for reading. */
 typedef struct Scheduler {
     SchedKind kind;   /**< which schedule */
     Optimizer *opt;   /**< the optimizer whose rate it sets (not owned) */
-    int step_size;    /**< StepLR: epochs between decays */
-    double gamma;     /**< StepLR: the factor of each decay */
-    int t_max;        /**< CosineAnnealingLR: epochs from the base rate down to eta_min */
-    double eta_min;   /**< CosineAnnealingLR: the lowest rate */
-    SchedState state; /**< where it stands */
+    SchedState state; /**< where it stands, and its arguments */
 } Scheduler;
 
 /**
@@ -92,10 +101,18 @@ void sched_state(const Scheduler *s, SchedState *out);
 /**
  * @brief Restore a state from sched_state() and set the optimizer's rate to it.
  *
- * ::ERR_ARG (and nothing changed) for a negative epoch or a rate that is not
- * finite or is negative. The next sched_step() continues exactly where the
- * saved scheduler would have.
+ * The state's arguments replace the scheduler's own, as in PyTorch's
+ * `load_state_dict()`. ::ERR_ARG (and nothing changed) for a negative epoch, a
+ * rate that is not finite or is negative, or arguments its constructor would
+ * refuse. The next sched_step() continues exactly where the saved scheduler
+ * would have.
  */
 WB_MUST_CHECK int sched_restore(Scheduler *s, const SchedState *state);
+
+/**
+ * @brief Whether epoch @p epoch lies past the end of the schedule: after T_max for a
+ *        cosine, where PyTorch's CosineAnnealingLR climbs back up; never for StepLR.
+ */
+bool sched_past_end(const Scheduler *s, int64_t epoch);
 
 #endif /* WB_SCHED_H */

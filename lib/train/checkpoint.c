@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "lib/core/err.h"
+#include "lib/core/numtext.h"
 
 #define MAX_PARAMS 64
 #define MAX_TENSORS (3 * MAX_PARAMS + 8)
@@ -31,9 +32,11 @@
 /* The scalars of a checkpoint: read from a trainer to save, or parsed from a file. */
 typedef struct Scalars {
     long long epoch, best_epoch, optim_kind, optim_step, sched_last, growth, skipped;
+    long long sched_step_size, sched_t_max; /* the scheduler's arguments: its kind's two */
     bool scaler_on;
     uint64_t seed;
     double best, lr, sched_base, sched_lr, scale;
+    double sched_gamma, sched_eta_min;
 } Scalars;
 
 static const char *const g_series[] = {"train_loss", "val_loss", "val_acc",  "lr",
@@ -51,7 +54,11 @@ static float *series(const History *h, int i)
 static int check_real(const char *path, const char *key, double v, double lo, double hi,
                       const char *what)
 {
-    if (v >= lo && v <= hi) return ERR_OK;
+    /* -0 is not in a range of numbers from 0 up: the file would not say it of a rate. (Its
+     * sign is read from its bits: the release build's -fno-signed-zeros may drop signbit().) */
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (v >= lo && v <= hi && !(bits >> 63 && lo >= 0)) return ERR_OK;
     return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %.9g, expected %s", path, key, v, what);
 }
 
@@ -91,6 +98,13 @@ static int check_scalars(const char *path, const Scalars *v, const Trainer *t)
                            path, v->sched_last, v->epoch);
         TRY(check_real(path, "sched.base_lr", v->sched_base, DBL_MIN, CHECKPOINT_MAX_LR,
                        "a learning rate above 0, up to 100 (a config's largest)"));
+        /* The arguments PyTorch's state_dict holds too; a config's ranges. */
+        if (t->sched->kind == SCHED_STEP)
+            TRY(check_real(path, "sched.gamma", v->sched_gamma, DBL_MIN, 1.0,
+                           "a factor above 0, up to 1 (a config's \"gamma\")"));
+        else
+            TRY(check_real(path, "sched.eta_min", v->sched_eta_min, 0.0, CHECKPOINT_MAX_LR,
+                           "a learning rate from 0 to 100 (a config's \"eta_min\")"));
         if (!(v->sched_lr >= 0.0 && v->sched_lr <= FLT_MAX &&
               (float)v->sched_lr <= (float)CHECKPOINT_MAX_LR))
             return err_set(ERR_FORMAT, "%s: metadata \"sched.lr\" is %.9g, expected a learning "
@@ -123,19 +137,20 @@ static int check_scalars(const char *path, const Scalars *v, const Trainer *t)
 /* The scalars that follow from the history (epoch values each, checked by check_series()),
  * as the trainer keeps them. */
 static int check_with_history(const char *path, const Scalars *v, const float *val_loss,
-                              const float *skipped)
+                              const float *skipped, float min_delta)
 {
-    /* trainer_end_epoch() takes a validation loss below the best so far (inf at first;
-     * NaN and inf never are) as the new best: the first epoch of the lowest one. */
+    /* trainer_end_epoch() takes a validation loss below the best so far by more than
+     * min_delta (anything finite beats inf; NaN and inf never improve) as the new best. */
     float best = INFINITY;
     long long best_epoch = 0;
     for (long long k = 0; k < v->epoch; k++)
-        if (val_loss[k] < best) best = val_loss[k], best_epoch = k + 1;
+        if (trainer_improves(val_loss[k], best, min_delta)) best = val_loss[k], best_epoch = k + 1;
     if (v->best_epoch != best_epoch)
         return err_set(ERR_FORMAT, "%s: metadata \"best_epoch\" is %lld, expected %lld: the "
-                                   "first epoch with the lowest \"history.val_loss\" (0 when no "
-                                   "epoch has one below inf)",
-                       path, v->best_epoch, best_epoch);
+                                   "last epoch whose \"history.val_loss\" beat the best before "
+                                   "it by more than min_delta (%g; 0 when no epoch has one below "
+                                   "inf)",
+                       path, v->best_epoch, best_epoch, (double)min_delta);
     if (v->best != (double)best && best_epoch == 0)
         return err_set(ERR_FORMAT, "%s: metadata \"best_val_loss\" is %.9g, expected inf: no "
                                    "epoch has a \"history.val_loss\" below inf",
@@ -335,6 +350,8 @@ static Scalars scalars_of(const Trainer *t, long epoch)
         SchedState ss;
         sched_state(t->sched, &ss);
         v.sched_last = ss.last_epoch, v.sched_base = ss.base_lr, v.sched_lr = ss.lr;
+        v.sched_step_size = ss.step_size, v.sched_gamma = ss.gamma;
+        v.sched_t_max = ss.t_max, v.sched_eta_min = ss.eta_min;
         /* A rate set by hand since the last sched_step(): that step would go on from it
          * (sched.h), and so does the resumed run. */
         if ((float)ss.lr != t->opt->lr) v.sched_lr = t->opt->lr;
@@ -363,7 +380,7 @@ int checkpoint_save(const Trainer *t, long epoch, const char *path)
                        where, epoch, t->hist.n);
     Scalars v = scalars_of(t, epoch);
     TRY(check_scalars(where, &v, t));
-    TRY(check_with_history(where, &v, t->hist.val_loss, t->hist.skipped));
+    TRY(check_with_history(where, &v, t->hist.val_loss, t->hist.skipped, t->opts.min_delta));
     Writer *w = calloc(1, sizeof *w);
     if (!w) return err_set(ERR_NOMEM, "%s: out of memory", where);
     int rc = put_model(w, where, t->model);
@@ -396,6 +413,13 @@ int checkpoint_save(const Trainer *t, long epoch, const char *path)
         meta_put(w, "sched.last_epoch", "%lld", v.sched_last);
         meta_put(w, "sched.base_lr", "%a", v.sched_base);
         meta_put(w, "sched.lr", "%a", v.sched_lr);
+        if (t->sched->kind == SCHED_STEP) {
+            meta_put(w, "sched.step_size", "%lld", v.sched_step_size);
+            meta_put(w, "sched.gamma", "%a", v.sched_gamma);
+        } else {
+            meta_put(w, "sched.T_max", "%lld", v.sched_t_max);
+            meta_put(w, "sched.eta_min", "%a", v.sched_eta_min);
+        }
     }
     meta_put(w, "scaler.enabled", "%d", v.scaler_on ? 1 : 0);
     meta_put(w, "scaler.scale", "%a", v.scale);
@@ -451,14 +475,14 @@ static int meta_whole(const SafeTensors *st, const char *path, const char *key, 
     const char *v;
     TRY(meta_text(st, path, key, &v));
     const char *digits = v + (v[0] == '-' && lo < 0);
-    char *end;
+    char *end, shown[120];
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (!digits[0] || strspn(digits, "0123456789") != strlen(digits) || errno || *end || x < lo ||
         x > hi)
-        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a whole number "
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %s, expected a whole number "
                                    "from %lld to %lld",
-                       path, key, v, lo, hi);
+                       path, key, err_quote(v, strlen(v), 40, shown, sizeof shown), lo, hi);
     *out = x;
     return ERR_OK;
 }
@@ -468,28 +492,38 @@ static int meta_u64(const SafeTensors *st, const char *path, const char *key, ui
 {
     const char *v;
     TRY(meta_text(st, path, key, &v));
-    char *end;
+    char *end, shown[120];
     errno = 0;
     unsigned long long x = strtoull(v, &end, 10);
     if (!v[0] || strspn(v, "0123456789") != strlen(v) || errno || *end)
-        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a whole number "
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %s, expected a whole number "
                                    "from 0 to %" PRIu64,
-                       path, key, v, UINT64_MAX);
+                       path, key, err_quote(v, strlen(v), 40, shown, sizeof shown), UINT64_MAX);
     *out = x;
     return ERR_OK;
 }
 
 /* A number as %a writes it (decimal is read too, and "inf"); its range is checked by
- * check_scalars(). */
+ * check_scalars(). One that is not 0 as written but 0 once read (0x1p-2000, 1e-400), or
+ * beyond a double without being written "inf" (1e400), is refused as written. */
 static int meta_real(const SafeTensors *st, const char *path, const char *key, double *out)
 {
     const char *v;
     TRY(meta_text(st, path, key, &v));
-    char *end;
+    char *end, shown[120];
     double x = strtod(v, &end);
     if (end == v || *end || strchr(" \t\n\r\f\v", v[0]))
-        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is \"%.40s\", expected a number", path,
-                       key, v);
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %s, expected a number", path,
+                       key, err_quote(v, strlen(v), 40, shown, sizeof shown));
+    NumText t;
+    bool literal = numtext_scan(v, strlen(v), &t); /* not "inf" or "nan" */
+    bool nonzero = t.nonzero; /* a hexadecimal one: a digit before its 'p' is not 0 */
+    for (const char *q = strpbrk(v, "xX"); t.hex && q && *q && *q != 'p' && *q != 'P'; q++)
+        nonzero |= strchr("123456789abcdefABCDEF", *q) != NULL;
+    if (literal && ((x == 0.0 && nonzero) || isinf(x)))
+        return err_set(ERR_FORMAT, "%s: metadata \"%s\" is %s, which %s a double", path,
+                       key, err_quote(v, strlen(v), 40, shown, sizeof shown),
+                       isinf(x) ? "is beyond" : "is not 0 but underflows to 0 in");
     *out = x;
     return ERR_OK;
 }
@@ -680,6 +714,13 @@ static int stage_state(const SafeTensors *st, Trainer *t, const char *path, Chec
         TRY(meta_whole(st, path, "sched.last_epoch", 0, INT64_MAX / 2, &v->sched_last));
         TRY(meta_real(st, path, "sched.base_lr", &v->sched_base));
         TRY(meta_real(st, path, "sched.lr", &v->sched_lr));
+        if (t->sched->kind == SCHED_STEP) {
+            TRY(meta_whole(st, path, "sched.step_size", 1, INT32_MAX, &v->sched_step_size));
+            TRY(meta_real(st, path, "sched.gamma", &v->sched_gamma));
+        } else {
+            TRY(meta_whole(st, path, "sched.T_max", 1, INT32_MAX, &v->sched_t_max));
+            TRY(meta_real(st, path, "sched.eta_min", &v->sched_eta_min));
+        }
     }
     long long on;
     TRY(meta_whole(st, path, "scaler.enabled", 0, 1, &on));
@@ -738,7 +779,7 @@ static int stage_state(const SafeTensors *st, Trainer *t, const char *path, Chec
         }
         if (v->epoch) memcpy(s->series[i], f->data, sizeof(float) * (size_t)v->epoch);
     }
-    rc = check_with_history(path, v, s->series[1], s->series[6]);
+    rc = check_with_history(path, v, s->series[1], s->series[6], t->opts.min_delta);
 done:
     tensor_free(like);
     return rc;
@@ -822,6 +863,11 @@ void checkpoint_commit(Trainer *t, CheckpointStaged *s)
         t->sched->state.last_epoch = v->sched_last;
         t->sched->state.base_lr = v->sched_base;
         t->sched->state.lr = v->sched_lr;
+        /* The saved arguments, over the config's: PyTorch's load_state_dict() does so. */
+        t->sched->state.step_size = (int)v->sched_step_size;
+        t->sched->state.gamma = v->sched_gamma;
+        t->sched->state.t_max = (int)v->sched_t_max;
+        t->sched->state.eta_min = v->sched_eta_min;
     }
     t->scaler.scale = (float)v->scale;
     t->scaler.growth_tracker = (int)v->growth;
@@ -916,8 +962,11 @@ int checkpoint_state_bytes(const Trainer *t, unsigned char **bytes, size_t *len)
     int ns = optim_state(t->opt, r, 3 * MAX_PARAMS);
     for (int i = 0; i < ns && i < 3 * MAX_PARAMS; i++) TRY_OR_DONE(add_tensor(&b, r[i].tensor));
     ADD(&b, t->opt->step), ADD(&b, t->opt->lr);
-    if (t->sched) ADD(&b, t->sched->state.last_epoch), ADD(&b, t->sched->state.base_lr),
-        ADD(&b, t->sched->state.lr);
+    if (t->sched) {
+        const SchedState *ss = &t->sched->state;
+        ADD(&b, ss->last_epoch), ADD(&b, ss->base_lr), ADD(&b, ss->lr);
+        ADD(&b, ss->step_size), ADD(&b, ss->gamma), ADD(&b, ss->t_max), ADD(&b, ss->eta_min);
+    }
     const GradScaler *g = &t->scaler;
     ADD(&b, g->enabled), ADD(&b, g->scale), ADD(&b, g->growth_factor), ADD(&b, g->backoff_factor);
     ADD(&b, g->growth_interval), ADD(&b, g->growth_tracker), ADD(&b, g->found_inf);

@@ -9,7 +9,8 @@
  * row-major order and shape), the optimizer's state ("optim.fc1.weight.
  * momentum_buffer", "exp_avg", ...), the history ("history.val_loss", ...),
  * and in the metadata the epoch, the best validation loss, the optimizer's
- * step count and learning rate, the scheduler's state, the GradScaler's
+ * step count and learning rate, the scheduler's state (with its arguments,
+ * T_max or step_size, as PyTorch's state_dict has them), the GradScaler's
  * scale, the loader's seed (which fixes every epoch's batch order) and the
  * run's config, plus a format name, a version and a checksum. Floats are
  * written in hexadecimal ("%a") so they read back bit for bit.

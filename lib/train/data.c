@@ -11,6 +11,7 @@
 
 #include "lib/core/err.h"
 #include "lib/core/fileio.h"
+#include "lib/core/numtext.h"
 
 /* Split a line in place at commas, trimming blanks; returns the field count. */
 static int split_fields(char *line, char **fields, int cap)
@@ -35,6 +36,14 @@ static int is_blank(const char *s)
 {
     while (*s && isspace((unsigned char)*s)) s++;
     return *s == '\0';
+}
+
+/* A field as a message quotes it: escaped, and cut after 40 bytes with its length, so
+ * that the reason after it is never cut off. */
+typedef char Shown[120];
+static const char *shown(const char *field, Shown buf)
+{
+    return err_quote(field, strlen(field), 40, buf, sizeof(Shown));
 }
 
 /* ---- datasets --------------------------------------------------------- */
@@ -91,11 +100,16 @@ static int parse_header(const char *path, char *line, const DatasetSpec *spec, C
             return err_set(ERR_FORMAT, "%s:1: column %d has no name (the header line names "
                                        "every column)",
                            path, i + 1);
+        Shown a;
         for (int j = 0; j < i; j++)
             if (strcmp(f[i], f[j]) == 0)
-                return err_set(ERR_FORMAT, "%s:1: the column name \"%.40s\" appears twice "
+                return err_set(ERR_FORMAT, "%s:1: the column name %s appears twice "
                                            "(columns %d and %d): one of them would be lost",
-                               path, f[i], j + 1, i + 1);
+                               path, shown(f[i], a), j + 1, i + 1);
+        if (strlen(f[i]) >= DATA_NAME_MAX)
+            return err_set(ERR_FORMAT, "%s:1: the name of column %d, %s, is longer than "
+                                       "the %d bytes a column name may have: shorten it",
+                           path, i + 1, shown(f[i], a), DATA_NAME_MAX - 1);
     }
     for (int i = 0; i < n; i++) {
         if (strcmp(f[i], spec->label_column) == 0)
@@ -145,21 +159,71 @@ static int parse_label(const char *path, int line_no, const char *field, const D
         for (int c = 0; c < meta->n_classes && c < 8; c++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", c ? ", " : "",
                      meta->class_names[c]);
-        return err_set(ERR_FORMAT, "%s:%d: unknown label \"%s\" in column \"%s\" (expected one "
+        Shown a;
+        return err_set(ERR_FORMAT, "%s:%d: unknown label %s in column \"%s\" (expected one "
                                    "of: %s)",
-                       path, line_no, field, spec->label_column, list);
+                       path, line_no, shown(field, a), spec->label_column, list);
     }
     char *end;
     errno = 0;
     long v = strtol(field, &end, 10);
     /* decimal digits only: not "+3", "3.0" or "0x3" */
+    Shown a;
     if (!field[0] || strspn(field, "0123456789") != strlen(field) || end == field || *end ||
         errno || v < 0 || v >= DATA_MAX_COLUMNS)
-        return err_set(ERR_FORMAT, "%s:%d: label \"%.40s\" in column \"%s\" is not a class "
+        return err_set(ERR_FORMAT, "%s:%d: label %s in column \"%s\" is not a class "
                                    "index 0..%d",
-                       path, line_no, field, spec->label_column, DATA_MAX_COLUMNS - 1);
+                       path, line_no, shown(field, a), spec->label_column, DATA_MAX_COLUMNS - 1);
     *label = (int32_t)v;
     return ERR_OK;
+}
+
+/* A feature: a decimal number (not hexadecimal, not "inf" or "nan") that a float holds:
+ * not beyond float, and not a number other than 0 that a float rounds to 0. */
+static int parse_feature(const char *path, int line_no, int column, const char *name,
+                         const char *field, float *out)
+{
+    Shown a;
+    NumText t;
+    const char *why = NULL;
+    double v = 0.0;
+    if (!numtext_scan(field, strlen(field), &t))
+        why = "not a finite number";
+    else if (t.hex)
+        why = "a hexadecimal number: write it in decimal";
+    else {
+        v = strtod(field, NULL);
+        if (isinf((float)v))
+            why = "beyond float (the largest float is 3.4028235e+38)";
+        else if ((float)v == 0.0f && t.nonzero)
+            why = "not 0 but underflows to 0 in float (the smallest float is 1.4e-45)";
+    }
+    if (why)
+        return err_set(ERR_FORMAT, "%s:%d: field %d (%s) is %s, %s", path, line_no, column,
+                       name, shown(field, a), why);
+    *out = (float)v;
+    return ERR_OK;
+}
+
+/* Lines end in LF or CRLF. A CR alone is refused by name: in a file without any LF (classic
+ * Mac OS) the whole file would be one line, with the columns of every row in its header. */
+static int check_line_endings(const char *path, const char *text, size_t len)
+{
+    const char *cr = text;
+    while ((cr = memchr(cr, '\r', len - (size_t)(cr - text))) && cr + 1 < text + len &&
+           cr[1] == '\n')
+        cr++;
+    if (!cr) return ERR_OK;
+    if (!memchr(text, '\n', len))
+        return err_set(ERR_FORMAT, "%s: the lines end in CR alone (classic Mac OS line endings), "
+                                   "which would read as one line: save it with LF or CRLF line "
+                                   "endings",
+                       path);
+    int line_no = 1;
+    for (const char *p = text; p < cr; p++) line_no += *p == '\n';
+    return err_set(ERR_FORMAT, "%s:%d: mixed line endings: this line ends in CR alone, others in "
+                               "LF; save the file with LF or CRLF line endings throughout",
+                   path, line_no);
 }
 
 /* Parse text (len bytes, zero-terminated, cut up in place and freed here) as a CSV file. */
@@ -197,6 +261,8 @@ static int parse_csv(char *text, size_t len, const char *path, const DatasetSpec
                      path);
         goto done;
     }
+    rc = check_line_endings(path, text, len);
+    if (rc) goto done;
     char *p = text;
     for (int line_no = 1; p; line_no++) {
         char *nl = strchr(p, '\n');
@@ -245,16 +311,9 @@ static int parse_csv(char *text, size_t len, const char *path, const DatasetSpec
             goto done;
         }
         for (int j = 0; j < d; j++) {
-            const char *s = f[lay.feat_col[j]];
-            char *end;
-            errno = 0;
-            double v = strtod(s, &end);
-            if (end == s || *end || !isfinite(v) || fabs(v) > 3.0e38) {
-                rc = err_set(ERR_FORMAT, "%s:%d: field %d (%s) is \"%s\", not a finite number",
-                             path, numbers[r], lay.feat_col[j] + 1, meta.feature_names[j], s);
-                goto done;
-            }
-            xs[r * (size_t)d + (size_t)j] = (float)v;
+            rc = parse_feature(path, numbers[r], lay.feat_col[j] + 1, meta.feature_names[j],
+                               f[lay.feat_col[j]], &xs[r * (size_t)d + (size_t)j]);
+            if (rc) goto done;
         }
         rc = parse_label(path, numbers[r], f[lay.label_col], spec, &meta, &ys[r]);
         if (rc) goto done;
@@ -265,8 +324,9 @@ static int parse_csv(char *text, size_t len, const char *path, const DatasetSpec
             if (strcmp(s, "test") == 0)
                 part[r] = 1;
             else if (strcmp(s, "train") != 0) {
-                rc = err_set(ERR_FORMAT, "%s:%d: column \"%s\" is \"%s\" (expected train or test)",
-                             path, numbers[r], spec->split_column, s);
+                Shown a;
+                rc = err_set(ERR_FORMAT, "%s:%d: column \"%s\" is %s (expected train or test)",
+                             path, numbers[r], spec->split_column, shown(s, a));
                 goto done;
             }
         }

@@ -64,13 +64,21 @@ typedef struct Dataset {
  * Every column other than the label and split columns is a numeric feature.
  * Rows whose split field is `test` go to @p test, the others to @p train
  * (all of them when the spec has no split column; @p test may then be NULL).
- * On any problem (missing file, a file over ::DATA_CSV_MAX bytes, empty file,
- * a column name that is empty or appears twice, wrong number of fields, a
- * field that is not a finite number, an unknown label or split value, a class
- * without rows, a split column that leaves the training or the test part
- * empty) returns ::ERR_IO or ::ERR_FORMAT with a message of the
- * form `"iris.csv:17: expected 6 fields, found 5"` and leaves both datasets
- * empty.
+ * The file is read with fileio_read_max(): a FIFO, a device or a folder is
+ * refused at once. Lines end in LF or CRLF; a CR alone is refused by name
+ * (CR-only "classic Mac OS" line endings, or mixed line endings at the line
+ * that has one). A feature is a decimal number that a float holds as written:
+ * a hexadecimal one (`0x1p1`), one beyond float (`1e39`, "beyond float") and one
+ * that is not 0 but would be 0 in float (`1e-50`, "underflows to 0") are
+ * refused, as are `inf` and `nan` ("not a finite number"). A column name longer
+ * than ::DATA_NAME_MAX - 1 bytes is refused, not cut short. On any problem
+ * (missing file, a file over ::DATA_CSV_MAX bytes, empty file, a column name
+ * that is empty or appears twice, wrong number of fields, a field as above, an
+ * unknown label or split value, a class without rows, a split column that
+ * leaves the training or the test part empty) returns ::ERR_IO or ::ERR_FORMAT
+ * with a message of the form `"iris.csv:17: expected 6 fields, found 5"`, the
+ * field quoted with err_quote() (escaped, and cut after 40 bytes with its
+ * length, so that the reason is never cut off), and leaves both datasets empty.
  */
 WB_MUST_CHECK int dataset_load_csv(const char *path, const DatasetSpec *spec, Dataset *train, Dataset *test);
 

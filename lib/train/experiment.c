@@ -90,14 +90,15 @@ static int parse_into(const JsonValue *root, ExperimentConfig *c)
     const char *s;
     if ((v = json_get(root, "name"))) {
         TRY(json_as_string(v, &s));
-        bool control = false;
-        for (const char *q = s; *q; q++) control |= (unsigned char)*q < 0x20 || *q == 0x7f;
-        if (!*s || strlen(s) >= sizeof c->name || strpbrk(s, "/\\'\"") || s[0] == '.' ||
-            control) {
+        /* A folder name shows what it is: no control, format or bidi character (a
+         * right-to-left override would make "evil\u202etxt.exe" show as another name). */
+        size_t n = strlen(s);
+        if (!*s || n >= sizeof c->name || strpbrk(s, "/\\'\"") || s[0] == '.' ||
+            err_plain_prefix(s, n) != n) {
             char got[200];
             return json_error(v, "must be a folder name of 1 to %zu characters without "
-                                 "slashes, quotes or control characters, not starting with a "
-                                 "dot, got %s",
+                                 "slashes, quotes, or control, format or bidi characters, not "
+                                 "starting with a dot, got %s",
                               sizeof c->name - 1, json_describe(v, got, sizeof got));
         }
         snprintf(c->name, sizeof c->name, "%s", s);
@@ -303,24 +304,6 @@ static int make_dir(const char *path)
     return err_set(ERR_IO, "cannot create the folder %s: %s", path, strerror(errno));
 }
 
-/* Write @p text to @p path atomically: a crash leaves the old file or the new one. */
-static int write_atomic(const char *path, const char *text)
-{
-    char tmp[1024];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return err_set(ERR_ARG, "the path %s is too long", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return err_set(ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    bool ok = fputs(text, f) >= 0;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return err_set(ERR_IO, "cannot write %s: %s", path, strerror(e));
-    }
-    return ERR_OK;
-}
-
 static int load_data(Experiment *e)
 {
     const ExperimentConfig *c = &e->cfg;
@@ -388,7 +371,7 @@ static int build(Experiment *e, const char *root)
                         c->pin_memory};
     TRY(loader_new(e->x_val, e->val.y, e->device, &vo, &e->val_loader));
     TrainerOptions to = {c->epochs, (float)c->clip_norm, precision_dtype(c->precision),
-                         c->grad_scaler, true, (float)c->loss_weight};
+                         c->grad_scaler, true, (float)c->loss_weight, (float)c->min_delta};
     TRY(trainer_new(e->model, e->train_loader, e->val_loader, e->loss, e->opt, e->sched,
                     e->device, &to, &e->trainer));
     e->trainer->config_json = e->config_json;
@@ -412,7 +395,7 @@ static int write_folder(const Experiment *e, const char *root)
     TRY(make_dir(e->dir));
     char path[700];
     snprintf(path, sizeof path, "%s/config.json", e->dir);
-    return write_atomic(path, e->config_json);
+    return fileio_save_bytes(path, "experiment config", e->config_json, strlen(e->config_json));
 }
 
 /* build(), then (when @p resume is not NULL) the checkpoint, and only then the folder. */

@@ -55,7 +55,8 @@ typedef struct ExperimentConfig {
     char device[16];        /**< "cpu", "cuda", "cuda:N" */
     uint64_t seed;          /**< everything random comes from it */
     int patience;           /**< early stopping after this many epochs without improvement (0: off) */
-    double min_delta;       /**< early stopping: the least improvement that counts */
+    double min_delta;       /**< the least improvement that counts: for early stopping and for
+                                 the best epoch (the best model saved) */
     int num_workers;        /**< loader: 0 or 1 background worker */
     bool pin_memory;        /**< loader: pinned staging memory (GPU only) */
     long checkpoint_every;  /**< save the full checkpoint every N epochs */
@@ -73,7 +74,14 @@ void experiment_config_default(ExperimentConfig *c);
  * (float16 without a GPU-free emulation is fine; a GradScaler with float32 is
  * not) are errors naming the source, line and key; @p c is unchanged then.
  * Numbers are stored as the file writes them (in double), so a config reads
- * back from experiment_config_json() to the same bits.
+ * back from experiment_config_json() to the same bits, and are checked as
+ * written, before rounding (json_as_int(), json_as_number()): an integer key
+ * takes a whole number (`20`, `20.0`, `2e1`; not `20.000000000000000000001`
+ * or `1e-400`), a real key refuses a number that underflows to 0 (`1e-400`),
+ * and a key whose range starts at 0 refuses `-0`. The name is a folder name
+ * that shows what it is: no control, format or bidi character (U+200B-U+200F,
+ * U+202A-U+202E, U+2066-U+2069, U+FEFF: err_invisible()), no slash, quote or
+ * leading dot.
  */
 WB_MUST_CHECK int experiment_config_parse(const char *text, size_t len, const char *source,
                             ExperimentConfig *c);
@@ -81,7 +89,11 @@ WB_MUST_CHECK int experiment_config_parse(const char *text, size_t len, const ch
 /** Largest config file read, in bytes. */
 #define EXPERIMENT_CONFIG_MAX ((size_t)1 << 20)
 
-/** @brief experiment_config_parse() on the file at @p path (at most ::EXPERIMENT_CONFIG_MAX bytes). */
+/**
+ * @brief experiment_config_parse() on the file at @p path, a regular file of at most
+ *        ::EXPERIMENT_CONFIG_MAX bytes (fileio_read_max(): a FIFO or a device is refused
+ *        at once, naming what it is).
+ */
 WB_MUST_CHECK int experiment_config_load(const char *path, ExperimentConfig *c);
 
 /**

@@ -62,7 +62,7 @@ int train_evaluate(Module *model, Loss *loss, const Tensor *x, const Tensor *y, 
     const Tensor *logits;
     float value;
     module_train(model, false);
-    TRY(module_forward(model, x, &logits));
+    TRY(module_call(model, x, &logits)); /* model(x): its hooks see evaluation batches too */
     if (loss_value) {
         TRY(loss_forward(loss, logits, y, &value));
         *loss_value = value;

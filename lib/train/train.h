@@ -52,8 +52,10 @@ WB_MUST_CHECK int train_step_with(Module *model, Loss *loss, Optimizer *opt, con
 /**
  * @brief Loss and accuracy of @p model on (@p x, @p y), in evaluation mode.
  *
- * Either output pointer may be NULL. The model is left in evaluation mode;
- * call module_train() to switch back.
+ * The model is called as `model(x)` (module_call()), so its hooks see the
+ * evaluation batch as they see the training ones. Either output pointer may
+ * be NULL. The model is left in evaluation mode; call module_train() to
+ * switch back.
  */
 WB_MUST_CHECK int train_evaluate(Module *model, Loss *loss, const Tensor *x, const Tensor *y, float *loss_value,
                    float *accuracy);
@@ -82,7 +84,8 @@ WB_MUST_CHECK int train_logged(Module *model, Loss *loss, Optimizer *opt, const 
  * @p x: (n, d) and @p out: (n, c), both on the model's device. Makes one
  * (chunk, d) buffer on that device before the loop; for each chunk of
  * @p chunk rows (the last one shorter: tensor_resize the buffer down),
- * tensor_copy_rows() into it, module_forward(), tensor_put_rows() into
+ * tensor_copy_rows() into it, module_call() (the model's call, so its hooks
+ * run, as Lesson 04 teaches), tensor_put_rows() into
  * @p out. Nothing is copied to the CPU and nothing is freed inside the loop
  * (on a GPU, freeing memory waits for it), so on a GPU the only sync is the
  * buffer's release at the end. n == 0 does nothing; @p chunk < 1 is an

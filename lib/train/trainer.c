@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lib/train/trainer.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "lib/train/train.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/core/timer.h"
 
 /* ---- making and freeing ------------------------------------------------------ */
@@ -51,6 +51,9 @@ int trainer_new(Module *model, Loader *train, Loader *val, Loss *loss, Optimizer
     if (!(o->loss_weight > 0.0f) || isinf(o->loss_weight))
         return err_set(ERR_ARG, "trainer: loss_weight is %g, must be positive and finite",
                        (double)o->loss_weight);
+    if (!(o->min_delta >= 0.0f) || isinf(o->min_delta))
+        return err_set(ERR_ARG, "trainer: min_delta is %g, must be 0 or more and finite",
+                       (double)o->min_delta);
     if (o->autocast != DTYPE_F32 && o->autocast != DTYPE_F16 && o->autocast != DTYPE_BF16)
         return err_set(ERR_ARG, "trainer: mixed precision takes float16 or bfloat16, not %s",
                        dtype_name(o->autocast));
@@ -222,6 +225,11 @@ done:;
     return ERR_OK;
 }
 
+bool trainer_improves(float val_loss, float best, float min_delta)
+{
+    return val_loss < best - min_delta; /* NaN never improves; anything finite beats inf */
+}
+
 int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s)
 {
     History *h = &t->hist;
@@ -235,8 +243,9 @@ int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s)
     h->seconds[i] = (float)(timer_now() - t->epoch_start);
     h->skipped[i] = (float)s->skipped;
     /* The best goes with the history, even if the scheduler fails below: a checkpoint's
-     * best_epoch is the history's (checkpoint.c checks it). */
-    if (s->val_loss < t->best_val_loss) {
+     * best_epoch is the history's (checkpoint.c checks it). An improvement counts as early
+     * stopping counts one (more than min_delta), so the run has one best, not two. */
+    if (trainer_improves(s->val_loss, t->best_val_loss, t->opts.min_delta)) {
         t->best_val_loss = s->val_loss;
         t->best_epoch = epoch; /* best_model_saver_new() saves it, if asked */
     }
@@ -274,29 +283,28 @@ int early_stopping_new(int patience, float min_delta, Callable *out)
 
 typedef struct MetricsLogger {
     char path[1024];
-    long written; /* epochs already in the file */
 } MetricsLogger;
 
+/* The whole history as CSV, one line per epoch. */
+static int write_metrics(FILE *f, void *ctx)
+{
+    const History *h = ctx;
+    fprintf(f, "epoch,train_loss,val_loss,val_acc,lr,loss_scale,seconds,skipped\n");
+    for (long i = 0; i < h->n; i++)
+        fprintf(f, "%ld,%.7g,%.7g,%.7g,%.7g,%.7g,%.6g,%.0f\n", i + 1, (double)h->train_loss[i],
+                (double)h->val_loss[i], (double)h->val_acc[i], (double)h->lr[i],
+                (double)h->loss_scale[i], (double)h->seconds[i], (double)h->skipped[i]);
+    return ERR_OK;
+}
+
+/* The file is saved whole after every epoch (fileio_save(): never appended to in place),
+ * so that it always holds the trainer's history, a resumed run's earlier epochs included. */
 static int metrics_logger_call(void *state, const Value *args, int nargs, Value *out)
 {
     (void)nargs;
     MetricsLogger *m = state;
     const Trainer *t = args[0].as.p;
-    const History *h = &t->hist;
-    bool fresh = m->written == 0 || h->n <= m->written;
-    FILE *f = fopen(m->path, fresh ? "w" : "a");
-    if (!f) return err_set(ERR_IO, "metrics logger: cannot write %s: %s", m->path, strerror(errno));
-    if (fresh) {
-        fprintf(f, "epoch,train_loss,val_loss,val_acc,lr,loss_scale,seconds,skipped\n");
-        m->written = 0;
-    }
-    for (long i = m->written; i < h->n; i++)
-        fprintf(f, "%ld,%.7g,%.7g,%.7g,%.7g,%.7g,%.6g,%.0f\n", i + 1, (double)h->train_loss[i],
-                (double)h->val_loss[i], (double)h->val_acc[i], (double)h->lr[i],
-                (double)h->loss_scale[i], (double)h->seconds[i], (double)h->skipped[i]);
-    if (fclose(f) != 0)
-        return err_set(ERR_IO, "metrics logger: cannot write %s: %s", m->path, strerror(errno));
-    m->written = h->n;
+    TRY(fileio_save(m->path, "metrics CSV file", write_metrics, (void *)&t->hist));
     *out = value_none();
     return ERR_OK;
 }

@@ -9,7 +9,8 @@
  * precision), and then *called*: trainer_call(t, 3) trains to epoch 3, and
  * a later trainer_call(t, 0) goes on to the configured total, from where it
  * stands. Every epoch trains over all batches, validates, records the
- * history, records the best epoch when the validation loss improves, steps
+ * history, records the best epoch when the validation loss improves (by more
+ * than min_delta, as early stopping counts an improvement), steps
  * the scheduler, and calls the callbacks (Lesson 04's callables) with the
  * trainer, which may set the stop flag (early stopping) or save the best
  * model (best_model_saver_new()).
@@ -51,6 +52,9 @@ typedef struct TrainerOptions {
     bool progress;        /**< a progress line on a terminal */
     float loss_weight;    /**< minimise loss_weight x the loss (1: as it is; a weighted term of
                                a bigger loss has small gradients); the history keeps the loss */
+    float min_delta;      /**< a validation loss must beat the best by more than this to be the
+                               new best (early stopping's min_delta, so both name one best;
+                               0: any improvement) */
 } TrainerOptions;
 
 /** One row of the history per epoch, like Keras's History or a Lightning log. */
@@ -87,7 +91,8 @@ typedef struct Trainer {
     TrainerOptions opts; /**< its options */
     GradScaler scaler;  /**< the loss scaler (disabled without mixed precision) */
     long epoch;         /**< epochs done; the next one is epoch + 1 */
-    float best_val_loss; /**< the best validation loss so far (INFINITY before any) */
+    float best_val_loss; /**< the best validation loss so far (INFINITY before any): the last
+                              one that beat the best before it by more than opts.min_delta */
     long best_epoch;    /**< when it was reached (0: never) */
     bool stop;          /**< set by a callback (or an error) to end training */
     char stop_reason[160]; /**< why, for the report */
@@ -137,6 +142,13 @@ WB_MUST_CHECK int trainer_validate(Trainer *t, EpochStats *s);
  */
 WB_MUST_CHECK int trainer_end_epoch(Trainer *t, long epoch, const EpochStats *s);
 
+/**
+ * @brief Whether validation loss @p val_loss is a new best after @p best: lower by more
+ *        than @p min_delta (in float, as the trainer and early stopping compare).
+ */
+bool trainer_improves(float val_loss, float best, float min_delta);
+
+
 /* ---- callbacks ------------------------------------------------------------- */
 
 /** Early stopping's state (PyTorch Lightning's EarlyStopping on the validation loss). */
@@ -152,8 +164,12 @@ typedef struct EarlyStopping {
 WB_MUST_CHECK int early_stopping_new(int patience, float min_delta, Callable *out);
 
 /**
- * @brief A callable that appends each epoch's history row to the CSV file @p path (a header
- *        first), so a crashed run still leaves its metrics.
+ * @brief A callable that saves the trainer's history to the CSV file @p path after each
+ *        epoch (a header, then a row per epoch), so a crashed run still leaves its metrics.
+ *
+ * Each call saves the whole file with fileio_save() (lib/core/fileio.h): never
+ * appended to in place, it always holds the history the trainer has, and a path
+ * that is a link, a FIFO or a device is refused.
  */
 WB_MUST_CHECK int metrics_logger_new(const char *path, Callable *out);
 

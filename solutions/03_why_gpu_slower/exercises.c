@@ -48,7 +48,7 @@ int predict_chunked(Module *model, const Tensor *x, int64_t chunk, Tensor *out)
         const Tensor *y;
         rc = tensor_resize(buf, 2, shape); /* only the last chunk shrinks it */
         if (!rc) rc = tensor_copy_rows(x, start, shape[0], buf);
-        if (!rc) rc = module_forward(model, buf, &y);
+        if (!rc) rc = module_call(model, buf, &y); /* model(buf): hooks run too */
         if (!rc) rc = tensor_put_rows(out, start, y);
     }
     tensor_free(buf);

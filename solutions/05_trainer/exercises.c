@@ -52,8 +52,8 @@ int early_stopping_call(void *state, const Value *args, int nargs, Value *out)
     if (++e->wait >= e->patience) {
         t->stop = true;
         e->stopped_epoch = t->hist.n;
-        /* Its own best, reached wait epochs ago (not the trainer's best_epoch, which an
-           improvement smaller than min_delta moves too). */
+        /* Its own best, reached wait epochs ago (not the trainer's best_epoch, which the
+           trainer counts with its own opts.min_delta, maybe another than this one). */
         snprintf(t->stop_reason, sizeof t->stop_reason,
                  "no improvement in %d epochs (best %.4f at epoch %ld)", e->wait, (double)e->best,
                  t->hist.n - e->wait);

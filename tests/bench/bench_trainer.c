@@ -79,7 +79,7 @@ static int run_open(Run *r, const Setup *s, DType autocast)
                   vo = {1024, false, false, 0, 0, gpu};
     if (!rc) rc = loader_new(s->train.x, s->train.y, s->dev, &lo, &r->train);
     if (!rc) rc = loader_new(s->val.x, s->val.y, s->dev, &vo, &r->val);
-    TrainerOptions to = {s->epochs, 0.0f, autocast, autocast == DTYPE_F16, false, 1.0f};
+    TrainerOptions to = {s->epochs, 0.0f, autocast, autocast == DTYPE_F16, false, 1.0f, 0.0f};
     if (!rc) rc = trainer_new(r->model, r->train, r->val, r->loss, r->opt, NULL, s->dev, &to, &r->t);
     if (rc) run_free(r);
     return rc;

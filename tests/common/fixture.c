@@ -1,4 +1,5 @@
 /* fixture.c: read the text fixtures written by tests/gen_fixtures.py. */
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
 #include "fixture.h"
 
 #include <check.h>
@@ -7,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/fileio.h"
+
 #ifndef WB_ROOT
 #define WB_ROOT "."
 #endif
@@ -14,6 +17,7 @@
 #define MAX_FIXTURES 256
 
 static Fixture table[MAX_FIXTURES];
+static char table_file[MAX_FIXTURES][64]; /* the file each was read from: names repeat */
 static int n_table;
 static char loaded[8][64];
 static int n_loaded;
@@ -22,12 +26,19 @@ static void load(const char *file)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/fixtures/%s", WB_ROOT, file);
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "cannot open fixture file %s (run make fixtures)", path);
+    /* Read as every file of the workbook is (a regular file, with a size limit), then
+     * parsed from memory. */
+    char *text;
+    size_t len;
+    ck_assert_msg(fileio_read(path, &text, &len) == ERR_OK, "%s (run make fixtures)",
+                  err_message());
+    FILE *f = fmemopen(text, len, "r");
+    ck_assert_msg(f != NULL, "cannot parse fixture file %s", path);
     char line[4096];
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#' || line[0] == '\n') continue;
         ck_assert_int_lt(n_table, MAX_FIXTURES);
+        snprintf(table_file[n_table], sizeof table_file[0], "%s", file);
         Fixture *fx = &table[n_table++];
         char *p = line;
         int used = 0;
@@ -55,6 +66,7 @@ static void load(const char *file)
             for (int64_t c = 0; c < cols; c++) fx->cm[r + c * rows] = fx->data[r * cols + c];
     }
     fclose(f);
+    free(text);
     snprintf(loaded[n_loaded++], sizeof loaded[0], "%s", file);
 }
 
@@ -64,7 +76,8 @@ const Fixture *fixture(const char *file, const char *name)
     for (int i = 0; i < n_loaded; i++) have |= strcmp(loaded[i], file) == 0;
     if (!have) load(file);
     for (int i = 0; i < n_table; i++)
-        if (strcmp(table[i].name, name) == 0) return &table[i];
+        if (strcmp(table[i].name, name) == 0 && strcmp(table_file[i], file) == 0)
+            return &table[i];
     ck_abort_msg("fixture %s not found in %s (run make fixtures)", name, file);
     return NULL;
 }

@@ -16,6 +16,15 @@ void tmpdir_make(char *dir, size_t size, const char *prefix)
     ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
+const char *tmpdir_join(const char *dir, const char *name)
+{
+    static char buf[4][320];
+    static int k;
+    char *p = buf[k++ % 4];
+    ck_assert_int_lt(snprintf(p, sizeof buf[0], "%s/%s", dir, name), (int)sizeof buf[0]);
+    return p;
+}
+
 void tmpdir_write(const char *path, const void *data, size_t n)
 {
     FILE *f = fopen(path, "wb");

@@ -9,6 +9,10 @@
  * it cannot. */
 void tmpdir_make(char *dir, size_t size, const char *prefix);
 
+/* DIR/NAME, in one of four static buffers that take turns (so that four can be used at
+ * once); fails the test if it does not fit. */
+const char *tmpdir_join(const char *dir, const char *name);
+
 /* Write n bytes of data to path (made or replaced); fails the test if it cannot. */
 void tmpdir_write(const char *path, const void *data, size_t n);
 

@@ -1,7 +1,8 @@
 // What CUDA 13 asks instead of the removed fields and forms: clock rates and
 // the compute mode through cudaDeviceGetAttribute, and managed memory
 // prefetched to a cudaMemLocation (the device, then the host) with
-// cudaMemPrefetchAsync's flags. It prints only what is true of every GPU.
+// cudaMemPrefetchAsync's flags, where the device allows prefetching. It
+// prints only what is true of every GPU.
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -31,12 +32,16 @@ int main(void)
     float *x;
     CHECK(cudaMallocManaged(&x, n * sizeof(float)));
     for (int i = 0; i < n; i++) x[i] = (float)i;
+    // Prefetching needs a device with concurrent managed access (not the
+    // simulator's, nor a GPU under Windows): asked first, as CUDA requires.
+    int concurrent = 0;
+    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device));
     cudaMemLocation to_gpu = {cudaMemLocationTypeDevice, device};
     cudaMemLocation to_cpu = {cudaMemLocationTypeHost, 0};
-    CHECK(cudaMemPrefetchAsync(x, n * sizeof(float), to_gpu, 0, 0));
+    if (concurrent) CHECK(cudaMemPrefetchAsync(x, n * sizeof(float), to_gpu, 0, 0));
     twice<<<(n + 255) / 256, 256>>>(x, n);
     CHECK(cudaGetLastError());
-    CHECK(cudaMemPrefetchAsync(x, n * sizeof(float), to_cpu, 0, 0));
+    if (concurrent) CHECK(cudaMemPrefetchAsync(x, n * sizeof(float), to_cpu, 0, 0));
     CHECK(cudaDeviceSynchronize());
     double sum = 0;
     for (int i = 0; i < n; i++) sum += x[i];

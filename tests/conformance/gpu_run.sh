@@ -23,7 +23,8 @@ for cu in tests/conformance/*.cu; do
     count=$((count + 1))
     incs=()
     if [ -f "${cu%.cu}.include" ]; then for d in $(cat "${cu%.cu}.include"); do incs+=(-I "$d"); done; fi
-    if ! "$NVCC" -std=c++17 -O2 -lineinfo "${gencode[@]}" "${incs[@]}" -o "$out/$name" "$cu" 2> "$out/$name.build"; then
+    if ! "$NVCC" -std=c++17 -O2 -lineinfo "${gencode[@]}" "${incs[@]}" -o "$out/$name" "$cu" -lcublas -lcurand \
+        2> "$out/$name.build"; then
         echo "FAIL $cu: nvcc refused it:"; sed 's/^/      /' "$out/$name.build"
         failed=$((failed + 1)); continue
     fi

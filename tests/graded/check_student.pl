@@ -8,11 +8,22 @@
 #    source, a header under lib/ or kernels/, or a system header. Anything else (an
 #    answer under solutions/, a test under tests/, a .c or .cu of lib) refuses the
 #    whole file.
+# 1a. Names written verbatim into the assembly (check_source.pl): in the preprocessed
+#    source beside ASM (.i or .ii, from -save-temps), the student's lines have no asm
+#    label, no section, constructor, destructor, alias, weakref, ifunc or symver
+#    attribute, and the student's file no line directive that would pass its lines off
+#    as a header's.
 # 1b. No assembly: the compiler's assembly output (ASM, from -save-temps) has no
 #    inline or top-level asm. What the check below reads is the disassembly, and
 #    assembly can hide what it does from it (a system call in the bytes of another
 #    instruction, a jump through `ret`), so a file with any is refused whole, but for
 #    the block in which nvcc's host code carries the device code (.nv_fatbin data).
+# 1c. Names and constructors, read from the ELF file itself: every section and symbol
+#    name is a plain identifier (with the compiler's suffixes), or the file is refused
+#    whole (a name with a newline or a space was assembler source). A C file has no
+#    constructor or destructor (no slot in .init_array, .fini_array, .preinit_array,
+#    .ctors, .dtors) but a sanitizer's; a CUDA file only its build's registration code,
+#    told by its name and by everything its code refers to (see below).
 # 2. Calls: the object is compiled with -ffunction-sections, so its relocations give
 #    a call graph. For each exercise function, everything reachable from it (static
 #    helpers, tables of pointers) may call only what tests/graded/allow/ lists for
@@ -38,7 +49,8 @@
 #    exercise functions made local, so a student file cannot replace a function
 #    of lib, the C library or the grader, plus the stubs of refused exercises.
 #
-# Messages start with "refused:" and name the file, the function, the call and why.
+# Messages start with "refused:" and name the file, the function or the line (where the
+# source or the assembly's .loc gives one), the call and why.
 # Exit status 1 when the whole file is refused, 0 otherwise (refused exercises
 # included).
 use strict;
@@ -47,6 +59,7 @@ use Cwd qw(abs_path);
 use File::Basename qw(dirname basename);
 use File::Temp qw(tempdir);
 use Getopt::Long;
+require(dirname(abs_path($0)) . '/check_source.pl');
 
 my ($lesson, $kind, $object, $deps, $root, $out, $cc, $source, $asm) = ('', 'c');
 my @libs;
@@ -172,6 +185,40 @@ if ($deps && -e $deps) {
     }
 }
 
+# ---- 1a. the preprocessed source ---------------------------------------------------------
+
+# Asm labels, section, constructor and like attributes, line directives (check_source.pl).
+my $asm_statement_found = 0;
+if (defined $asm) {
+    (my $ii = $asm) =~ s/\.s\z//;
+    ($ii) = grep { -e } "$ii.i", "$ii.ii";
+    die "check_student: no preprocessed source (.i or .ii) beside $asm\n"
+        unless defined $ii || $kind ne 'c';
+    my $src_abs = abs_path($source) // $source;
+    my $trusted = sub {
+        my ($f) = @_;
+        # <built-in>, <command-line>, the folder it was compiled in (with -g: "DIR//")
+        return 1 if $f =~ /^<[^>]*>\z/ || $f =~ m{//\z};
+        my $p = abs_path($f) // $f;
+        return 0 if $p eq $src_abs;
+        return 1 if $p =~ m{^/usr/(include|lib|lib64|local/cuda[^/]*)/};
+        return 1 if $p =~ m{^\Q$root\E/(lib|kernels)/.*\.(h|cuh)\z};
+        # nvcc's own files: the host code it makes of the .cu, its stubs and device code
+        return 1 if $kind eq 'cu'
+            && $f =~ m{(^|/)tmpxft_[0-9a-f]+_[0-9a-f]+-\d+_[^/]*\.
+                       (cudafe1\.(cpp|stub\.c)|fatbin\.c)\z}x;
+        # the simulator's translation of the .cu (cu2sim.pl), whose lines name the .cu
+        return 1 if $kind eq 'cu' && $p =~ m{/sim/student/.*\.cpp\z};
+        return 0;
+    };
+    if (defined $ii) {
+        my ($why, $stmt) = CheckSource::refusals($ii, $source, $file, $ii =~ /\.ii\z/ ? 1 : 0,
+                                                 $trusted);
+        push @whole, @$why;
+        $asm_statement_found = $stmt;
+    }
+}
+
 # ---- 1b. assembly ------------------------------------------------------------------------
 
 if (defined $asm) {
@@ -192,6 +239,7 @@ if (defined $asm) {
             next if $kind eq 'cu' && $text =~ /\A\s*\.section\s+\.nv_fatbin,\s*"a"\s*\n
                 (\.align\s+\d+\s*\n)?fatbinData:\s*\n(\.quad\s+0x[0-9a-f]+(,\s*0x[0-9a-f]+)*\s*\n)+
                 \.text\s*\n?\z/x;
+            last if $asm_statement_found;    # said with its line above
             push @whole, "$file has assembly (asm" . ($line ? ", near $line" : '') . "): "
                 . "the grader checks the compiled code, and assembly can hide from it a "
                 . "system call or a jump that no call shows, so an exercise is written in C "
@@ -235,6 +283,95 @@ sub section_ok {
     # nvcc's host object: the device code and its registration
     return 1 if $name =~ /^(\.nv_fatbin|\.nvFatBinSegment|__nv_module_id)$/ && $flags !~ /X/;
     return 0;
+}
+
+# The object as the linker reads it: its sections, symbols and relocations, from the ELF
+# file itself (readelf's listing, read below, shows a name with a space as two fields).
+# undef: not a 64-bit little-endian ELF object whose tables lie inside the file.
+sub read_elf {
+    my ($path) = @_;
+    open my $fh, '<:raw', $path or die "check_student: cannot read $path: $!\n";
+    local $/;
+    my $d = <$fh> // '';
+    close $fh;
+    return undef unless length $d >= 64 && substr($d, 0, 6) eq "\x7fELF\x02\x01"
+        && unpack('v', substr($d, 0x10, 2)) == 1;    # ET_REL: an object file
+    my $shoff = unpack 'Q<', substr($d, 0x28, 8);
+    my ($entsize, $shnum, $shstrndx) = unpack 'v3', substr($d, 0x3a, 6);
+    return undef if $entsize != 64 || $shnum == 0 || $shstrndx >= $shnum
+        || $shoff + $shnum * 64 > length $d;
+    my @sh;
+    for my $i (0 .. $shnum - 1) {
+        my @f = unpack 'V V Q< Q< Q< Q< V V Q< Q<', substr($d, $shoff + 64 * $i, 64);
+        push @sh, { name => $f[0], type => $f[1], flags => $f[2], offset => $f[4],
+                    size => $f[5], link => $f[6], info => $f[7], entsize => $f[9] };
+        return undef if $f[1] != 8 && $f[4] + $f[5] > length $d;    # 8: NOBITS
+    }
+    my $str = sub {
+        my ($sec, $off) = @_;
+        my $s = $sh[$sec];
+        return undef if !$s || $off >= $s->{size};
+        my $t = substr($d, $s->{offset} + $off, $s->{size} - $off);
+        return $t =~ /\A([^\0]*)\0/ ? $1 : undef;
+    };
+    $_->{name} = $str->($shstrndx, $_->{name}) // return undef for @sh;
+    my (@syms, @relocs);
+    for my $i (grep { $sh[$_]{type} == 2 } 0 .. $#sh) {    # SYMTAB
+        my $s = $sh[$i];
+        for (my $o = 0; $o + 24 <= $s->{size}; $o += 24) {
+            my ($name, $info, $other, $shndx, $value, $size)
+                = unpack 'V C C v Q< Q<', substr($d, $s->{offset} + $o, 24);
+            my $n = $str->($s->{link}, $name) // return undef;
+            push @syms, { name => $n, type => $info & 15, bind => $info >> 4, shndx => $shndx,
+                          value => $value, size => $size };
+        }
+    }
+    for my $i (grep { $sh[$_]{type} == 4 } 0 .. $#sh) {    # RELA
+        my $s = $sh[$i];
+        for (my $o = 0; $o + 24 <= $s->{size}; $o += 24) {
+            my ($offset, $info, $addend) = unpack 'Q< Q< q<', substr($d, $s->{offset} + $o, 24);
+            push @relocs, { section => $s->{info}, offset => $offset, type => $info & 0xffffffff,
+                            sym => $info >> 32, addend => $addend };
+        }
+    }
+    return { sections => \@sh, symbols => \@syms, relocs => \@relocs, data => $d };
+}
+
+my $elf = read_elf($object);
+unless ($elf) {
+    print "refused: $file compiles to an object whose tables the grader cannot read (not a "
+        . "64-bit ELF object as GCC makes them)\n";
+    exit 1;
+}
+# Names: the assembler reads a section's or a symbol's name as GCC writes it, so a name
+# that is not a plain identifier (with the compiler's own suffixes: .text.NAME,
+# .rodata.str1.1, .part.N, .cold, C++ mangled names) was assembler source in disguise.
+# A file symbol names a source file (nvcc's has a dash in it).
+{
+    my %said;
+    my @odd;
+    for my $s (@{$elf->{sections}}[1 .. $#{$elf->{sections}}]) {
+        next if $s->{name} eq '.note.GNU-stack';
+        my $why = CheckSource::not_plain($s->{name}) // next;
+        push @odd, "a section named " . CheckSource::shown($s->{name}) . " ($why in it)";
+    }
+    for my $y (@{$elf->{symbols}}) {
+        next if $y->{name} eq '' || $y->{type} == 4 && $y->{name} =~ /^[\w.+-]+\z/;    # 4: FILE
+        my $why = CheckSource::not_plain($y->{name}) // next;
+        push @odd, "a symbol named " . CheckSource::shown($y->{name}) . " ($why in it)";
+    }
+    for my $o (grep { !$said{$_}++ } @odd) {
+        push @whole, "$file has $o: the names of an object are identifiers (and the "
+            . "compiler's own suffixes), and GCC writes a section's or a symbol's name "
+            . "verbatim into the assembly, so a name with a newline, space, quote, # or ; is "
+            . "assembler source in disguise";
+    }
+    if (@odd) {
+        # What follows reads readelf's listing, which such names garble.
+        print "refused: $_\n" for @whole;
+        print "refused: every exercise of $file scores 0 until this is changed\n";
+        exit 1;
+    }
 }
 
 my (@sections, %sym_section, %sym_bind, %sym_type, %sec_index_of_sym, @symtab);
@@ -324,11 +461,11 @@ for (`readelf -rW "$object"`) {
 # constant is any function of theirs (system() from printf's address), so those are
 # refused there too, but for the C++ runtime's own (thread-local wrappers, type
 # information, the personality routine).
-my (%address_refs, %indirect_calls);
+my (%address_refs, %indirect_calls, %insn_at);
 {
     (my $src_abs = abs_path($source) // $source) =~ s{^\Q$root\E/}{};
     # Where an instruction is: the function (its label) and the line of the source.
-    my (%insn_at, $sec, $label, $where);
+    my ($sec, $label, $where);
     for (`objdump -drlw "$object" 2>/dev/null`) {
         chomp;
         if (/^Disassembly of section (\S+):/) { ($sec, $label, $where) = ($1, undef, undef); next }
@@ -338,7 +475,9 @@ my (%address_refs, %indirect_calls);
             my ($path, $line) = ($1, $2);
             my $abs = abs_path($path) // $path;
             $abs =~ s{^\Q$root\E/}{};
-            $where = ($abs eq $src_abs || basename($path) eq basename($source))
+            # (the simulator's translation of a .cu keeps its lines)
+            $where = ($abs eq $src_abs || basename($path) eq basename($source)
+                      || $kind eq 'cu' && $abs =~ m{/sim/student/.*\.cpp\z})
                    ? "line $line" : "$abs:$line";
             next;
         }
@@ -461,10 +600,186 @@ sub first_problem {
     return;
 }
 
-# Constructors and destructors run before and after everything: what they reach must
-# be allowed.
+# Constructors and destructors: each slot of an init or fini array (or of .ctors, .dtors)
+# names a function that runs when the runner loads the file or ends, reached by no call.
+# The only ones allowed are the compiler's, told by their names and by all that their
+# code refers to: a sanitizer's (_sub_I_00099_N, _sub_D_00099_N in .init_array.00099,
+# .fini_array.00099: AddressSanitizer's in a SAN=1 build, ThreadSanitizer's in the
+# simulator's), which calls its runtime; and in a CUDA file its build's registration
+# code: nvcc's __sti____cudaRegisterAll (in a file with nvcc's device code, .nv_fatbin),
+# which registers that code, its kernels and device variables by name and hands atexit
+# __cudaUnregisterBinaryUtil; or g++'s initializer of the simulator's translation
+# (cu2sim.pl), _GLOBAL__sub_I_<file>, which registers the kernels by name
+# (cudasim_register_kernel) into the translation's cudasim_kernel_N. A student's
+# constructor, or a C++ variable whose value is computed at start (g++ puts that code
+# into _GLOBAL__sub_I_ too), is refused.
+my $ctor_refused = 0;
+{
+    my ($S, $Y) = ($elf->{sections}, $elf->{symbols});
+    my %rel_of;    # section index -> its relocations
+    push @{$rel_of{$_->{section}}}, $_ for @{$elf->{relocs}};
+    my ($file_sym) = map { $_->{name} } grep { $_->{type} == 4 } @$Y;
+    my $nvcc = grep { $_->{name} eq '.nv_fatbin' } @$S;
+    my $defined = sub { my ($y) = @_; $y->{shndx} > 0 && $y->{shndx} < 0xff00 };
+    # What a relocation refers to: [section index, offset] or an undefined name. A
+    # PC-relative one's addend counts from the end of its instruction (-4 from the
+    # displacement, -8 when an immediate follows).
+    my $target = sub {
+        my ($r) = @_;
+        my $y = $Y->[$r->{sym}] or return '(nothing)';
+        return $y->{name} unless $defined->($y);
+        my $off = $y->{value} + $r->{addend};
+        if ($r->{type} =~ /^(2|4|9|41|42)\z/) {    # PC32, PLT32, GOTPCREL(X)
+            my $end = $r->{offset} + 4;
+            my $in = $insn_at{$S->[$r->{section}]{name}} || {};
+            for my $back (0 .. 15) {
+                my $i = $in->{$r->{offset} - $back} or next;
+                $end = $i->{at} + $i->{len} if $r->{offset} < $i->{at} + $i->{len};
+                last;
+            }
+            $off += $end - $r->{offset};
+        }
+        return [$y->{shndx}, $off];
+    };
+    my $func_at = sub {
+        my ($sec, $off) = @_;
+        my ($f) = grep { $_->{type} == 2 && $_->{shndx} == $sec && $_->{value} == $off } @$Y;
+        return $f;
+    };
+    my $line_of = sub {    # the source line of the instruction at a section's offset
+        my ($sec, $off) = @_;
+        my $name = $S->[$sec]{name};
+        for my $back (0 .. 15) {
+            my $i = $insn_at{$name}{$off - $back} or next;
+            return $i->{where} if $off < $i->{at} + $i->{len};
+        }
+        return undef;
+    };
+    my $strings = sub {    # the strings of a section of strings
+        my ($sec) = @_;
+        return split /\0/, substr($elf->{data}, $S->[$sec]{offset}, $S->[$sec]{size});
+    };
+    my $holds_only = sub {    # a data section's symbols all match re
+        my ($sec, $re) = @_;
+        my @in = grep { $_->{shndx} == $sec && $_->{type} != 3 } @$Y;
+        return @in && !grep { $_->{name} !~ $re } @in;
+    };
+    my $string_sec = sub { $S->[$_[0]]{name} =~ /^\.rodata(\..*)?\.str1\.\d+\z/ };
+    # (line, why) when f, in an init or fini array, is none of the compiler's own; () when
+    # it is one.
+    my ($registration, $unregister);
+    $unregister = sub {
+        my ($f) = @_;
+        for my $r (@{$rel_of{$f->{shndx}} || []}) {
+            my $t = $target->($r);
+            next if !ref $t && $t eq '__cudaUnregisterFatBinary';
+            next if ref $t && $holds_only->($t->[0], qr/^_ZL20__cudaFatCubinHandle\z/);
+            return ($line_of->($f->{shndx}, $r->{offset}),
+                    'refers to ' . (ref $t ? $S->[$t->[0]]{name} : $t));
+        }
+        return;
+    };
+    my $not_ours = "is not its build's registration code";
+    $registration = sub {
+        my ($f, $array) = @_;
+        my @rel = @{$rel_of{$f->{shndx}} || []};
+        my ($calls, $data);    # what it may call; what else of the file it may refer to
+        if ($f->{name} =~ /^_sub_([ID])_00099_\d+\z/
+            && $array eq ($1 eq 'I' ? '.init_array.00099' : '.fini_array.00099')) {
+            # a sanitizer's (a SAN=1 build, the simulator's ThreadSanitizer): its runtime,
+            # and AddressSanitizer's table of the file's variables
+            $calls = qr/^__(asan|tsan|ubsan)_\w+\z/;
+            $data = sub { $S->[$_[0]]{name} =~ /^\.data\.rel\.local\.\.LASAN\d+\z/ };
+        } elsif ($kind ne 'cu') {
+            return (undef, $not_ours);
+        } elsif ($nvcc && $f->{name} eq '_ZL24__sti____cudaRegisterAllv'
+                 && $array eq '.init_array') {
+            $calls = qr/^(__cudaRegister(FatBinary|FatBinaryEnd|Function|Var|ManagedVar)|atexit)\z/;
+            my %names = map { $_ => 1 }
+                        map { ref $_ && $string_sec->($_->[0]) ? $strings->($_->[0]) : () }
+                        map { $target->($_) } @rel;
+            $data = sub {
+                my ($sec, $off) = @_;
+                return 1 if $S->[$sec]{name} eq '.nvFatBinSegment'
+                    || $holds_only->($sec, qr/^_ZL20__cudaFatCubinHandle\z/);
+                # a __device__ or __constant__ variable's host copy, registered by its name
+                my @vars = grep { $_->{shndx} == $sec && $_->{type} == 1 } @$Y;
+                return 1 if @vars && !grep { ($_->{name} =~ s/^_ZL\d+//r) !~ /^\w+\z/
+                                             || !$names{$_->{name} =~ s/^_ZL\d+//r} } @vars;
+                my $g = $func_at->($sec, $off) or return 0;
+                # handed to atexit: it may only unregister
+                return !$unregister->($g) if $g->{name} eq '_ZL26__cudaUnregisterBinaryUtilv';
+                # a kernel, registered by the name nvcc gives its device code
+                (my $device = $g->{name}) =~ s/^_ZL/_Z/;
+                return $names{$device};
+            };
+        } elsif (!$nvcc && defined $file_sym && $f->{name} eq "_GLOBAL__sub_I_$file_sym"
+                 && $array eq '.init_array') {
+            $calls = qr/^cudasim_register_kernel\z/;
+            $data = sub { $holds_only->($_[0], qr/^(_ZL\d+)?cudasim_kernel_\d+\z/) };
+        } elsif ($f->{name} =~ /^_GLOBAL__sub_I_/ && @rel) {
+            # nvcc makes no initializer of its own: this one is the student's, told by its call
+            ($calls, $data) = (qr/(?!)/, sub { 0 });
+        } else {
+            return (undef, $not_ours);
+        }
+        return (undef, $not_ours) unless $f->{bind} == 0
+            && !grep { $_->{type} == 2 && $_->{shndx} == $f->{shndx} && $_ != $f } @$Y;
+        for my $r (@rel) {
+            my $t = $target->($r);
+            next if ref $t ? $string_sec->($t->[0]) || $data->(@$t) : $t =~ $calls;
+            my $g = ref $t ? $func_at->(@$t) : undef;
+            return ($line_of->($f->{shndx}, $r->{offset}),
+                    !ref $t ? "calls $t" : 'refers to ' . ($g ? $g->{name} : $S->[$t->[0]]{name}));
+        }
+        return;
+    };
+    my $arrays = qr/^\.(init_array|fini_array|preinit_array|ctors|dtors)(\..*)?\z/;
+    for my $a (grep { $S->[$_]{name} =~ $arrays || $S->[$_]{type} =~ /^1[456]\z/ } 1 .. $#$S) {
+        my $array = $S->[$a]{name};
+        my $what = $array =~ /fini|dtors/ ? 'a destructor' : 'a constructor';
+        my $when = $array =~ /fini|dtors/ ? 'when the runner ends, after the exercises'
+                 : 'when the runner loads the file, before any exercise is called';
+        my %slot = map { $_->{offset} => $_ } @{$rel_of{$a} || []};
+        for (my $o = 0; $o < $S->[$a]{size}; $o += 8) {
+            my $r = $slot{$o};
+            my $t = $r ? $target->($r) : undef;
+            my $f = ref $t ? $func_at->(@$t) : undef;
+            my $fname = $f ? $f->{name} : ref $t ? "$S->[$t->[0]]{name}+$t->[1]"
+                      : $t // 'a fixed address';
+            my ($where, $bad);
+            if ($f) {
+                ($where, $bad) = $registration->($f, $array);
+                next unless defined $bad;
+            }
+            $where //= $f ? $line_of->($f->{shndx}, $f->{value}) : undef;
+            my $shown = $fname;
+            if ($fname =~ /^_Z/ && open my $dm, '-|', 'c++filt', $fname) {
+                chomp($shown = <$dm> // $fname);
+                close $dm;
+            }
+            $ctor_refused = 1;
+            if ($kind eq 'cu' && $f && $f->{name} =~ /^_GLOBAL__sub_I_/ && $bad ne $not_ours) {
+                push @whole, "$file has a variable whose value is computed when the program "
+                    . "starts"
+                    . ($where ? " ($where)" : '') . ": g++ puts that code in the file's "
+                    . "initializer, which runs $when, reached by no call, and it $bad; give "
+                    . "variables constant values, and compute in the exercise";
+                next;
+            }
+            push @whole, "$file has $what, $shown" . ($where ? " ($where)" : '') . " in $array"
+                . (defined $bad && ($kind eq 'cu' || $bad ne $not_ours) ? ", which $bad" : '')
+                . ": it runs $when, reached by no "
+                . "call, so a student file has none (no constructor or destructor attribute, no "
+                . "pointer put in an init or fini array)"
+                . ($kind eq 'cu' ? "; the CUDA file's own registration code stays allowed" : '');
+        }
+    }
+}
+
+# What the constructors left (registration, sanitizers) reach must be allowed.
 my @ctor = grep { defined && /^\.(init_array|fini_array|preinit_array|ctors|dtors)/ } @sections;
-if (@ctor) {
+if (@ctor && !$ctor_refused) {
     my ($sym, $why) = first_problem(reach(@ctor));
     push @whole, "$file has code that runs when the program starts or ends, and "
                . calls_text($sym, $why) if defined $sym;

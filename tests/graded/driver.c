@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/core/fileio.h"
+
 #define MAX_CASES 512
 #define MAX_LESSONS 8
 
@@ -36,6 +38,7 @@ typedef struct Case {
 static Case cases[MAX_CASES];
 static int n_cases;
 static char ran_on[8][160]; /* per lesson: the device its kernels ran on ("" if none) */
+static char sandbox[8][1024]; /* per lesson: the sandbox's layers, as its judge found them */
 
 /* What student code can put into the texts this prints (its error messages, its
  * compiler's messages, the device it claims) is shown, not obeyed: control characters
@@ -127,6 +130,10 @@ static int read_tsv(const char *lesson, const char *text)
         }
         if (nf >= 2 && strcmp(f[0], "#device") == 0) {
             snprintf(ran_on[reading_lesson], sizeof ran_on[0], "%s", f[1]);
+            continue;
+        }
+        if (nf >= 2 && strcmp(f[0], "#sandbox") == 0) {
+            snprintf(sandbox[reading_lesson], sizeof sandbox[0], "%s", f[1]);
             continue;
         }
         if (nf < 7) continue;
@@ -276,8 +283,15 @@ int main(int argc, char **argv)
 {
     const char *impl = "lessons", *out = "build/grade", *bin = "build/rel/grade";
     const char *files = "lessons"; /* the folder the graded exercises.c files are in */
+    const char *so_dir = NULL;     /* where the compiled exercises (NN.so) are */
+    const char *hide[32];          /* what the runners must not see */
+    int n_hide = 0;
     char lessons_arg[256] = "01";
     for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--so") == 0)
+            so_dir = argv[i + 1];
+        else if (strcmp(argv[i], "--hide") == 0 && n_hide < 30)
+            hide[n_hide++] = argv[i + 1];
         if (strcmp(argv[i], "--impl") == 0)
             impl = argv[i + 1];
         else if (strcmp(argv[i], "--out") == 0)
@@ -313,9 +327,11 @@ int main(int argc, char **argv)
         first_case[l] = n_cases;
         reading_lesson = l;
         ran_on[l][0] = '\0';
-        char judge[1024], runner[1024], ref[1024];
+        char judge[1024], runner[1024], full[1024], so[1024], ref[1024];
         snprintf(judge, sizeof judge, "%s/judge%s", bin, id);
-        snprintf(runner, sizeof runner, "%s/%s/run%s", bin, impl, id);
+        snprintf(runner, sizeof runner, "%s/run%s", bin, id);
+        snprintf(full, sizeof full, "%s/run%s-full", bin, id);
+        snprintf(so, sizeof so, "%s/%s.so", so_dir ? so_dir : bin, id);
         snprintf(ref, sizeof ref, "%s/ref/%s.records", bin, id);
         if (compiled[l]) {
             char tsv[1024], run_log[1024];
@@ -324,8 +340,17 @@ int main(int argc, char **argv)
             snprintf(tsv, sizeof tsv, "%s/lesson%s.tsv", out, id);
             unlink(tsv);
             unlink(run_log);
-            char *args[] = {judge,   "--out", (char *)out, "--runner", runner,
-                            "--ref", ref,     "--log",     run_log,    NULL};
+            char *args[16 + 2 * 32];
+            int k = 0;
+            args[k++] = judge;
+            args[k++] = "--out", args[k++] = (char *)out;
+            args[k++] = "--runner", args[k++] = runner;
+            if (access(full, X_OK) == 0) args[k++] = "--runner-full", args[k++] = full;
+            args[k++] = "--student", args[k++] = so;
+            args[k++] = "--ref", args[k++] = ref;
+            args[k++] = "--log", args[k++] = run_log;
+            for (int h = 0; h < n_hide; h++) args[k++] = "--hide", args[k++] = (char *)hide[h];
+            args[k] = NULL;
             int rc = run_to(args, log);
             char *text = read_text(tsv);
             if (rc != 0 || !text || read_tsv(id, text) == 0) {
@@ -369,6 +394,20 @@ int main(int argc, char **argv)
         }
     printf("\n%sGrading%s the exercises in %s/ (%s)\n", c_bold(), c_off(), files,
            strcmp(impl, "lessons") == 0 ? "your code" : "the reference answers");
+    /* The sandbox's layers, once (per lesson only where the judges found other ones). */
+    const char *layers = NULL;
+    int same = 1;
+    for (int l = 0; l < n_lessons; l++) {
+        if (!sandbox[l][0]) continue;
+        if (layers && strcmp(layers, sandbox[l]) != 0) same = 0;
+        if (!layers) layers = sandbox[l];
+    }
+    for (int l = 0; l < n_lessons && layers; l++) {
+        if (!sandbox[l][0] || (same && sandbox[l] != layers)) continue;
+        int unsandboxed = strncmp(sandbox[l], "UNSANDBOXED", 11) == 0;
+        printf("%s%s sandbox: %s%s\n", unsandboxed ? c_red() : "",
+               same ? "Student code ran in its" : lessons[l], sandbox[l], c_off());
+    }
     for (int l = 0; l < n_lessons; l++) {
         double score = 0, max = 0;
         printf("\n%sLesson %s%s", c_bold(), lessons[l], c_off());
@@ -433,15 +472,18 @@ int main(int argc, char **argv)
     if (next)
         printf("Next: exercise %s (%s) in %s; make hint EX=%s\n", next->exercise, next->function,
                next->file, next->exercise);
+    else if (max_total > 0 && n_lessons == 1)
+        printf("Every exercise of Lesson %s passes (make grade without LESSON= grades them "
+               "all).\n", lessons[0]);
     else if (max_total > 0)
         printf("Every exercise passes.\n");
 
     /* results.json (Gradescope). */
     char path[1024];
     snprintf(path, sizeof path, "%s/results.json", out);
-    FILE *f = fopen(path, "w");
+    FILE *f = fileio_save_stream(path, "grade results"); /* saved when closed */
     if (!f) {
-        perror(path);
+        fprintf(stderr, "%s\n", err_message());
         return 0;
     }
     fprintf(f, "{\n  \"score\": %g,\n  \"execution_time\": %.0f,\n", total,
@@ -462,6 +504,10 @@ int main(int argc, char **argv)
     }
     for (int l = 0; l < n_lessons; l++) {
         size_t u = strlen(summary);
+        if (sandbox[l][0] && (l == 0 || strcmp(sandbox[l], sandbox[l - 1]) != 0))
+            snprintf(summary + u, sizeof summary - u, "Lesson %.8s's student code ran in its "
+                     "sandbox: %.1000s.\n", lessons[l], sandbox[l]);
+        u = strlen(summary);
         if (ran_on[l][0] && compiled[l])
             snprintf(summary + u, sizeof summary - u, "Lesson %s: its GPU checks ran on %s.\n",
                      lessons[l], ran_on[l]);
@@ -483,16 +529,24 @@ int main(int argc, char **argv)
         json_string(f, c->exercise);
         fprintf(f, ", \"score\": %g, \"max_score\": %g, \"status\": \"%s\", \"output\": ", c->score,
                 c->points, c->passed ? "passed" : "failed");
-        json_string(f, c->passed ? "passed" : c->message);
+        char shown[2300];
+        int l = 0;
+        while (l < n_lessons - 1 && strcmp(lessons[l], c->lesson) != 0) l++;
+        snprintf(shown, sizeof shown, "%s%s", c->passed ? "passed" : c->message,
+                 strncmp(sandbox[l], "UNSANDBOXED", 11) == 0
+                     ? " (graded UNSANDBOXED: GRADE_UNSANDBOXED=1 on a machine without a "
+                       "system-call filter)"
+                     : "");
+        json_string(f, shown);
         fprintf(f, ", \"visibility\": \"visible\"}%s\n", i + 1 < n_cases ? "," : "");
     }
     fputs("  ]\n}\n", f);
-    fclose(f);
+    if (fclose(f) != 0) fprintf(stderr, "%s\n", err_message());
     snprintf(path, sizeof path, "%s/score.txt", out);
-    FILE *sf = fopen(path, "w");
+    FILE *sf = fileio_save_stream(path, "score file");
     if (sf) {
         fprintf(sf, "%g %g\n", total, max_total);
-        fclose(sf);
+        if (fclose(sf) != 0) fprintf(stderr, "%s\n", err_message());
     }
     printf("Wrote %s/results.json (Gradescope) and Check's XML logs beside it.\n", out);
     return 0;

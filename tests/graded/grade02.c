@@ -11,8 +11,9 @@
  * ReLU worked out here on sizes that need a partial last block and many
  * blocks, in place, on a stream that is being captured into a CUDA graph (so
  * the work must be a launch on the stream it is given), and with bad
- * arguments. The whole-lesson check trains Iris on the device and compares
- * with lib's CPU path (the reference run).
+ * arguments. The whole-lesson check trains Iris on the device from inputs drawn
+ * for the grading run and compares with the judge's own training of the same
+ * network in double (drawn_whole.h, oracle_mlp.h).
  *
  * Each case is a RUN half (in the runner: call the student's code, record what
  * came out) and a JUDGE half (in the judge: compare), see graded.h. The
@@ -28,10 +29,15 @@
 #include <cuda_runtime_api.h>
 
 #include "drawn.h"
+#include "drawn_whole.h"
 #include "graded.h"
 #include "lib/device/device.h"
 #include "lib/core/err.h"
 #include "lib/device/tensor.h"
+#ifdef GRADE_JUDGE
+#include "oracle_iris.h"
+#include "oracle_mlp.h"
+#endif
 #ifdef GRADE_RUNNER
 #include "kernels/kernels.h"
 #include "lib/train/data.h"
@@ -40,7 +46,6 @@
 #include "lib/nn/module.h"
 #include "lib/nn/optim.h"
 #include "lib/train/train.h"
-#include "tests/common/iris.h"
 #ifdef CUDASIM
 #include "lib/cudasim/cudasim.h"
 #endif
@@ -842,33 +847,24 @@ JUDGE(relu_kernel_arguments)
 
 /* ---- all of them: Iris on the device ---------------------------------------------------- */
 
+/* Lesson 01's network trained on the device, full-batch SGD with lr 0.01, from the
+ * inputs drawn for this grading run (drawn_whole.h); its loss read at these epochs. */
 #define IRIS_EPOCHS 1000
-#define IRIS_EVERY 250
+static const int iris_epochs[] = {1, 250, 500, 750, 1000};
+#define N_IRIS_EPOCHS ((int)(sizeof iris_epochs / sizeof iris_epochs[0]))
 
 #ifdef GRADE_RUNNER
 RUN(iris_on_device)
 {
     /* Lesson 01's network on "cuda" (your device_parse), moved with your
-     * copy_kind, checked by your tensor_same_device, with your ReLU kernel;
-     * the reference run trains the same network on the CPU. */
-    Dataset train, test;
-    Tensor *x = NULL;
-    iris_scaled(&train, &test, &x, NULL);
-    Rng rng;
-    rng_seed(&rng, 42, 0);
-    Module *layers[] = {linear_new("fc1", 4, 10, &rng), relu_new("relu"),
-                        linear_new("fc2", 10, 3, &rng)};
-    Module *model = sequential_new("mlp", 3, layers);
+     * copy_kind, checked by your tensor_same_device, with your ReLU kernel; the
+     * judge trains the same network on the same drawn inputs itself. */
+    DrawnIris d;
+    drawn_iris("02", &d);
+    IrisTensors t;
+    drawn_iris_tensors(&d, &t);
+    Module *model = drawn_iris_model(&d);
     Loss *loss = loss_cross_entropy_new();
-#ifdef GRADE_REFERENCE
-    Optimizer *opt = optim_sgd_new(model, 0.01f);
-    for (int e = 1; e <= IRIS_EPOCHS; e++) {
-        float v;
-        ck_assert_msg(train_step(model, loss, opt, x, train.y, &v) == ERR_OK,
-                      "the CPU reference, epoch %d: %s", e, err_message());
-        if (e % IRIS_EVERY == 0) put_f64(key("loss.%d", e), v);
-    }
-#else
     quiet_device();
     Device g = {(DeviceKind)POISON_KIND, POISON_INDEX};
     err_clear();
@@ -887,18 +883,18 @@ RUN(iris_on_device)
     put_i64("weight.index", w->value->device.index);
     Tensor *gx = NULL, *gy = NULL;
     err_clear();
-    rc = tensor_to(x, g, &gx);
+    rc = tensor_to(t.x_train, g, &gx);
     put_rc("x_to", rc);
     if (rc != ERR_OK) return;
     put_i64("x.kind", (int64_t)gx->device.kind);
     put_i64("x.index", gx->device.index);
     err_clear();
-    rc = tensor_to(train.y, g, &gy);
+    rc = tensor_to(t.y_train, g, &gy);
     put_rc("y_to", rc);
     if (rc != ERR_OK) return;
     Optimizer *opt = optim_sgd_new(model, 0.01f);
     long long before = launches();
-    for (int e = 1; e <= IRIS_EPOCHS; e++) {
+    for (int e = 1, k = 0; e <= IRIS_EPOCHS; e++) {
         float v;
         err_clear();
         rc = train_step(model, loss, opt, gx, gy, &v);
@@ -907,18 +903,23 @@ RUN(iris_on_device)
             put_i64("failed_epoch", e);
             return;
         }
-        if (e % IRIS_EVERY == 0) put_f64(key("loss.%d", e), v);
+        if (k < N_IRIS_EPOCHS && e == iris_epochs[k]) put_f64(key("loss.%d", e), v), k++;
     }
     put_launches("launches", before);
-#endif
 }
 #endif
 
 #ifdef GRADE_JUDGE
+/* The judge's run in double (oracle_mlp.h) against the device's in float32: as in
+ * Lesson 01's whole-lesson case (grade01.c, where it was measured), a float32 run may
+ * drift a fraction of an epoch from the run in double where the loss falls fastest, so
+ * a loss must lie within IRIS_SHIFT epochs of the curve and IRIS_RTOL of a value it
+ * takes there. */
+#define IRIS_SHIFT 2
+#define IRIS_RTOL 2e-5
+
 JUDGE(iris_on_device)
 {
-    /* 1000 epochs on the device must give the CPU path's losses within 1e-4
-     * relative. */
     char got[64];
     ck_assert_msg(got_rc("device") == ERR_OK, "device \"cuda\": %s", got_rc_msg("device"));
     int64_t kind = got_i64("device.kind"), index = got_i64("device.index");
@@ -935,13 +936,30 @@ JUDGE(iris_on_device)
     ck_assert_msg(kind == DEVICE_CUDA && index == 0, "X_train.to(cuda) is on %s, expected cuda:0",
                   device_name(kind, index, got, sizeof got));
     ck_assert_msg(got_rc("y_to") == ERR_OK, "y_train.to(cuda): %s", got_rc_msg("y_to"));
+    const char *note = drawn_whole_note("02", DRAWN_IRIS_SHAPE);
     if (got_has("failed_epoch"))
-        ck_abort_msg("epoch %lld on the device: %s", (long long)got_i64("failed_epoch"),
-                     got_rc_msg("step"));
-    for (int e = IRIS_EVERY; e <= IRIS_EPOCHS; e += IRIS_EVERY) {
-        double vg = got_f64(key("loss.%d", e)), vc = ref_f64(key("loss.%d", e));
-        ck_assert_msg(isfinite(vg) && fabs(vg - vc) <= 1e-4 * fabs(vc),
-                      "epoch %d: loss %.6f on the device, %.6f on the CPU", e, vg, vc);
+        ck_abort_msg("epoch %lld on the device: %s, %s", (long long)got_i64("failed_epoch"),
+                     got_rc_msg("step"), note);
+    DrawnIris d;
+    drawn_iris("02", &d);
+    OracleIris data;
+    OracleMlp m;
+    static double want[IRIS_EPOCHS + IRIS_SHIFT];
+    oracle_iris_start(&d, &data, &m);
+    ck_assert_msg(oracle_mlp_train(&m, data.x_train, data.y_train, IRIS_TRAIN, IRIS_TRAIN,
+                                   (double)0.01f, IRIS_EPOCHS + IRIS_SHIFT, want) == 0,
+                  "grader: out of memory");
+    oracle_mlp_free(&m);
+    for (int k = 0; k < N_IRIS_EPOCHS; k++) {
+        int e = iris_epochs[k];
+        double vg = got_f64(key("loss.%d", e)), lo, hi;
+        oracle_curve_range(want, IRIS_EPOCHS + IRIS_SHIFT, e, IRIS_SHIFT, &lo, &hi);
+        ck_assert_msg(oracle_curve_fits(want, IRIS_EPOCHS + IRIS_SHIFT, e, IRIS_SHIFT, IRIS_RTOL,
+                                        vg),
+                      "epoch %d: loss %.7f on the device; the same network trained in double "
+                      "on the CPU gives %.7f (%.7f to %.7f within %d epochs, relative tolerance "
+                      "%.0e), %s",
+                      e, vg, want[e - 1], lo, hi, IRIS_SHIFT, IRIS_RTOL, note);
     }
     if (got_has("launches"))
         ck_assert_msg(got_i64("launches") > 0, "1000 epochs on the device launched no kernel");
@@ -976,7 +994,8 @@ JUDGE(iris_on_device)
       CU_FILE)                                                                                     \
     X(relu_kernel_arguments, "02.4", "k_relu_forward",                                             \
       "n = 0 and bad arguments change nothing; then a good call", 3, 10, 0, CU_FILE)              \
-    X(iris_on_device, "02", "all of Lesson 02", "Iris trains on the device to the CPU's losses",   \
-      10, 60, 1, NULL)
+    X(iris_on_device, "02", "all of Lesson 02",                                                    \
+      "Iris trains on the device to the judge's own losses (drawn split and weights)", 10, 60, 0,  \
+      NULL)
 
 GRADED_SUITE("02", "Moving work to the GPU", "lessons/02_device_transfer/exercises.c", CASES)

@@ -7,8 +7,10 @@
  * their position, means computed by the judge from the values each rank
  * started with (drawn from the grading run's seed, grade_seed(), so that they
  * cannot be known in advance), lib's count of the all-reduces made
- * (dist_counts()), and for the whole lesson lib's own trainer with the
- * answers on one process with twice the batch (the reference run). The cases that need communication run as 2 or 3 real
+ * (dist_counts()), and for the whole lesson the judge's own training, in double,
+ * of one process with twice the batch, from a split, an order and weights drawn
+ * for the grading run (drawn_whole.h, oracle_mlp.h). The cases that need
+ * communication run as 2 or 3 real
  * ranks under mpirun (run_ranks(), runner.h), under a time limit, so code
  * where one rank never calls a collective fails with a message instead of
  * hanging the grader.
@@ -22,8 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drawn_whole.h"
 #include "graded.h"
 #include "lib/core/err.h"
+#ifdef GRADE_JUDGE
+#include "oracle_iris.h"
+#include "oracle_mlp.h"
+#endif
 #ifdef GRADE_RUNNER
 #include <malloc.h>
 
@@ -377,8 +384,8 @@ static void expect_ranks(int world, const char *collective)
 #ifdef GRADE_RUNNER
 static ProcessGroup *join(void)
 {
-    ProcessGroup *pg = NULL;
-    ck_assert_msg(dist_init("cpu", &pg) == ERR_OK, "grader: dist_init: %s", err_message());
+    ProcessGroup *pg = runner_process_group(); /* joined before the sandbox's filter */
+    ck_assert_msg(pg != NULL, "grader: the rank joined no process group");
     return pg;
 }
 
@@ -635,6 +642,8 @@ JUDGE(broadcast_from_rank1_of_three)
 
 #define IRIS_FLOATS 83
 #define DDP_EPOCHS 3
+#define DDP_BATCH 8 /* per rank */
+#define DDP_LR 0.2f
 
 #ifdef GRADE_RUNNER
 /* What the DDP wrapper's buckets did in training: lib's count of backward passes and
@@ -667,33 +676,35 @@ static void put_buckets(const char *k, Module *model, DistCounts before, DistCou
     put_f64(key("%s.flat_vs_grad", k), worst);
 }
 
-/* Iris for DDP_EPOCHS epochs from iris_mlp_new(seed): on @p pg with the sampler's shard
- * and a DDP wrapper, or (pg NULL) alone with a shuffled loader. Records weights @p k. */
+/* Iris for DDP_EPOCHS epochs on @p pg with the sampler's shard and a DDP wrapper, from
+ * the split, order and weights drawn for this grading run (drawn_whole.h): rank 0
+ * starts from the drawn weights, the others from their own (the broadcast must make
+ * them alike), and the sampler keeps the drawn order every epoch (no shuffle).
+ * Records weights @p k. */
 static void train_iris(ProcessGroup *pg, int64_t batch, const char *k)
 {
-    IrisData iris = {0};
-    ck_assert_msg(iris_data_load(iris_csv_path(), &iris) == ERR_OK, "grader: %s", err_message());
-    Module *model = iris_mlp_new(100 + (uint64_t)(pg ? pg->rank : 0));
+    DrawnIris d;
+    drawn_iris("06", &d);
+    IrisTensors data;
+    drawn_iris_tensors(&d, &data);
+    Module *model = pg->rank == 0 ? drawn_iris_model(&d) : iris_mlp_new(100 + (uint64_t)pg->rank);
     ck_assert_ptr_nonnull(model);
     DistSampler s = {0};
     Loader *train = NULL, *val = NULL;
     Trainer *t = NULL;
     int rc = ERR_OK;
     err_clear();
-    if (pg) {
-        /* 200 bytes: buckets of 43 and 40 floats, the first with three gradients */
-        DdpOptions o = {.bucket_mb = 200.0 / (1 << 20)};
-        model = ddp_new(pg, model, &o); /* the broadcast and the buckets: the exercises */
-        if (!model) rc = err_code();
-    }
-    LoaderOptions lo = {.batch_size = batch, .shuffle = pg == NULL, .seed = 7};
-    if (!rc && pg) rc = dist_sampler_init(&s, 120, pg->world, pg->rank, true, 7, false);
-    if (!rc && pg) rc = dist_sampler_loader(&s, iris.x_train, iris.train.y, device_cpu(), &lo, &train);
-    if (!rc && !pg) rc = loader_new(iris.x_train, iris.train.y, device_cpu(), &lo, &train);
+    /* 200 bytes: buckets of 43 and 40 floats, the first with three gradients */
+    DdpOptions o = {.bucket_mb = 200.0 / (1 << 20)};
+    model = ddp_new(pg, model, &o); /* the broadcast and the buckets: the exercises */
+    if (!model) rc = err_code();
+    LoaderOptions lo = {.batch_size = batch, .shuffle = false};
+    if (!rc) rc = dist_sampler_init(&s, IRIS_TRAIN, pg->world, pg->rank, false, 0, false);
+    if (!rc) rc = dist_sampler_loader(&s, data.x_train, data.y_train, device_cpu(), &lo, &train);
     LoaderOptions vo = {.batch_size = 30};
-    if (!rc) rc = loader_new(iris.x_test, iris.test.y, device_cpu(), &vo, &val);
+    if (!rc) rc = loader_new(data.x_test, data.y_test, device_cpu(), &vo, &val);
     Loss *loss = loss_cross_entropy_new();
-    Optimizer *opt = model ? optim_sgd_new(model, 0.2f) : NULL;
+    Optimizer *opt = model ? optim_sgd_new(model, DDP_LR) : NULL;
     TrainerOptions to = {.epochs = DDP_EPOCHS, .autocast = DTYPE_F32, .loss_weight = 1.0f};
     if (!rc && (!loss || !opt)) rc = err_code();
     if (!rc) rc = trainer_new(model, train, val, loss, opt, NULL, device_cpu(), &to, &t);
@@ -701,7 +712,7 @@ static void train_iris(ProcessGroup *pg, int64_t batch, const char *k)
     if (!rc) rc = trainer_call(t, 0);
     DistCounts after = dist_counts();
     put_rc(key("%s.rc", k), rc);
-    if (!rc && pg) put_buckets(k, model, before, after);
+    if (!rc) put_buckets(k, model, before, after);
     if (!rc) {
         ParamRef refs[8];
         int np = module_parameters(model, refs, 8);
@@ -721,34 +732,52 @@ static void train_iris(ProcessGroup *pg, int64_t batch, const char *k)
     loader_free(val);
     dist_sampler_free(&s);
     module_free(model);
-    iris_data_free(&iris);
+    drawn_iris_tensors_free(&data);
 }
 
 static void rank_train(void)
 {
     ProcessGroup *pg = join();
-    train_iris(pg, 8, "ddp");
+    train_iris(pg, DDP_BATCH, "ddp");
     dist_finalize(pg);
 }
 
 RUN(ddp_trains_as_one)
 {
-#ifdef GRADE_REFERENCE
-    /* lib's own trainer with the answers, one process, no exercise of Lesson 06 */
-    train_iris(NULL, 16, "one");
-#else
     run_ranks("train", 2, 40);
-#endif
 }
 #endif
 
 #ifdef GRADE_JUDGE
+/* The run of one process with twice the batch, in double, by the judge (oracle_mlp.h):
+ * the drawn weights, DDP_EPOCHS epochs of SGD over the drawn order in batches of
+ * 2 x DDP_BATCH. A float32 run of it stayed within 5e-7 of it (of the largest weight)
+ * over 2000 seeds; where a ReLU input came within ORACLE_KINK of 0 in the judge's run
+ * (1 in 30), float32 may take ReLU's other branch once, a step of about 1e-3, so the
+ * tolerance is wider there. A step on one rank's half of a batch only, or the ranks'
+ * gradients summed instead of averaged, is 1e-2 away or more. */
+#define DDP_ATOL 2e-5
+#define DDP_ATOL_KINK 5e-3
+
 JUDGE(ddp_trains_as_one)
 {
     expect_ranks(2, "the same collectives (bucket_average, dist_broadcast_parameters)");
-    ck_assert_msg(ref_i64("one.rc") == ERR_OK, "grader: the reference one-process run failed");
-    /* the reference run: lib's trainer with the answers, so that neither run can be skipped */
-    const float *one = ref_f32("one.w", IRIS_FLOATS);
+    const char *note = drawn_whole_note("06", DRAWN_IRIS_SHAPE);
+    DrawnIris d;
+    drawn_iris("06", &d);
+    OracleIris data;
+    OracleMlp m;
+    oracle_iris_start(&d, &data, &m);
+    ck_assert_msg(oracle_mlp_train(&m, data.x_train, data.y_train, IRIS_TRAIN, 2 * DDP_BATCH,
+                                   (double)DDP_LR, DDP_EPOCHS, NULL) == 0,
+                  "grader: out of memory");
+    double one[IRIS_FLOATS], largest = 0, atol = m.near_kinks ? DDP_ATOL_KINK : DDP_ATOL;
+    for (int which = 0, at = 0; which < 4; which++)
+        for (int64_t j = 0; j < oracle_mlp_count(&m, which); j++, at++) {
+            one[at] = oracle_mlp_weight(&m, which, j);
+            largest = fmax(largest, fabs(one[at]));
+        }
+    oracle_mlp_free(&m);
     const float *flat0 = NULL;
     for (int r = 0; r < 2; r++) {
         const char *k = key("r%d.ddp.rc", r);
@@ -786,14 +815,15 @@ JUDGE(ddp_trains_as_one)
         double worst = 0;
         int at = 0;
         for (int i = 0; i < IRIS_FLOATS; i++)
-            if (fabs((double)w[i] - (double)one[i]) > worst)
-                worst = fabs((double)w[i] - (double)one[i]), at = i;
-        /* the two runs add the same gradients in another order: an ulp or so per step */
-        ck_assert_msg(worst <= 1e-6,
-                      "after %d epochs on 2 ranks with batch 8, rank %d's weight %d is %g; one "
-                      "process with batch 16 gets %g (%.3g apart, 1e-6 allowed): the ranks must "
-                      "start alike, take disjoint interleaved shards and average their gradients",
-                      DDP_EPOCHS, r, at, (double)w[at], (double)one[at], worst);
+            if (!(fabs((double)w[i] - one[i]) <= worst)) /* a NaN counts as far apart */
+                worst = fabs((double)w[i] - one[i]), at = i;
+        ck_assert_msg(worst <= atol * largest,
+                      "after %d epochs on 2 ranks with batch %d, rank %d's weight %d is %g; one "
+                      "process with batch %d gets %g (%.3g apart, %.1g allowed): the ranks must "
+                      "start alike, take disjoint interleaved shards and average their "
+                      "gradients, %s",
+                      DDP_EPOCHS, DDP_BATCH, r, at, (double)w[at], 2 * DDP_BATCH, one[at], worst,
+                      atol * largest, note);
     }
 }
 #endif
@@ -804,6 +834,10 @@ const RunCase rank_cases[] = {{"average", rank_average},
                               {"broadcast1", rank_broadcast1},
                               {"train", rank_train}};
 const int n_rank_cases = (int)(sizeof rank_cases / sizeof rank_cases[0]);
+const char *const launcher_cases[] = {"average_on_two_ranks", "average_on_three_ranks",
+                                      "broadcast_from_rank0", "broadcast_from_rank1_of_three",
+                                      "ddp_trains_as_one"};
+const int n_launcher_cases = (int)(sizeof launcher_cases / sizeof launcher_cases[0]);
 #endif
 
 /* name, exercise, function, what it checks, points, timeout (s), reference?, file */
@@ -826,7 +860,8 @@ const int n_rank_cases = (int)(sizeof rank_cases / sizeof rank_cases[0]);
     X(broadcast_from_rank1_of_three, "06.4", "dist_broadcast_parameters",                          \
       "3 real ranks, root 1", 4, 60, 0, NULL)                                                      \
     X(ddp_trains_as_one, "06", "all of Lesson 06",                                                 \
-      "2 ranks x batch 8 train as 1 process x batch 16 (within 1e-6)", 6, 90, 1, NULL)
+      "2 ranks x batch 8 train as 1 process x batch 16 (drawn split, order and weights)", 6, 90,   \
+      0, NULL)
 
 GRADED_SUITE("06", "Beyond one GPU: data-parallel training", "lessons/06_data_parallel/exercises.c",
              CASES)

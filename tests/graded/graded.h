@@ -6,12 +6,13 @@
  *
  *   RUN(name)   builds the inputs, calls the student's code and records what
  *               came out (runner.h: put_f32, put_rc, ...). It is compiled into
- *               the runner, the only program linked with student code, and
+ *               the runner, the only program that loads student code, and
  *               runs there in a process of its own per case.
  *   JUDGE(name) reads those records (judge.h: got_f32, ...) and compares them
  *               with what it expects: PyTorch's fixtures, values worked out by
- *               hand, invariants, or the reference run. It is compiled into the
- *               judge, a program that never links or runs student code.
+ *               hand, invariants, the reference run, or its own training of the
+ *               same network (oracle_mlp.h). It is compiled into the judge, a
+ *               program that never links or runs student code.
  *
  * So nothing the student's code does in its own process (calling grader
  * functions, writing to descriptors, exiting with any status, printing) can

@@ -2,9 +2,10 @@
  * judge.c: runs one lesson's graded cases and writes their results (judge.h).
  *
  * The judge is built without any exercise code. For each case it starts the
- * runner (the program linked with the student's exercises) in a process of
- * its own, collects its records, and only then judges them, in a Check test
- * in fork mode, so that a bug in a JUDGE body fails that case only.
+ * runner (the program that loads the student's exercises) in a process of its
+ * own, in the sandbox of sandbox.h, collects its records, and only then judges
+ * them, in a Check test in fork mode, so that a bug in a JUDGE body fails that
+ * case only.
  * tests/graded/driver.c turns the TSV files into the tables and results.json.
  */
 #define _GNU_SOURCE /* pipe2, O_CLOEXEC */
@@ -26,6 +27,7 @@
 
 #include "lib/core/err.h"
 #include "protocol.h"
+#include "sandbox.h"
 
 #define OUTPUT_MAX ((size_t)512 << 20) /* records a runner may send */
 #define LOG_TAIL 16384                 /* what is kept of a runner's printing */
@@ -105,33 +107,82 @@ static void keep_output(int fd, const char *heading, Run *r)
     r->tail[got > 0 ? got : 0] = '\0';
 }
 
-/* Start `runner --case name --fd 3` in its own process group, with its output
- * in a temporary file, and collect its records until it exits or the deadline. */
+/* ---- the sandbox ---------------------------------------------------------------------- */
+
+static SandboxPlan plan;             /* what this machine lets the judge use */
+static const char *student_path;     /* the student's shared object (--student) */
+static const char *runner_full_path; /* the runner for whole-lesson cases (--runner-full) */
+static const char *hidden[64];       /* paths the runner must not see (--hide) */
+static int n_hidden;
+
+/* Start `runner --case name ...` in the sandbox, in its own process group, with its
+ * output in a temporary file, and collect its records until it exits or the deadline.
+ * The runner gets, besides its output: the record pipe (3), the student's shared object
+ * (4) and the grading seed on a pipe (5); nothing else. */
 static void run_runner(const char *runner, const char *name, double limit_s, Run *r)
 {
     memset(r, 0, sizeof *r);
-    int fds[2];
+    int fds[2], seed[2];
     char out_path[] = "/tmp/wb-grade-out-XXXXXX";
     int out = mkstemp(out_path);
-    if (out < 0 || pipe2(fds, O_CLOEXEC) != 0) harness_fail("cannot make a pipe or a file");
+    if (out < 0 || pipe2(fds, O_CLOEXEC) != 0 || pipe2(seed, O_CLOEXEC) != 0)
+        harness_fail("cannot make a pipe or a file");
     unlink(out_path);
+    int exe = open(runner, O_RDONLY | O_CLOEXEC);
+    if (exe < 0) harness_fail("cannot open the runner (build it with make grade)");
+    int so = student_path ? open(student_path, O_RDONLY | O_CLOEXEC) : -1;
+    if (student_path && so < 0) harness_fail("cannot open the compiled exercises");
+    char scratch[] = "/tmp/wb-grade-scratch-XXXXXX";
+    if (!plan.namespaces) {
+        if (!mkdtemp(scratch)) harness_fail("cannot make a scratch folder");
+        if (plan.drop_user && chown(scratch, SANDBOX_UID, SANDBOX_GID) != 0)
+            harness_fail("cannot give the scratch folder to the runner's user");
+    }
+    char seed_text[32];
+    int seed_len = snprintf(seed_text, sizeof seed_text, "%llu\n",
+                            (unsigned long long)grade_seed());
+    if (write(seed[1], seed_text, (size_t)seed_len) != seed_len) harness_fail("seed pipe");
+    close(seed[1]);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) harness_fail("fork failed");
     if (pid == 0) {
-        setpgid(0, 0);
         int in = open("/dev/null", O_RDONLY);
+        /* (dup2 clears close-on-exec: these descriptors, and only these, reach the runner) */
         if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
-            dup2(fds[1], 3) < 0)
+            dup2(fds[1], 3) < 0 || (so >= 0 ? dup2(so, 4) : dup2(in, 4)) < 0 ||
+            dup2(seed[0], 5) < 0 || dup2(exe, 6) < 0)
             _exit(126);
-        for (int fd = 4; fd < 1024; fd++)
-            close(fd); /* nothing else is handed down */
+        fcntl(6, F_SETFD, FD_CLOEXEC); /* the runner's own file: gone once it runs */
         struct rlimit fsize = {RUNNER_FILE_MAX, RUNNER_FILE_MAX};
         if (setrlimit(RLIMIT_FSIZE, &fsize) != 0) _exit(126);
-        execl(runner, runner, "--case", name, "--fd", "3", (char *)NULL);
-        _exit(127);
+        char *argv[16];
+        int k = 0;
+        argv[k++] = (char *)"runner";
+        argv[k++] = (char *)"--case";
+        argv[k++] = (char *)name;
+        argv[k++] = (char *)"--fd";
+        argv[k++] = (char *)"3";
+        argv[k++] = (char *)"--seed-fd";
+        argv[k++] = (char *)"5";
+        if (so >= 0) argv[k++] = (char *)"--student", argv[k++] = (char *)"4";
+        if (sandbox_writes_confined(&plan)) argv[k++] = (char *)"--may-write";
+        if (plan.unsandboxed) argv[k++] = (char *)"--unsandboxed";
+        argv[k] = NULL;
+        SandboxRun run = {.program_fd = 6,
+                          .argv = argv,
+                          .scratch = scratch,
+                          .hide = hidden,
+                          .keep_fds = 7};
+        char why[600] = "";
+        sandbox_exec(&plan, &run, why, sizeof why);
+        dprintf(2, "grader: sandbox: %s\n", why);
+        _exit(126);
     }
-    setpgid(pid, pid); /* (also done in the child: whichever runs first) */
+    close(exe);
+    if (so >= 0) close(so);
+    close(seed[0]);
+    /* (the child makes a session of its own, and so a process group: -pid below) */
     close(fds[1]);
     size_t cap = 1 << 16;
     r->buf = malloc(cap);
@@ -177,6 +228,8 @@ static void run_runner(const char *runner, const char *name, double limit_s, Run
     r->status = st;
     keep_output(out, name, r);
     close(out);
+    if (!plan.namespaces && sandbox_remove_tree(scratch) != 0)
+        fprintf(stderr, "grader: could not remove %s\n", scratch);
 }
 
 /* ---- why a runner failed, in words a student can act on ----------------------------- */
@@ -443,6 +496,10 @@ static double limit_of(const GradedCase *c)
 START_TEST(case_test)
 {
     const GradedCase *c = &graded_lesson.cases[_i];
+    if (!plan.filter && !plan.unsandboxed)
+        ck_abort_msg("grader: grading refused: this machine cannot sandbox student code (%s); "
+                     "GRADE_UNSANDBOXED=1 grades anyway, with every result marked unsandboxed",
+                     plan.missing);
     if (c->needs_ref) {
         char err[256];
         if (!ref_file) ck_abort_msg("grader: no reference file (rebuild with make grade)");
@@ -452,7 +509,9 @@ START_TEST(case_test)
                          ref_set.ended ? err : "rebuild with make grade");
     }
     Run r;
-    run_runner(runner_path, c->name, limit_of(c), &r);
+    int whole = strchr(c->exercise, '.') == NULL; /* "01": a case that uses them all */
+    run_runner(whole && runner_full_path ? runner_full_path : runner_path, c->name, limit_of(c),
+               &r);
     char err[256];
     int bad = records_parse(r.buf, r.len, &got_set, NULL, err, sizeof err);
     expect_finished(&r, &got_set, bad ? err : NULL, limit_of(c), "");
@@ -624,6 +683,12 @@ int main(int argc, char **argv)
             log_path = argv[++i];
         else if (strcmp(argv[i], "--record") == 0 && i + 1 < argc)
             record_path = argv[++i];
+        else if (strcmp(argv[i], "--student") == 0 && i + 1 < argc)
+            student_path = argv[++i];
+        else if (strcmp(argv[i], "--runner-full") == 0 && i + 1 < argc)
+            runner_full_path = argv[++i];
+        else if (strcmp(argv[i], "--hide") == 0 && i + 1 < argc && n_hidden < 62)
+            hidden[n_hidden++] = argv[++i];
         else
             return usage(argv[0]);
     }
@@ -632,6 +697,7 @@ int main(int argc, char **argv)
         perror("grader: GRADE_SEED");
         return 1;
     }
+    sandbox_probe(&plan); /* (the reference runs, --record, run the answers only) */
     if (list) {
         for (int i = 0; i < L->n_cases; i++)
             write_case(stdout, i, 0, "listed", "");
@@ -639,10 +705,17 @@ int main(int argc, char **argv)
     }
     if (record_path && runner_path) {
         recording = 1;
+        plan.unsandboxed = !plan.filter; /* the answers alone run here */
         return record_reference(record_path);
     }
     if (!out_dir || !runner_path) return usage(argv[0]);
     if (ref_path) ref_file = read_all(ref_path, &ref_len);
+    /* The judge's home is not the runner's business either. */
+    const char *home = getenv("HOME");
+    if (home && *home && strcmp(home, "/") != 0 && n_hidden < 62) hidden[n_hidden++] = home;
+    hidden[n_hidden] = NULL;
+    char layers[1200];
+    sandbox_describe(&plan, layers, sizeof layers);
 
     Suite *s = suite_create(L->id);
     for (int i = 0; i < L->n_cases; i++) {
@@ -671,29 +744,59 @@ int main(int argc, char **argv)
     char device[256];
     device_of(runner_path, device, sizeof device);
     if (device[0]) fprintf(f, "#device\t%s\n", device);
+    fprintf(f, "#sandbox\t%s\n", layers);
     int n = srunner_ntests_run(sr);
     TestResult **results = srunner_results(sr);
     int *seen = calloc((size_t)L->n_cases, sizeof *seen);
+    int *passed = calloc((size_t)L->n_cases, sizeof *passed);
+    const char **message = calloc((size_t)L->n_cases, sizeof *message);
+    if (!seen || !passed || !message) {
+        perror("grader");
+        return 1;
+    }
+    char why[L->n_cases > 0 ? L->n_cases : 1][2048];
     for (int r = 0; r < n; r++) {
         int i = -1;
         sscanf(tr_tcname(results[r]), "case%d", &i);
         if (i < 0 || i >= L->n_cases || seen[i]) continue;
         seen[i] = 1;
-        const GradedCase *c = &L->cases[i];
-        char why[2048];
-        if (tr_rtype(results[r]) == CK_PASS) {
-            write_case(f, i, c->points, "passed", "");
-        } else if (tr_rtype(results[r]) == CK_FAILURE) {
-            write_case(f, i, 0, "failed", tr_msg(results[r]));
-        } else {
-            explain(tr_msg(results[r]), c->timeout_s, why, sizeof why);
-            write_case(f, i, 0, "failed", why);
+        passed[i] = tr_rtype(results[r]) == CK_PASS;
+        if (tr_rtype(results[r]) == CK_ERROR)
+            explain(tr_msg(results[r]), L->cases[i].timeout_s, why[i], sizeof why[i]);
+        else
+            snprintf(why[i], sizeof why[i], "%s", passed[i] ? "" : tr_msg(results[r]));
+        message[i] = why[i];
+    }
+    /* A whole-lesson case ("01": it uses every exercise) is credited only when each exercise
+     * of the lesson passes at least one check of its own: those run in the runner that
+     * leaves out what would do their work, the whole-lesson cases in one that has it all
+     * (tests/graded/allow/README.md, "withhold"). */
+    for (int i = 0; i < L->n_cases; i++) {
+        if (!passed[i] || strchr(L->cases[i].exercise, '.')) continue;
+        for (int j = 0; j < L->n_cases; j++) {
+            const char *ex = L->cases[j].exercise;
+            if (!strchr(ex, '.')) continue;
+            int any = 0;
+            for (int k = 0; k < L->n_cases; k++)
+                any |= passed[k] && strcmp(L->cases[k].exercise, ex) == 0;
+            if (any) continue;
+            passed[i] = 0;
+            snprintf(why[i], sizeof why[i],
+                     "the whole lesson ran, but exercise %s (%s) passes none of its own checks: "
+                     "this case counts once every exercise of the lesson passes at least one",
+                     ex, L->cases[j].function);
+            break;
         }
     }
+    for (int i = 0; i < L->n_cases; i++)
+        if (seen[i]) write_case(f, i, passed[i] ? L->cases[i].points : 0,
+                                passed[i] ? "passed" : "failed", passed[i] ? "" : message[i]);
     for (int i = 0; i < L->n_cases; i++)
         if (!seen[i]) write_case(f, i, 0, "failed", "the grader got no result for this case");
     fclose(f);
     free(seen);
+    free(passed);
+    free(message);
     srunner_free(sr);
     return 0;
 }

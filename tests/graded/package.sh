@@ -25,9 +25,13 @@ cp tests/graded/gradescope/setup.sh tests/graded/gradescope/run_autograder "$sta
 chmod +x "$stage/setup.sh" "$stage/run_autograder"
 
 # Nothing of the answers may be in it.
-if [ -e "$stage/solutions" ] || grep -rlq --include='*.c' --include='*.cu' \
-       'reference answers' "$stage/lessons" 2>/dev/null; then
-    echo "grader-package: the package would hold answers; stopping" >&2
+answers=$( { [ -e "$stage/solutions" ] && echo solutions/; \
+             grep -rl --include='*.c' --include='*.cu' 'reference answers' "$stage/lessons" \
+               2>/dev/null | sed "s|^$stage/||" || true; } | tr '\n' ' ')
+if [ -n "$answers" ]; then
+    echo "grader-package: the package would hold answers in ${answers% }: an exercises file" \
+         "that says 'reference answers' is a copy of solutions/; restore the stub" \
+         "(git checkout -- FILE) and run make grader-package again" >&2
     exit 1
 fi
 

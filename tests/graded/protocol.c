@@ -153,8 +153,16 @@ const char *key(const char *fmt, ...)
     return k;
 }
 
+static uint64_t handed_seed; /* a runner's, from the judge (grade_seed_set) */
+
+void grade_seed_set(uint64_t seed)
+{
+    handed_seed = seed;
+}
+
 uint64_t grade_seed(void)
 {
+    if (handed_seed) return handed_seed;
     const char *s = getenv("GRADE_SEED");
     return s && *s ? strtoull(s, NULL, 10) : 0;
 }

@@ -2,7 +2,7 @@
  * protocol.h: what a runner hands back to the judge.
  *
  * A graded case runs in two processes. The runner (tests/graded/runner.c,
- * linked with the student's exercises) builds the case's inputs, calls the
+ * that loads the student's exercises) builds the case's inputs, calls the
  * student's code and writes what came out as a stream of records: named
  * integers, doubles, float arrays and strings, then an END record. The judge
  * (tests/graded/judge.c, which never links or runs student code) reads the
@@ -103,6 +103,10 @@ const char *key(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * calls), and the judge knows the seed without asking the runner. 0 when it
  * is not set. */
 uint64_t grade_seed(void);
+
+/* In a runner: the seed the judge handed over on a descriptor (a runner's environment
+ * is the sandbox's, without GRADE_SEED). */
+void grade_seed_set(uint64_t seed);
 
 /* In the judge, before it starts a runner: draw the seed when GRADE_SEED is not
  * already set. Returns 0, or -1 when the environment cannot be set. */

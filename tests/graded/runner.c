@@ -1,6 +1,7 @@
 /*
  * runner.c: the program that runs the student's code for one graded case
- * (runner.h). It is the only grading program linked with student code, and it
+ * (runner.h). It is the only grading program that loads student code (a shared
+ * object, loaded once its system-call filter is in place: student.h), and it
  * only reports: every record it writes is data that the judge checks.
  */
 #define _DEFAULT_SOURCE
@@ -19,8 +20,11 @@
 #include "lib/device/device.h"
 #include "lib/core/err.h"
 #include "lib/core/fileio.h"
+#include "lib/dist/dist.h"
 #include "lib/dist/launch.h"
 #include "protocol.h"
+#include "sandbox.h"
+#include "student.h"
 
 #define MEMORY_LIMIT_MB 2048
 
@@ -145,6 +149,17 @@ void graded_refused(const char *why)
     _exit(0);
 }
 
+/* What a runner has in place of what it leaves out (tests/graded/allow/, "withhold"). */
+void graded_withheld(const char *name, const char *why)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "%s was called, which the grader leaves out of this lesson's runner: %s "
+             "(tests/graded/allow/README.md)",
+             name, why);
+    graded_refused(msg);
+}
+
 /* What the calls of a refused exercise's code were pointed at (check_student.pl). */
 void graded_refused_call(void)
 {
@@ -189,16 +204,59 @@ static void forward_rank(int r, const char *path)
     records_free(&set);
 }
 
+/* Cases whose RUN body only starts ranks (run_ranks): the runner that runs them loads no
+ * student code and installs no filter, since it starts mpirun; the ranks do both. */
+extern const char *const launcher_cases[] __attribute__((weak));
+extern const int n_launcher_cases __attribute__((weak));
+
+static int launches_ranks(const char *name)
+{
+    for (int i = 0; launcher_cases && &n_launcher_cases && i < n_launcher_cases; i++)
+        if (strcmp(launcher_cases[i], name) == 0) return 1;
+    return 0;
+}
+
+static int launcher; /* this process runs a case of launcher_cases */
+static int student_fd = -1, may_write, unsandboxed;
+
 void run_ranks(const char *rank_case, int ranks, double limit_s)
 {
-    char dir[] = "/tmp/wb-ranks-XXXXXX", self[4096], prefix[64], log[64];
+    ck_assert_msg(launcher, "grader: run_ranks in a case that is not in launcher_cases");
+    const char *tmp = getenv("TMPDIR");
+    char dir[256], exe[64], so[64], prefix[320], log[320], seed[320];
+    snprintf(dir, sizeof dir, "%s/wb-ranks-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     ck_assert_msg(mkdtemp(dir) != NULL, "grader: cannot make a folder for the ranks");
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    ck_assert_msg(n > 0, "grader: cannot find the runner's own path");
-    self[n] = '\0';
+    /* the ranks start this very runner and load the same shared object, both through
+     * this process's /proc entries (their paths are hidden in the sandbox) */
+    snprintf(exe, sizeof exe, "/proc/%d/exe", (int)getpid());
+    snprintf(so, sizeof so, "/proc/%d/fd/%d", (int)getpid(), student_fd);
     snprintf(prefix, sizeof prefix, "%s/rank", dir);
     snprintf(log, sizeof log, "%s/log", dir);
-    char *argv[] = {self, "--rank", (char *)rank_case, "--out", prefix, NULL};
+    snprintf(seed, sizeof seed, "%s/seed", dir);
+    FILE *sf = fopen(seed, "w");
+    ck_assert_msg(sf && fprintf(sf, "%llu\n", (unsigned long long)grade_seed()) > 0 &&
+                      fclose(sf) == 0,
+                  "grader: cannot write %s", seed);
+    char *argv[16];
+    int k = 0;
+    argv[k++] = exe;
+    argv[k++] = "--rank";
+    argv[k++] = (char *)rank_case;
+    argv[k++] = "--out";
+    argv[k++] = prefix;
+    argv[k++] = "--seed-file";
+    argv[k++] = seed;
+    if (student_fd >= 0) argv[k++] = "--student", argv[k++] = so;
+    if (may_write) argv[k++] = "--may-write";
+    if (unsandboxed) argv[k++] = "--unsandboxed";
+    argv[k] = NULL;
+    /* mpirun and the ranks, and nothing else (sandbox_guard.c) */
+    if (!unsandboxed) {
+        const char *programs[] = {dist_launcher(), exe, NULL};
+        char why[512];
+        ck_assert_msg(programs[0] && sandbox_guard_exec(programs, 1 + ranks, why, sizeof why) == 0,
+                      "grader: %s", programs[0] ? why : "no mpirun on the PATH");
+    }
     /* (Under SAN=1, dist_launch turns the ranks' leak check off: Open MPI's own.) */
     DistLaunchOptions o = {ranks, limit_s, log, true};
     DistLaunch r;
@@ -212,17 +270,58 @@ void run_ranks(const char *rank_case, int ranks, double limit_s)
         free(text);
     }
     remove(log);
-    for (int k = 0; k < ranks; k++) {
-        char path[96];
-        snprintf(path, sizeof path, "%s.%d", prefix, k);
-        forward_rank(k, path);
+    remove(seed);
+    for (int r_ = 0; r_ < ranks; r_++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s.%d", prefix, r_);
+        forward_rank(r_, path);
         remove(path);
     }
     rmdir(dir);
 }
 
-/* `--rank NAME --out PREFIX`: this process is one rank of run_ranks()'s launch. */
-static int run_rank(const char *name, const char *prefix)
+/* Install the filter, load the student's shared object (when this runner grades one),
+ * then allow no new executable memory. Fails the case (and ends the process) if any
+ * step fails: no student code runs outside the filter. --unsandboxed only lets it go on
+ * where the filter cannot be installed: a runner started with it on a machine that has
+ * the filter (by a rank's MPI_Comm_spawn, say) still installs it. */
+static void enter_sandbox(void)
+{
+    char why[512];
+    int filtered = sandbox_filter_install(may_write, strcmp(device_backend(), "CUDA") == 0, why,
+                                          sizeof why) == 0;
+    if (!filtered && !unsandboxed) graded_refused(why);
+    if (student_expected()) {
+        if (student_fd < 0) graded_refused("grader: no compiled exercises were handed to the runner");
+        if (student_load(student_fd, why, sizeof why) != 0) graded_refused(why);
+    }
+    if (filtered && sandbox_filter_seal(why, sizeof why) != 0) graded_refused(why);
+}
+
+/* The grading seed, from a descriptor or a file the judge (or the launcher) wrote: never
+ * from the environment or the arguments, which the student's code could read. */
+static void read_seed(int fd, const char *path)
+{
+    char text[32] = "";
+    if (path) fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    text[n > 0 ? n : 0] = '\0';
+    grade_seed_set(strtoull(text, NULL, 10));
+}
+
+/* The ranks' process group, joined before the filter (MPI's start opens sockets and
+ * shared memory, which the filter then refuses); the rank bodies take it from here. */
+static ProcessGroup *rank_group;
+
+ProcessGroup *runner_process_group(void)
+{
+    return rank_group;
+}
+
+/* `--rank NAME --out PREFIX ...`: this process is one rank of run_ranks()'s launch. */
+static int run_rank(const char *name, const char *prefix, const char *student_path)
 {
     const char *env = getenv("OMPI_COMM_WORLD_RANK");
     if (!env) env = getenv("PMIX_RANK");
@@ -232,32 +331,51 @@ static int run_rank(const char *name, const char *prefix)
     }
     char path[4200];
     snprintf(path, sizeof path, "%s.%d", prefix, atoi(env));
-    out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (out_fd < 0) {
         fprintf(stderr, "runner: cannot write %s: %s\n", path, strerror(errno));
         return 2;
     }
+    const RunCase *c = NULL;
     for (int i = 0; &n_rank_cases && i < n_rank_cases; i++)
-        if (strcmp(rank_cases[i].name, name) == 0) {
-            rank_cases[i].run();
-            fflush(stdout);
-            fflush(stderr);
-            send_record(REC_END, "end", NULL, 0);
-            return 0;
-        }
-    fprintf(stderr, "runner: no rank case %s\n", name);
-    return 2;
+        if (strcmp(rank_cases[i].name, name) == 0) c = &rank_cases[i];
+    if (!c) {
+        fprintf(stderr, "runner: no rank case %s\n", name);
+        return 2;
+    }
+    if (student_path) {
+        student_fd = open(student_path, O_RDONLY | O_CLOEXEC);
+        if (student_fd < 0) graded_refused("grader: a rank cannot open the compiled exercises");
+    }
+    if (dist_init("cpu", &rank_group) != 0) {
+        char why[600];
+        snprintf(why, sizeof why, "grader: dist_init: %s", err_message());
+        graded_refused(why);
+    }
+    enter_sandbox();
+    c->run();
+    fflush(stdout);
+    fflush(stderr);
+    send_record(REC_END, "end", NULL, 0);
+    return 0;
 }
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s --case NAME --fd N | --device --fd N | --list\n", argv0);
+    fprintf(stderr,
+            "usage: %s --case NAME --fd N [--student FD] [--seed-fd FD] [--may-write] "
+            "[--unsandboxed]\n"
+            "       %s --rank NAME --out PREFIX --seed-file FILE [--student PATH] ...\n"
+            "       %s --device --fd N | --list\n",
+            argv0, argv0, argv0);
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    const char *name = NULL;
+    const char *name = NULL, *rank = NULL, *prefix = NULL, *seed_file = NULL,
+               *student_path = NULL;
+    int seed_fd = -1;
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
         for (int i = 0; i < n_run_cases; i++)
             printf("%s\n", run_cases[i].name);
@@ -265,7 +383,7 @@ int main(int argc, char **argv)
     }
     if (argc == 4 && strcmp(argv[1], "--device") == 0 && strcmp(argv[2], "--fd") == 0) {
         /* Where this lesson's CUDA work runs: a GPU, the simulator, or nowhere; on the
-         * judge's pipe, which student code cannot write to. */
+         * judge's pipe (no student code is loaded for this question). */
         int fd = atoi(argv[3]);
         if (device_cuda_built()) {
             DeviceInfo info;
@@ -277,17 +395,29 @@ int main(int argc, char **argv)
         close(fd);
         return 0;
     }
-    if (argc == 5 && strcmp(argv[1], "--rank") == 0 && strcmp(argv[3], "--out") == 0)
-        return run_rank(argv[2], argv[4]);
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
-            name = argv[++i];
-        else if (strcmp(argv[i], "--fd") == 0 && i + 1 < argc)
-            out_fd = atoi(argv[++i]);
-        else
-            usage(argv[0]);
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--case") == 0 && v) name = v, i++;
+        else if (strcmp(a, "--rank") == 0 && v) rank = v, i++;
+        else if (strcmp(a, "--out") == 0 && v) prefix = v, i++;
+        else if (strcmp(a, "--fd") == 0 && v) out_fd = atoi(v), i++;
+        else if (strcmp(a, "--student") == 0 && v) {
+            if (rank) student_path = v;
+            else student_fd = atoi(v);
+            i++;
+        } else if (strcmp(a, "--seed-fd") == 0 && v) seed_fd = atoi(v), i++;
+        else if (strcmp(a, "--seed-file") == 0 && v) seed_file = v, i++;
+        else if (strcmp(a, "--may-write") == 0) may_write = 1;
+        else if (strcmp(a, "--unsandboxed") == 0) unsandboxed = 1;
+        else usage(argv[0]);
+    }
+    if (rank) {
+        if (!prefix) usage(argv[0]);
+        read_seed(-1, seed_file);
+        return run_rank(rank, prefix, student_path);
     }
     if (!name || out_fd < 0) usage(argv[0]);
+    read_seed(seed_fd, NULL);
     const RunCase *c = NULL;
     for (int i = 0; i < n_run_cases; i++)
         if (strcmp(run_cases[i].name, name) == 0) c = &run_cases[i];
@@ -306,6 +436,8 @@ int main(int argc, char **argv)
         struct rlimit r = {(rlim_t)MEMORY_LIMIT_MB << 20, (rlim_t)MEMORY_LIMIT_MB << 20};
         setrlimit(RLIMIT_AS, &r);
     }
+    launcher = launches_ranks(name);
+    if (!launcher) enter_sandbox();
     c->run();
     fflush(stdout);
     fflush(stderr);

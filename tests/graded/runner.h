@@ -40,6 +40,12 @@ extern const int n_run_cases;
 extern const RunCase rank_cases[];
 extern const int n_rank_cases;
 void run_ranks(const char *rank_case, int ranks, double limit_s);
+/* The cases of the suite whose RUN body only calls run_ranks(): their runner starts
+ * mpirun, so it loads no student code (the ranks load it, inside the filter). */
+extern const char *const launcher_cases[];
+extern const int n_launcher_cases;
+/* In a rank: the process group the runner joined before it installed the filter. */
+struct ProcessGroup *runner_process_group(void);
 
 /* What a case records. Names are unique within a case (key() builds them). */
 void put_i64(const char *name, int64_t v);
@@ -63,6 +69,9 @@ void guarded_free(float *p);
 /* The stand-in for an exercise that check_student.pl refused: fails the case
  * with the reason. */
 void graded_refused(const char *why) __attribute__((noreturn));
+/* What the runner has in place of a function it leaves out (a finished implementation of
+ * the lesson's exercises): fails the case, naming it and why. */
+void graded_withheld(const char *name, const char *why) __attribute__((noreturn));
 /* What the forbidden calls of refused code are pointed at: fails the case too. */
 void graded_refused_call(void) __attribute__((noreturn));
 

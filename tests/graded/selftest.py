@@ -3,12 +3,14 @@
 
     python3 tests/graded/selftest.py             # everything below
     python3 tests/graded/selftest.py --forgeries # only the forgery set (6.)
+    python3 tests/graded/selftest.py --forgeries NAME ...  # only these forgeries
     python3 tests/graded/selftest.py --package   # the Gradescope package (7.) only
     python3 tests/graded/selftest.py --validate build/grade/results.json
 
 1. The reference answers get full marks, on every case.
 2. The untouched stubs get 0 on every case: a case that passes on a stub is a bug.
-3. A student file replaced by an older-dated one is recompiled, not reused.
+3. A student file replaced by an older-dated one is recompiled, not reused; the
+   answers keep full marks with the repository inside the grader's home (hidden).
 4. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
    message naming what happened, and nothing else: a crash, an endless loop,
@@ -16,11 +18,18 @@
 5. Compiler messages with bytes that are not UTF-8 (Latin-1, over-long forms,
    surrogates, F5-FF) still give a valid results.json.
 6. The forgeries of tests/graded/forgeries.py score 0 where they forge, and the
-   honest part of each file keeps its marks; those marked `unchecked` score 0
-   even with the symbol check skipped, so the runner/judge split holds alone.
+   honest part of each file keeps its marks; those marked `unchecked` (every one
+   that reaches for a shell, a file or another process) score 0 even with the
+   symbol check skipped, so the runner/judge split and the sandbox hold alone, and
+   again with the sandbox's layers of their `layers` switched off. None may say
+   that a step the sandbox must stop went through ("rt-escaped:", in its results
+   or its log), leave a file at the paths it was given, or change results.json and
+   score.txt after make grade returned. Before them, the system-call filter is
+   tried directly in each form a runner installs (tests/graded/filter_check.c).
 7. (--package) make grader-package holds no answers, and graded from it as
    Gradescope does (run_autograder), the answers get full marks on Lesson 01,
-   the stubs 0, and every forgery scores 0 where it forges.
+   the stubs 0, and every forgery scores 0 where it forges, the `unchecked` ones
+   also with the symbol check skipped.
 Every results.json written on the way is checked against Gradescope's format.
 """
 import json
@@ -29,6 +38,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -102,7 +112,7 @@ def validate(path):
     return r
 
 
-def grade(name, impl, student_dir=None, lesson="01", extra=()):
+def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
     out = os.path.join(WORK, name)
     args = ["make", "--no-print-directory", "grade", "IMPL=" + impl, "GRADE_OUT=" + out]
     if lesson:
@@ -111,7 +121,7 @@ def grade(name, impl, student_dir=None, lesson="01", extra=()):
         args.append("STUDENT_DIR=" + student_dir)
     args += list(extra)
     p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, errors="replace")
+                       text=True, errors="replace", env=dict(os.environ, **(env or {})))
     if p.returncode != 0:
         fail("%s: make grade exited with %d (it must exit 0 whenever grading ran):\n%s"
              % (name, p.returncode, p.stdout[-3000:]))
@@ -132,10 +142,7 @@ def lib_offset(lesson, expr):
     """@OFFSET(a-b)@ of forgeries.py: lib's function a less its function b in the runner
     of lesson (two digits) built from the answers, from nm, as a student reads it."""
     a, b = expr.split("-")
-    p = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
-                        "selftest-build: ; @echo $(BUILD)", "selftest-build"], cwd=ROOT,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    runner = os.path.join(p.stdout.strip().splitlines()[-1], "grade", "solutions", "run" + lesson)
+    runner = os.path.join(build_dir(), "grade", "run" + lesson)
     p = subprocess.run(["make", "--no-print-directory", runner], cwd=ROOT,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
@@ -152,8 +159,166 @@ def lib_offset(lesson, expr):
     return hex(addr[a] - addr[b])
 
 
-def make_copy(name, lesson, base, changes, filename="exercises.c"):
-    """A folder laid out like lessons/ with lesson's file from base, changed."""
+def build_dir():
+    p = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
+                        "selftest-build: ; @echo $(BUILD)", "selftest-build"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return os.path.join(ROOT, p.stdout.strip().splitlines()[-1])
+
+
+def allow_list(lesson, key):
+    names = []
+    with open(os.path.join(HERE, "allow", lesson + ".txt"), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"\s*" + re.escape(key) + r":\s*(.*)", line.split("#")[0])
+            if m:
+                names += m.group(1).split()
+    return names
+
+
+def check_withheld():
+    """What a lesson's runner withholds (allow/NN.txt) is not in it: the linker's map of
+    runNN keeps no section of a withheld function but its stub's, and no object of a
+    withheld file; with OpenBLAS's product withheld, OpenBLAS is not loaded at all."""
+    build = build_dir()
+    lessons = sorted(f[:2] for f in os.listdir(os.path.join(HERE, "allow")) if re.match(r"\d\d\.txt$", f))
+    runners = [os.path.join(build, "grade", "run" + l) for l in lessons]
+    p = subprocess.run(["make", "--no-print-directory"] + [os.path.relpath(r, ROOT) for r in runners],
+                       cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build the runners:\n" + p.stdout[-3000:])
+    checked = 0
+    for lesson, runner in zip(lessons, runners):
+        names, files = allow_list(lesson, "withhold"), allow_list(lesson, "withhold-files")
+        text = open(runner + ".map", encoding="utf-8", errors="replace").read()
+        kept = text[text.index("Linker script and memory map"):]
+        # an input section: " .text.NAME [address size] FILE", the name alone on its line
+        # when it is long
+        for m in re.finditer(r"^ (\.text\.(\S+?))(?:\n\s+|\s+)0x[0-9a-f]+\s+0x[0-9a-f]+ (\S+)$",
+                             kept, re.M):
+            section, fn, obj = m.groups()
+            base = fn.split(".")[0]
+            if base in names and "withheld_" + lesson not in obj:
+                fail("run%s keeps %s from %s, which allow/%s.txt withholds" % (lesson, section, obj, lesson))
+        for f in files:
+            stem = os.path.splitext(f)[0] + ".o"
+            if re.search(r"/(sim|cuda)/" + re.escape(stem) + r"\b", kept):
+                fail("run%s links %s, which allow/%s.txt withholds" % (lesson, f, lesson))
+        if "cblas_sgemm" in names:
+            needed = subprocess.run(["readelf", "-d", runner], stdout=subprocess.PIPE, text=True).stdout
+            if "openblas" in needed:
+                fail("run%s still loads OpenBLAS, whose cblas_sgemm allow/%s.txt withholds"
+                     % (lesson, lesson))
+        checked += len(names) + len(files)
+    if checked == 0:
+        fail("no lesson withholds anything: the check above checked nothing")
+    print("selftest: withheld                   %d names and files, gone from their runners" % checked)
+
+
+# Student code whose loading alone reaches for the judge's folder, a shell and a process.
+HOSTILE_SO = r"""
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void grab(void)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/pwned-open", OUT);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) close(fd);
+    snprintf(p, sizeof p, "touch %s/pwned-shell", OUT);
+    if (system(p) != 0) {}
+    if (fork() == 0) { execl("/bin/sh", "sh", "-c", p, (char *)NULL); _exit(0); }
+    snprintf(p, sizeof p, "%s/lesson01.tsv", OUT);
+    fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (fd >= 0) { dprintf(fd, "0\t01.1\tx\tx\t10\t10\tpassed\t\tx\n"); close(fd); }
+}
+"""
+
+
+def check_layers():
+    """The grader where its layers differ: as root (as CI runs), as a user without
+    privileges (namespaces through a user namespace), as in Gradescope's Docker container
+    (root without CAP_SYS_ADMIN, namespaces refused: tests/graded/container_like.c under
+    capsh), and without a seccomp filter (refused; GRADE_UNSANDBOXED=1 grades, marked).
+    Each says its layers in the TSV; the answers get full marks where it grades; a shared
+    object whose constructor reaches for the judge's folder, a shell and a process leaves
+    nothing there."""
+    build = os.path.relpath(build_dir(), ROOT)
+    g = os.path.join(build, "grade")
+    need = [os.path.join(g, n) for n in ("judge01", "run01", "run01-full", "container_like",
+                                         os.path.join("solutions", "01.so"),
+                                         os.path.join("ref", "01.records"))]
+    p = subprocess.run(["make", "--no-print-directory"] + need, cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build the grader of Lesson 01:\n" + p.stdout[-3000:])
+    import tempfile
+    top = tempfile.mkdtemp(prefix="wb-layers-")
+    os.chmod(top, 0o755)
+    hostile_c = os.path.join(top, "hostile.c")
+    root = os.geteuid() == 0
+    settings = [("as this user", [], {}, "namespaces" if not root else "user 65534")]
+    if root and shutil.which("setpriv"):
+        settings.append(("as a user without privileges",
+                         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], {},
+                         "system-call filter"))
+    if root and shutil.which("capsh"):
+        settings.append(("as in a container", ["capsh", "--drop=cap_sys_admin", "--", "-c",
+                                                'exec "$0" "$@"', os.path.join(g, "container_like")],
+                         {}, "no namespaces"))
+    settings.append(("without seccomp", [os.path.join(g, "container_like"), "--no-seccomp"], {},
+                     "grading refused"))
+    settings.append(("without seccomp, unsandboxed", [os.path.join(g, "container_like"),
+                                                     "--no-seccomp"],
+                     {"GRADE_UNSANDBOXED": "1"}, "UNSANDBOXED"))
+    for how, prefix, env, expect in settings:
+        for so in ("answers", "hostile"):
+            out = os.path.join(top, re.sub(r"\W+", "-", how) + "-" + so)
+            os.makedirs(out)
+            os.chmod(out, 0o777)
+            if so == "answers":
+                student = os.path.join(ROOT, g, "solutions", "01.so")
+            else:
+                with open(hostile_c, "w") as f:
+                    f.write('#define OUT "%s"\n' % out + HOSTILE_SO)
+                student = os.path.join(top, "hostile-%s.so" % len(os.listdir(top)))
+                subprocess.run(["cc", "-shared", "-fPIC", "-o", student, hostile_c], check=True)
+                os.chmod(student, 0o755)
+            cmd = prefix + [os.path.join(ROOT, g, "judge01"), "--out", out,
+                            "--runner", os.path.join(ROOT, g, "run01"),
+                            "--runner-full", os.path.join(ROOT, g, "run01-full"),
+                            "--student", student, "--ref", os.path.join(ROOT, g, "ref", "01.records"),
+                            "--log", os.path.join(out, "log")]
+            e = dict(os.environ, **env)
+            e.pop("GRADE_SANDBOX_LAYERS", None)
+            r = subprocess.run(cmd, cwd=ROOT, env=e, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            tsv = os.path.join(out, "lesson01.tsv")
+            if r.returncode != 0 or not os.path.exists(tsv):
+                fail("the judge %s: status %d\n%s" % (how, r.returncode, r.stdout[-2000:]))
+            rows = [l.split("\t") for l in open(tsv, encoding="utf-8").read().splitlines()]
+            layers = [l[1] for l in rows if l[0] == "#sandbox"]
+            cases = [l for l in rows if not l[0].startswith("#")]
+            if not layers or expect not in layers[0] + " ".join(c[7] for c in cases):
+                fail("the judge %s should say %r: %s" % (how, expect, layers))
+            refused = "refused" in expect
+            for c in cases:
+                want = "failed" if refused or so == "hostile" else "passed"
+                if c[6] != want:
+                    fail("the judge %s: %s case %s %s: %s" % (how, so, c[2], c[6], c[7]))
+            leaked = [f for f in os.listdir(out) if f.startswith("pwned")]
+            if leaked and not env:
+                fail("the judge %s: student code wrote %s in the judge's folder" % (how, leaked))
+        print("selftest: %-27s %s" % (how, layers[0][:90]))
+    shutil.rmtree(top, ignore_errors=True)
+
+
+def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
+    """A folder laid out like lessons/ with lesson's file from base, changed. grader: the
+    root, build tree and output folder the changes' code names (@ROOT@, @BUILD@, @OUT@),
+    if not this repository's (the unpacked grader package's)."""
     src_dir = os.path.join(ROOT, "solutions" if base == "solutions" else "lessons", lesson)
     folder = os.path.join(WORK, "plants", name)
     dst_dir = os.path.join(ROOT, folder, lesson)
@@ -166,7 +331,12 @@ def make_copy(name, lesson, base, changes, filename="exercises.c"):
     text = open(path, encoding="utf-8").read()
     returns = 'extern "C" cudaError_t' if filename.endswith(".cu") else "int"
     for function, how, code in changes:
-        code = code.replace("@ROOT@", ROOT)
+        root, build, out = grader or (ROOT, None, os.path.join(ROOT, WORK, name))
+        code = code.replace("@ROOT@", root).replace("@NAME@", name).replace("@OUT@", out)
+        code = code.replace("@MARKS@", " ".join(escape_marks(name)))
+        code = code.replace("@FORGE@", json.dumps(forgeries.FORGED_RESULTS_SCRIPT)[1:-1])
+        if "@BUILD@" in code:
+            code = code.replace("@BUILD@", build or build_dir())
         code = re.sub(r"@OFFSET\(([\w-]+)\)@", lambda m: lib_offset(lesson[:2], m.group(1)), code)
         if how == "top":
             text = code + text
@@ -217,26 +387,91 @@ def check_plant(name, function, code, exercise, message, lesson="01_cpu_baseline
                  % (name, t["name"], exercise, t["output"]))
 
 
-def check_forgery(fg, unchecked=False):
+def escape_marks(name):
+    """Where a forgery's shell leaves files if it gets out (@MARKS@ of forgeries_sandbox.py):
+    the build tree, the repository and the machine's /tmp, none of them the runner's."""
+    return [os.path.join(ROOT, WORK, "escaped-" + name), os.path.join(ROOT, "escaped-" + name),
+            "/tmp/wb-escaped-" + name]
+
+
+def expect_held(name, r, out, folder):
+    """Nothing of forgery `name` got out: no "rt-escaped:" line in what make grade printed,
+    in results.json or in the logs of folder, and no file at its marks."""
+    texts = [out, r.get("output", "")] + [t["output"] for t in r["tests"]]
+    for log in sorted(os.listdir(folder)):
+        if log.endswith(".log"):
+            with open(os.path.join(folder, log), errors="replace") as f:
+                texts.append(f.read())
+    for text in texts:
+        if "rt-escaped:" in text:
+            line = text[text.index("rt-escaped:"):].splitlines()[0]
+            fail("forgery %s got out of the sandbox: %s" % (name, line))
+    for mark in escape_marks(name):
+        if os.path.exists(mark):
+            fail("forgery %s got out of the sandbox: it wrote %s" % (name, mark))
+
+
+def check_forgery(fg, unchecked=False, layers=None):
     name = fg["name"] + ("-unchecked" if unchecked else "")
+    if layers:
+        name += "-without" + layers.replace(",", "")
     filename = fg.get("file", "exercises.c")
+    for mark in escape_marks(name):
+        if os.path.exists(mark):
+            os.remove(mark)
     folder, path, text = make_copy(name, fg["lesson"], fg["base"], fg["changes"], filename)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     extra = ["GRADE_UNCHECKED=1"] if unchecked else []
-    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra)
+    # (a seed set by hand is in the grader's environment, for whoever can read it)
+    env = {"GRADE_SANDBOX_LAYERS": layers or "", "GRADE_SEED": ""}
+    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra, env=env)
     for t in r["tests"]:
         forged = t["number"] in fg["zero"] or fg.get("all_zero")
         if forged:
             if t["score"] != 0:
                 fail("forgery %s (%s) earned %s points on %r: %r"
                      % (name, fg["why"], t["score"], t["name"], t["output"]))
-            if fg["says"] and not unchecked and fg["says"] not in t["output"] + r["output"]:
+            whole_held = "." not in t["number"] and "passes none of its own checks" in t["output"]
+            says = fg["says"].get(t["number"], "") if isinstance(fg["says"], dict) else fg["says"]
+            if (says and not unchecked and not whole_held
+                    and says not in t["output"] + r["output"]):
                 fail("forgery %s: %r should say %r, said %r"
-                     % (name, t["name"], fg["says"], t["output"]))
-        elif fg["base"] == "solutions" and t["score"] != t["max_score"]:
+                     % (name, t["name"], says, t["output"]))
+        elif (fg["base"] == "solutions" and t["number"] not in fg.get("spared", ())
+              and t["score"] != t["max_score"]):
             fail("forgery %s: the honest exercise %r lost its marks: %r"
                  % (name, t["name"], t["output"]))
+    results = os.path.join(ROOT, WORK, name)
+    expect_held(name, r, out, results)
+    if fg.get("post_exit"):
+        written = {}
+        for f in ("results.json", "score.txt"):
+            with open(os.path.join(results, f), "rb") as fh:
+                written[f] = fh.read()
+        time.sleep(5)  # longer than what the forgery's survivors would wait
+        for f, data in written.items():
+            with open(os.path.join(results, f), "rb") as fh:
+                if fh.read() != data:
+                    fail("forgery %s rewrote %s after make grade returned" % (name, f))
+        expect_held(name, r, out, results)
+
+
+def filter_check():
+    """tests/graded/filter_check.c: the filter in each form a runner installs, tried directly
+    (without a GPU, make grade never installs the GPU's form)."""
+    program = os.path.join(build_dir(), "grade", "filter_check")
+    p = subprocess.run(["make", "--no-print-directory", os.path.relpath(program, ROOT)], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        fail("cannot build %s:\n%s" % (program, p.stdout[-3000:]))
+    p = subprocess.run([program], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, errors="replace")
+    if p.returncode != 0:
+        fail("the system-call filter lets through what it must refuse (or refuses what it "
+             "must allow):\n" + "\n".join(l for l in p.stdout.splitlines()
+                                          if not l.startswith("ok")))
+    print("selftest: " + p.stdout.strip().splitlines()[-1])
 
 
 def package():
@@ -263,16 +498,20 @@ def package():
     if p.returncode != 0:
         fail("make grader in the package failed:\n" + p.stdout[-3000:])
 
-    def autograde(name, submission, lesson):
+    def autograde(name, submission, lesson, unchecked=False):
         results = os.path.join(ROOT, WORK, "package-results", name)
         env = dict(os.environ, SUBMISSION=submission, RESULTS=results, LESSON=lesson)
+        if unchecked:
+            env["GRADE_UNCHECKED"] = "1"
         env.pop("BUILD_ROOT", None)
         p = subprocess.run(["./run_autograder"], cwd=top, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, errors="replace")
         if p.returncode != 0:
             fail("%s: run_autograder exited with %d:\n%s" % (name, p.returncode, p.stdout[-3000:]))
         print("selftest: package %-18s %s" % (name, p.stdout.strip().splitlines()[-3]))
-        return validate(os.path.join(results, "results.json"))
+        r = validate(os.path.join(results, "results.json"))
+        expect_held(name, r, p.stdout, results)
+        return r
 
     # The answers of Lesson 01, handed in loose as for an assignment of one lesson.
     loose = os.path.join(ROOT, WORK, "package-submissions", "answers01")
@@ -286,15 +525,19 @@ def package():
     if autograde("nothing", empty, "")["score"] != 0:
         fail("graded from the package, an empty submission earns points")
     for fg in forgeries.FORGERIES:
-        folder, path, text = make_copy("pkg-" + fg["name"], fg["lesson"], fg["base"],
-                                       fg["changes"], fg.get("file", "exercises.c"))
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        r = autograde(fg["name"], os.path.join(ROOT, folder), fg["lesson"][:2])
-        for t in r["tests"]:
-            if (t["number"] in fg["zero"] or fg.get("all_zero")) and t["score"] != 0:
-                fail("graded from the package, forgery %s earned %s on %r"
-                     % (fg["name"], t["score"], t["name"]))
+        for unchecked in (False, True) if fg.get("unchecked") else (False,):
+            name = "pkg-" + fg["name"] + ("-unchecked" if unchecked else "")
+            grader = (top, os.path.join(top, os.path.relpath(build_dir(), ROOT)),
+                      os.path.join(ROOT, WORK, "package-results", name))
+            folder, path, text = make_copy(name, fg["lesson"], fg["base"], fg["changes"],
+                                           fg.get("file", "exercises.c"), grader)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            r = autograde(name, os.path.join(ROOT, folder), fg["lesson"][:2], unchecked)
+            for t in r["tests"]:
+                if (t["number"] in fg["zero"] or fg.get("all_zero")) and t["score"] != 0:
+                    fail("graded from the package, forgery %s earned %s on %r"
+                         % (name, t["score"], t["name"]))
 
 
 def utf8_messages():
@@ -327,6 +570,19 @@ def main():
         bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
         if bad:
             fail("the reference answers lose points on %s" % bad)
+
+        check_withheld()
+        check_layers()
+
+        # A clone in the grader's home (a student's ~/workbook): the home is hidden from
+        # the runner, the repository under it must stay in view, with namespaces or Landlock.
+        for layers in ("", "-ns"):
+            r, _ = grade("home-holds-repo" + layers, "solutions",
+                         env={"HOME": os.path.dirname(ROOT), "GRADE_SANDBOX_LAYERS": layers})
+            if r["score"] != sum(t["max_score"] for t in r["tests"]):
+                fail("with the repository inside the grader's home (layers off: %r), the "
+                     "answers lose points: %s" % (layers, [t["output"] for t in r["tests"]
+                                                            if t["score"] != t["max_score"]][:2]))
 
         stubs = os.path.join(WORK, "plants", "stubs")
         for folder in sorted(os.listdir(os.path.join(ROOT, "lessons"))):
@@ -378,11 +634,27 @@ def main():
                     filename="exercises.cu", may_pass=("bad arguments", "a launch that fails"))
         utf8_messages()
 
+    named = [a for a in sys.argv[1:] if not a.startswith("--")]
+    unknown = set(named) - {fg["name"] for fg in forgeries.FORGERIES}
+    if unknown:
+        fail("no forgery named %s" % ", ".join(sorted(unknown)))
+    filter_check()
+    # (the grader's own build of the answers, which forgery read-answers reaches for)
+    answers = os.path.relpath(os.path.join(build_dir(), "grade", "solutions", "01.so"), ROOT)
+    if subprocess.run(["make", "--no-print-directory", answers], cwd=ROOT,
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+        fail("cannot build " + answers)
+    ran = 0
     for fg in forgeries.FORGERIES:
+        if named and fg["name"] not in named:
+            continue
+        ran += 1
         check_forgery(fg)
         if fg.get("unchecked"):
             check_forgery(fg, unchecked=True)
-    print("selftest: the grader is honest (%d forgeries refused)" % len(forgeries.FORGERIES))
+            for layers in fg.get("layers", ()):
+                check_forgery(fg, unchecked=True, layers=layers)
+    print("selftest: the grader is honest (%d forgeries refused)" % ran)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@
  *   hostile_inputs [--show] [--write-seeds DIR]
  *
  * --show prints every refusal of the manifest; --write-seeds writes the fuzzers' seed
- * checkpoints (with and without a checksum) to DIR instead of running the corpus. */
+ * checkpoints (with and without a checksum, the made-up files of headers/, and each edit of
+ * the manifest) to DIR instead of running the corpus. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <math.h>
@@ -25,7 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/core/err.h"
@@ -43,6 +50,7 @@
 static int g_failures;
 static char g_tmp[256];
 static bool g_show; /* --show: print every refusal of the manifest */
+static const char *g_seeds; /* --write-seeds DIR */
 
 __attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
 {
@@ -416,7 +424,12 @@ static void edit_refused(const char *spec, const char *words)
     const char *path = tmp_path("edit.safetensors");
     char what[600];
     snprintf(what, sizeof what, "edit \"%s\"", spec);
-    if (!strcmp(spec, "resave")) { /* Python's layout, the old checksum kept */
+    if (g_seeds) { /* a seed for the fuzzer: the edit without a checksum, for the value checks */
+        static int k;
+        char out[700];
+        snprintf(out, sizeof out, "%s/edit-%03d.safetensors", g_seeds, k++);
+        if (blob_edit(&b, spec)) blob_save_raw(&b, out, RAW_PAD);
+    } else if (!strcmp(spec, "resave")) { /* Python's layout, the old checksum kept */
         blob_save_raw(&b, path, RAW_PAD | RAW_SORTED | RAW_KEEP_CRC | RAW_CRC_FIRST);
         n_edits += check_refusal(what, path, load_into(g_dst->trainer, path), words);
     } else if (!strcmp(spec, "flip-data")) { /* damage: our layout, one bit of the data */
@@ -740,6 +753,69 @@ static void flips(const char *from, bool checked, int n, int *refused, int *acce
     free(bytes);
 }
 
+/* ---- what is not a file: @fifo, @fifo-stalled, @socket, @folder --------------------------- */
+
+static pid_t g_writer; /* @fifo-stalled's writer, until the case is over */
+
+/* Make the thing @p name (without its '@') names in the scratch folder; its path. */
+static const char *make_special(const char *name)
+{
+    static char path[600];
+    snprintf(path, sizeof path, "%s/special-%s", g_tmp, name);
+    remove(path);
+    bool ok = false;
+    if (!strcmp(name, "fifo")) {
+        ok = mkfifo(path, 0600) == 0;
+    } else if (!strcmp(name, "fifo-stalled")) {
+        /* A writer that has sent a few bytes and then waits for ever: opened O_RDWR (which
+         * does not wait for a reader on Linux), so the bytes are in the pipe before the
+         * load opens it. */
+        int ready[2];
+        ok = mkfifo(path, 0600) == 0 && pipe(ready) == 0;
+        fflush(NULL);
+        if (ok && (g_writer = fork()) == 0) {
+            int fd = open(path, O_RDWR);
+            if (fd < 0 || write(fd, "{\"epochs\": 3,", 14) != 14) _exit(1);
+            if (write(ready[1], "r", 1) != 1) _exit(1);
+            for (;;) pause();
+        }
+        char c;
+        ok = ok && g_writer > 0 && read(ready[0], &c, 1) == 1;
+        close(ready[0]), close(ready[1]);
+    } else if (!strcmp(name, "socket")) {
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        ok = fd >= 0 && strlen(path) < sizeof a.sun_path;
+        if (ok) memcpy(a.sun_path, path, strlen(path) + 1);
+        ok = ok && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+        if (fd >= 0) close(fd);
+    } else if (!strcmp(name, "folder")) {
+        ok = mkdir(path, 0700) == 0;
+    }
+    if (!ok) {
+        fprintf(stderr, "hostile_inputs: cannot make @%s at %s: %s\n", name, path, strerror(errno));
+        exit(2);
+    }
+    return path;
+}
+
+static void end_special(const char *path)
+{
+    if (g_writer > 0) {
+        kill(g_writer, SIGKILL);
+        waitpid(g_writer, NULL, 0);
+        g_writer = 0;
+    }
+    remove(path);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* ---- the manifest --------------------------------------------------------------------------- */
 
 static void run_manifest(void)
@@ -762,15 +838,21 @@ static void run_manifest(void)
         if (sscanf(line, "%31s", kind) != 1) continue;
         const char *arg = line + strlen(kind);
         while (*arg == ' ') arg++;
+        if (g_seeds && strcmp(kind, "edit") != 0) continue; /* only the edits become seeds */
         char path[700];
         snprintf(path, sizeof path, "%s%s%s", arg[0] == '/' ? "" : CORPUS,
                  arg[0] == '/' ? "" : "/", arg);
+        bool special = arg[0] == '@';
+        if (special) arg = strcpy(path, make_special(arg + 1));
+        /* Nothing that is not a file may make a load wait: an alarm ends a hang. */
+        alarm(special ? 10 : 0);
+        double t0 = seconds_now();
         if (!strcmp(kind, "config") || !strcmp(kind, "config-ok"))
             config_case(path, words, !strcmp(kind, "config-ok"));
         else if (!strncmp(kind, "csv-", 4))
             csv_case(path, words, strstr(kind, "digits") != NULL, strstr(kind, "-ok") != NULL);
         else if (!strcmp(kind, "st") || !strcmp(kind, "st-ok"))
-            arg[0] == '/' ? (void)(n_st += check_refusal(arg, arg, load_into(g_dst->trainer, arg),
+            arg[0] == '/' || special ? (void)(n_st += check_refusal(arg, arg, load_into(g_dst->trainer, arg),
                                                          words))
                           : st_case(arg, words, !strcmp(kind, "st-ok"));
         else if (!strcmp(kind, "edit"))
@@ -779,6 +861,12 @@ static void run_manifest(void)
             edit_accepted(arg);
         else
             fail("expected.txt:%d: unknown kind \"%s\"", line_no, kind);
+        alarm(0);
+        if (special) {
+            double took = seconds_now() - t0;
+            if (took > 1.0) fail("%s %s: took %.1f s, more than a second", kind, arg, took);
+            end_special(path);
+        }
     }
     free(text);
 }
@@ -829,6 +917,9 @@ int main(int argc, char **argv)
             build_st(spec, out, exp, &n_exp);
         }
         if (d) closedir(d);
+        /* ... and every edit of the manifest (optim.lr=-0, 0x1p-2000, ...). */
+        g_seeds = argv[2];
+        run_manifest();
     } else {
         run_manifest();
         int cut_ref, cut_n, cut2_ref, cut2_n;

@@ -1077,6 +1077,103 @@ START_TEST(test_device_operations_reach_device_memory)
 }
 END_TEST
 
+/* Managed memory on a device with concurrentManagedAccess = 0: in a child
+ * (failures exit with 3), a kernel on managed memory, then host code reads
+ * it (how bit 0 clear) or writes it (set) before waiting for the kernel. Bit
+ * 1 chooses protection keys. The host's waits before open it every time. */
+static void host_touches_managed_memory_early(int how)
+{
+    cudaDeviceReset();
+    cudasim_set_report_stream(NULL);
+    if (cudasim_set_memory_guard(how >> 1 & 1) < 0) _exit(3);
+    float *m = NULL;
+    cudaStream_t s;
+    cudaEvent_t e;
+    if (cudaMallocManaged((void **)&m, 1024 * sizeof(float), cudaMemAttachGlobal) != cudaSuccess ||
+        cudaStreamCreate(&s) != cudaSuccess || cudaEventCreate(&e) != cudaSuccess)
+        _exit(3);
+    for (int i = 0; i < 1024; i++) m[i] = (float)i;
+    sim_axpb(m, 2.0f, 0.0f, 1024, 0);
+    cudaDeviceSynchronize();
+    sim_axpb(m, 1.0f, 1.0f, 1024, s);
+    cudaStreamSynchronize(s);
+    sim_axpb(m, 1.0f, 1.0f, 1024, s);
+    cudaEventRecord(e, s);
+    cudaEventSynchronize(e);
+    if (m[5] != 12.0f) _exit(3);
+    sim_axpb(m, 1.0f, 1.0f, 1024, 0);
+    if (how & 1)
+        m[5] = 1.0f;
+    else
+        g_sink = m[5];
+    _exit(0); /* not reached: the access must kill the process */
+}
+
+START_TEST(test_host_access_to_managed_memory_before_a_wait_dies)
+{
+    /* _i: 0 read, 1 write; 2 and 3 the same with protection keys. */
+    char err[2048];
+    int sig = in_child(host_touches_managed_memory_early, _i, err, sizeof err);
+    ck_assert_msg(sig == SIGSEGV, "host code that %s managed memory early died of signal %d",
+                  _i & 1 ? "wrote" : "read", sig);
+    const char *want[] = {
+#if defined(__x86_64__)
+        _i & 1 ? "cudasim: host code wrote managed memory at 0x" : "cudasim: host code read managed memory at 0x",
+#else
+        "cudasim: host code read or wrote managed memory at 0x",
+#endif
+        "(byte 20 of a 4096-byte cudaMallocManaged buffer) while the GPU may still run kernel axpb, "
+        "issued at tests/sim/sim_kernels.cu:",
+        "this device has concurrentManagedAccess = 0",
+        "; the access is at tests/sim/check_sim.c:"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        ck_assert_msg(strstr(err, want[k]) != NULL, "the message \"%s\" does not say \"%s\"", err,
+                      want[k]);
+}
+END_TEST
+
+/* Prefetching and advice, with CUDA 13's signatures, as a device without
+ * concurrent managed access takes them: the host as the place, not a GPU. */
+START_TEST(test_managed_prefetch_and_advice)
+{
+    quiet();
+    float *m = NULL, *d = dev(256);
+    ck_assert_int_eq(cudaMallocManaged((void **)&m, 256, cudaMemAttachGlobal), cudaSuccess);
+    struct cudaMemLocation host = {cudaMemLocationTypeHost, 0}, gpu = {cudaMemLocationTypeDevice, 0};
+    struct cudaMemLocation numa = {cudaMemLocationTypeHostNumaCurrent, 0}, none = {cudaMemLocationTypeDevice, 5};
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 256, host, 0, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 256, numa, 0, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 256, gpu, 0, 0), cudaErrorInvalidDevice);
+    report_has("concurrentManagedAccess = 0");
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 256, none, 0, 0), cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 256, host, 1, 0), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 512, host, 0, 0), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaMemPrefetchAsync(d, 256, host, 0, 0), cudaErrorInvalidValue);
+    report_has("not cudaMallocManaged memory");
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseSetReadMostly, gpu), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseUnsetReadMostly, gpu), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseSetPreferredLocation, host), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseSetPreferredLocation, gpu),
+                     cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseUnsetPreferredLocation, gpu), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseSetAccessedBy, host), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseSetAccessedBy, gpu), cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseSetAccessedBy, numa), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, (enum cudaMemoryAdvise)9, host), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaMemAdvise(d, 256, cudaMemAdviseSetReadMostly, host), cudaErrorInvalidValue);
+    /* cudaMemAttachHost: the host's at all times; other flags refused */
+    float *h = NULL;
+    ck_assert_int_eq(cudaMallocManaged((void **)&h, 256, cudaMemAttachHost), cudaSuccess);
+    cudaGetLastError(); /* (the refusals above) */
+    ck_assert_int_eq(sim_axpb(m, 1.0f, 1.0f, 64, 0), cudaSuccess);
+    h[3] = 1.0f;
+    ck_assert_int_eq(cudaMallocManaged((void **)&h, 256, 4), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(cudaFree(m), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
 /* The guard is chosen only while no device buffer exists. */
 START_TEST(test_memory_guard_is_chosen_with_no_buffers)
 {
@@ -1180,6 +1277,8 @@ Suite *sim_suite(void)
     tcase_add_loop_test(h, test_host_access_past_the_end_dies, 0, 2);
     tcase_add_loop_test(h, test_device_operations_reach_device_memory, 0, 2);
     tcase_add_test(h, test_memory_guard_is_chosen_with_no_buffers);
+    tcase_add_loop_test(h, test_host_access_to_managed_memory_before_a_wait_dies, 0, 4);
+    tcase_add_test(h, test_managed_prefetch_and_advice);
     suite_add_tcase(s, h);
     /* Kernels, their planted bugs, graphs and cuBLAS with mprotect. */
     TCase *m = tcase_create("with_mprotect");

@@ -9,6 +9,8 @@
 #include "lib/core/callable.h"
 #include "lib/core/err.h"
 #include "lib/nn/layers.h"
+#include "lib/nn/loss.h"
+#include "lib/train/train.h"
 #include "suites.h"
 
 START_TEST(test_counter_keeps_state)
@@ -224,6 +226,36 @@ START_TEST(test_module_call_with_hooks)
 }
 END_TEST
 
+/* lib calls a model as model(x), never model.forward(x): a hook sees the batches of
+ * evaluation (train_evaluate) and of chunked inference (predict_chunked) too. */
+START_TEST(test_lib_calls_the_model_with_its_hooks)
+{
+    Rng rng;
+    rng_seed(&rng, 3, 0);
+    Module *fc = linear_new("fc1", 3, 2, &rng);
+    Tensor *x = tensor_new_2d(5, 3), *out = tensor_new_2d(5, 2);
+    Tensor *y = tensor_new(DTYPE_I32, device_cpu(), 1, (int64_t[]){5});
+    Loss *loss = loss_cross_entropy_new();
+    ck_assert(fc && x && out && y && loss);
+    ck_assert_int_eq(tensor_fill(x, 0.5f), ERR_OK);
+    Log log = {"", NULL, 0};
+    Callable post;
+    HookHandle h;
+    ck_assert_int_eq(callable_new(&post_class, &log, &post), ERR_OK);
+    ck_assert_int_eq(module_register_forward_hook(fc, post, &h), ERR_OK);
+    float acc;
+    ck_assert_msg(train_evaluate(fc, loss, x, y, NULL, &acc) == ERR_OK, "%s", err_message());
+    ck_assert_str_eq(log.text, "post ");
+    ck_assert_msg(predict_chunked(fc, x, 2, out) == ERR_OK, "%s", err_message());
+    ck_assert_str_eq(log.text, "post post post post "); /* chunks of 2, 2 and 1 rows */
+    ck_assert_int_eq(module_remove_hook(h), ERR_OK);
+    callable_release(post);
+    loss_free(loss);
+    tensor_free(x), tensor_free(out), tensor_free(y);
+    module_free(fc);
+}
+END_TEST
+
 START_TEST(test_inference_mode_keeps_nothing)
 {
     Rng rng;
@@ -291,6 +323,7 @@ Suite *callable_suite(void)
     tcase_add_test(tc, test_partial_binds_leading_arguments);
     tcase_add_test(tc, test_map_and_sort);
     tcase_add_test(tc, test_module_call_with_hooks);
+    tcase_add_test(tc, test_lib_calls_the_model_with_its_hooks);
     tcase_add_test(tc, test_inference_mode_keeps_nothing);
     tcase_add_test(tc, test_batcher_chunks_in_order);
     suite_add_tcase(s, tc);

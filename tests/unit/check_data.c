@@ -72,7 +72,29 @@ static const BadCase bad_cases[] = {
      ":2: field 2 (bee) is \"abc\", not a finite number"},
     {"a,b,species,split\n1,2x,setosa,train\n", ERR_FORMAT, "is \"2x\", not a finite number"},
     {"a,b,species,split\n1,nan,setosa,train\n", ERR_FORMAT, "not a finite number"},
-    {"a,b,species,split\n1,1e99,setosa,train\n", ERR_FORMAT, "not a finite number"},
+    {"a,b,species,split\n1,1e99,setosa,train\n", ERR_FORMAT,
+     ":2: field 2 (b) is \"1e99\", beyond float (the largest float is 3.4028235e+38)"},
+    /* Numbers as written: finite in double but beyond float, not 0 but 0 in float, or
+     * hexadecimal (strtod reads 0x1p1 as 2). */
+    {"a,b,species,split\n1,1e39,setosa,train\n", ERR_FORMAT, "is \"1e39\", beyond float"},
+    {"a,b,species,split\n1,-3.5e38,setosa,train\n", ERR_FORMAT, "is \"-3.5e38\", beyond float"},
+    {"a,b,species,split\n1,1e-50,setosa,train\n", ERR_FORMAT,
+     ":2: field 2 (b) is \"1e-50\", not 0 but underflows to 0 in float"},
+    {"a,b,species,split\n1,-0.0000000000000000000000000000000000000000000001,setosa,train\n",
+     ERR_FORMAT, "underflows to 0 in float"},
+    {"a,b,species,split\n1,0x1p1,setosa,train\n", ERR_FORMAT,
+     ":2: field 2 (b) is \"0x1p1\", a hexadecimal number: write it in decimal"},
+    {"a,b,species,split\n1,-0X.8P1,setosa,train\n", ERR_FORMAT, "a hexadecimal number"},
+    {"a,b,species,split\n1,inf,setosa,train\n", ERR_FORMAT, "is \"inf\", not a finite number"},
+    {"a,b,species,split\n1,1e,setosa,train\n", ERR_FORMAT, "is \"1e\", not a finite number"},
+    /* Line endings: CR alone is named, whether the whole file or one line has it. */
+    {"a,b,species,split\r1,2,setosa,train\r1,2,setosa,test\r", ERR_FORMAT,
+     ": the lines end in CR alone (classic Mac OS line endings)"},
+    {"a,b,species,split\n1,2,setosa,train\n1,2,setosa,test\r1,2,setosa,test\n", ERR_FORMAT,
+     ":3: mixed line endings: this line ends in CR alone, others in LF"},
+    /* Invisible characters in a field are shown, not printed. */
+    {"a,b,species,split\n1,2,set\xe2\x80\xaeosa,train\n", ERR_FORMAT,
+     ":2: unknown label \"set\\u202eosa\""},
     {"a,b,species,split\n1,,setosa,train\n", ERR_FORMAT, "field 2 (b) is \"\""},
     {"a,b,species,split\n1,2,setosaa,train\n", ERR_FORMAT,
      ":2: unknown label \"setosaa\" in column \"species\" (expected one of: setosa, versicolor, "
@@ -139,7 +161,79 @@ START_TEST(test_nul_bytes_wide_headers_and_folders)
     unlink(wide);
 
     ck_assert_int_eq(dataset_load_csv("/tmp", iris_spec(), &train, &test), ERR_IO);
-    ck_assert_str_eq(err_message(), "/tmp: cannot read: Is a directory");
+    ck_assert_str_eq(err_message(),
+                     "/tmp: cannot read it as a CSV file: it is a directory, not a regular file");
+}
+END_TEST
+
+/* What a float holds is taken as it is: the smallest subnormal, the largest float, a
+ * negative zero written as such, and exponents that leave a plain number. */
+START_TEST(test_numbers_a_float_holds_are_taken)
+{
+    const char *path = tmp_csv("a,b,species,split\n"
+                               "1.4e-45,3.4028234e38,setosa,train\n"
+                               "-0,1e-3,setosa,train\n"
+                               "5.,.25e1,setosa,test\n");
+    Dataset train, test;
+    ck_assert_msg(dataset_load_csv(path, iris_spec(), &train, &test) == ERR_OK, "%s",
+                  err_message());
+    const float *x = tensor_f32(train.x); /* column-major: a of both rows, then b */
+    ck_assert(x[0] == 1.4e-45f && x[0] > 0.0f);
+    ck_assert(x[2] == 3.4028234e38f);
+    ck_assert(x[1] == 0.0f);
+    ck_assert(x[3] == 1e-3f);
+    ck_assert(tensor_f32(test.x)[0] == 5.0f && tensor_f32(test.x)[1] == 2.5f);
+    dataset_free(&train);
+    dataset_free(&test);
+    unlink(path);
+}
+END_TEST
+
+/* A 100,000-byte field or column name: the message shows its start and its length, and
+ * keeps its reason; a column name longer than a name may be is refused, not cut short. */
+START_TEST(test_long_fields_keep_the_reason)
+{
+    enum { LONG = 100000 };
+    char *text = malloc(2 * LONG + 200);
+    char *big = malloc(LONG + 1);
+    memset(big, '7', LONG);
+    big[LONG] = '\0';
+    big[1] = 'x'; /* "7x777...": not a number */
+    snprintf(text, 2 * LONG + 200, "a,b,species,split\n1,%s,setosa,train\n", big);
+    const char *path = tmp_csv(text);
+    Dataset train, test;
+    ck_assert_int_eq(dataset_load_csv(path, iris_spec(), &train, &test), ERR_FORMAT);
+    ck_assert_msg(strstr(err_message(), "...\" (100000 bytes), not a finite number") &&
+                      strlen(err_message()) < 300,
+                  "%s", err_message());
+    unlink(path);
+
+    memset(big, 'c', LONG);
+    snprintf(text, 2 * LONG + 200, "a,%s,species,split\n1,2,setosa,train\n", big);
+    path = tmp_csv(text);
+    ck_assert_int_eq(dataset_load_csv(path, iris_spec(), &train, &test), ERR_FORMAT);
+    ck_assert_msg(strstr(err_message(), ":1: the name of column 2, \"cccc") &&
+                      strstr(err_message(), "...\" (100000 bytes), is longer than the 31 bytes "
+                                            "a column name may have: shorten it"),
+                  "%s", err_message());
+    unlink(path);
+    /* 31 bytes is a name; 32 is refused. */
+    snprintf(text, 2 * LONG + 200, "a,%.31s,species,split\n1,2,setosa,train\n1,2,setosa,test\n",
+             big);
+    path = tmp_csv(text);
+    ck_assert_msg(dataset_load_csv(path, iris_spec(), &train, &test) == ERR_OK, "%s",
+                  err_message());
+    ck_assert_uint_eq(strlen(train.feature_names[1]), 31);
+    dataset_free(&train);
+    dataset_free(&test);
+    unlink(path);
+    snprintf(text, 2 * LONG + 200, "a,%.32s,species,split\n1,2,setosa,train\n", big);
+    path = tmp_csv(text);
+    ck_assert_int_eq(dataset_load_csv(path, iris_spec(), &train, &test), ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(err_message(), "\", is longer than the 31 bytes"));
+    unlink(path);
+    free(big);
+    free(text);
 }
 END_TEST
 
@@ -260,6 +354,8 @@ Suite *data_suite(void)
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_crlf_blanks_and_integer_labels);
     tcase_add_test(tc, test_nul_bytes_wide_headers_and_folders);
+    tcase_add_test(tc, test_numbers_a_float_holds_are_taken);
+    tcase_add_test(tc, test_long_fields_keep_the_reason);
     suite_add_tcase(s, tc);
     TCase *tc2 = tcase_create("split_scale");
     tcase_add_test(tc2, test_split_is_seeded_disjoint_and_complete);

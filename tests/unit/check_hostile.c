@@ -42,14 +42,7 @@ static void remove_dir(void)
     ck_assert_int_eq(tmpdir_remove(g_dir), 0);
 }
 
-static const char *in_dir(const char *name)
-{
-    static char buf[4][300];
-    static int k;
-    char *p = buf[k++ % 4];
-    snprintf(p, 300, "%s/%s", g_dir, name);
-    return p;
-}
+static const char *in_dir(const char *name) { return tmpdir_join(g_dir, name); }
 
 static void assert_refused(int rc, const char *path, const char *words)
 {
@@ -77,15 +70,20 @@ START_TEST(test_reads_have_a_size_limit)
              "%s: 10 bytes, more than the 9 bytes a test file may have (is it the right file?)",
              path);
     ck_assert_str_eq(err_message(), want);
-    /* A device with no end: read up to the limit, not until memory runs out. */
+    /* A device with no end is not read at all: it is not a regular file. */
     ck_assert_int_eq(fileio_read_max("/dev/zero", 1 << 20, "experiment config", &text, &len),
-                     ERR_FORMAT);
-    ck_assert_str_eq(err_message(), "/dev/zero: longer than the 1048576 bytes an experiment "
-                                    "config may have (is it the right file?)");
-    ck_assert_int_eq(experiment_config_load("/dev/zero", &(ExperimentConfig){0}), ERR_FORMAT);
+                     ERR_IO);
+    ck_assert_str_eq(err_message(), "/dev/zero: cannot read it as an experiment config: it is a "
+                                    "character device, not a regular file");
+    ck_assert_int_eq(experiment_config_load("/dev/zero", &(ExperimentConfig){0}), ERR_IO);
     SafeTensors *st = NULL;
-    ck_assert_int_eq(safetensors_load("/dev/zero", &st), ERR_FORMAT);
-    ck_assert_ptr_nonnull(strstr(err_message(), "longer than the 67108864 bytes"));
+    ck_assert_int_eq(safetensors_load("/dev/zero", &st), ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err_message(), "it is a character device"));
+    /* A file that says 0 bytes and has more (/proc's) is read up to the limit, no further. */
+    ck_assert_int_eq(fileio_read_max("/proc/self/status", 16, "status file", &text, &len),
+                     ERR_FORMAT);
+    ck_assert_str_eq(err_message(), "/proc/self/status: longer than the 16 bytes a status file "
+                                    "may have (is it the right file?)");
     /* /proc files say their size is 0: read to their end all the same. */
     ck_assert_int_eq(fileio_read("/proc/self/status", &text, &len), ERR_OK);
     ck_assert(len > 0 && strstr(text, "Name:"));

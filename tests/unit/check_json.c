@@ -285,6 +285,74 @@ static const char *config = "{\n"
                             "  \"flag\": true\n"
                             "}\n";
 
+/* Numbers as written: the literal decides, not the double jansson rounded it to. */
+START_TEST(test_numbers_as_written)
+{
+    static const char text[] = "{\"a\": 10.000000000000000000001, \"b\": 1e-400, \"c\": 1e1,\n"
+                               " \"d\": 1.5e1, \"e\": -0, \"f\": -0.0, \"g\": 1e-400,\n"
+                               " \"h\": 9223372036854775807e0, \"i\": 9223372036854775808.0,\n"
+                               " \"j\": 1e300, \"k\": 12.50e1, \"l\": -0e5}";
+    Json *doc = NULL;
+    ck_assert_int_eq(json_parse(text, strlen(text), "n.json", &doc), ERR_OK);
+    const JsonValue *root = json_root(doc);
+    ck_assert_str_eq(json_get(root, "b")->text, "1e-400");
+    int64_t i = 99;
+    double d = 99;
+    assert_error(json_as_int(json_get(root, "a"), 1, 100, &i), ERR_FORMAT,
+                 "n.json:1: \"a\" must be a whole number, got 10.000000000000000000001");
+    assert_error(json_as_int(json_get(root, "b"), 0, INT64_MAX, &i), ERR_FORMAT,
+                 "n.json:1: \"b\" must be a whole number, got 1e-400");
+    ck_assert_int_eq(i, 99);
+    ck_assert_int_eq(json_as_int(json_get(root, "c"), 1, 100, &i), ERR_OK); /* exactly 10 */
+    ck_assert_int_eq(i, 10);
+    ck_assert_int_eq(json_as_int(json_get(root, "d"), 1, 100, &i), ERR_OK);
+    ck_assert_int_eq(i, 15);
+    ck_assert_int_eq(json_as_int(json_get(root, "k"), 1, 200, &i), ERR_OK);
+    ck_assert_int_eq(i, 125);
+    assert_error(json_as_int(json_get(root, "e"), 0, INT64_MAX, &i), ERR_FORMAT,
+                 "n.json:2: \"e\" must be at least 0, got -0");
+    ck_assert_int_eq(json_as_int(json_get(root, "e"), -5, 5, &i), ERR_OK);
+    ck_assert_int_eq(i, 0);
+    ck_assert_int_eq(json_as_int(json_get(root, "h"), 0, INT64_MAX, &i), ERR_OK);
+    ck_assert_int_eq(i, INT64_MAX);
+    assert_error(json_as_int(json_get(root, "i"), 0, INT64_MAX, &i), ERR_FORMAT,
+                 "n.json:3: \"i\" must be at least 0, got 9223372036854775808.0");
+    assert_error(json_as_int(json_get(root, "j"), 0, INT64_MAX, &i), ERR_FORMAT,
+                 "n.json:4: \"j\" must be at least 0, got 1e300");
+    /* Reals: an underflow to 0 is refused as written; -0 where the range starts at 0. */
+    assert_error(json_as_number(json_get(root, "g"), 0, 1e9, &d), ERR_FORMAT,
+                 "n.json:2: \"g\" is 1e-400, which is not 0 but underflows to 0 in a double "
+                 "(the smallest is 4.9e-324): write 0, or a larger number");
+    assert_error(json_as_number(json_get(root, "f"), 0, 1, &d), ERR_FORMAT,
+                 "n.json:2: \"f\" must be from 0 to 1, got -0.0");
+    assert_error(json_as_number(json_get(root, "l"), 0, 1, &d), ERR_FORMAT,
+                 "n.json:4: \"l\" must be from 0 to 1, got -0e5");
+    ck_assert(d == 99);
+    ck_assert_int_eq(json_as_number(json_get(root, "f"), -1, 1, &d), ERR_OK);
+    uint64_t bits; /* -0 (the release build's -fno-signed-zeros may not tell it from 0) */
+    memcpy(&bits, &d, sizeof bits);
+    ck_assert_uint_eq(bits, (uint64_t)1 << 63);
+    json_free(doc);
+}
+END_TEST
+
+/* A key that holds an invisible character is shown with it, not as the key it looks like. */
+START_TEST(test_keys_show_invisible_characters)
+{
+    static const char text[] = "{\"epochs\xe2\x80\x8b\": 3}";
+    static const char *const keys[] = {"epochs", "lr", NULL};
+    Json *doc = NULL;
+    ck_assert_int_eq(json_parse(text, strlen(text), "k.json", &doc), ERR_OK);
+    assert_error(json_check_keys(json_root(doc), keys), ERR_FORMAT,
+                 "k.json:1: unknown key \"epochs\\u200b\" (known keys: \"epochs\", \"lr\")");
+    json_free(doc);
+    ck_assert_int_eq(json_parse("{\"\xef\xbb\xbflr\": 1}", 12, "k.json", &doc), ERR_OK);
+    assert_error(json_check_keys(json_root(doc), keys), ERR_FORMAT,
+                 "k.json:1: unknown key \"\\ufefflr\" (known keys: \"epochs\", \"lr\")");
+    json_free(doc);
+}
+END_TEST
+
 START_TEST(test_getters_name_source_line_path_and_expectation)
 {
     Json *doc = NULL;
@@ -309,7 +377,7 @@ START_TEST(test_getters_name_source_line_path_and_expectation)
     assert_error(json_as_int(json_get(root, "workers"), INT64_MIN, -1, &i), ERR_FORMAT,
                  "config.json:5: \"workers\" must be at most -1, got 0");
     assert_error(json_as_int(json_get(root, "big"), 0, 100, &i), ERR_FORMAT,
-                 "config.json:10: \"big\" must be from 0 to 100, got 1e+30");
+                 "config.json:10: \"big\" must be from 0 to 100, got 1e30"); /* as written */
     ck_assert_int_eq(json_as_int(json_get(root, "twenty"), 1, 100, &i), ERR_OK);
     ck_assert_int_eq(i, 20);
     ck_assert_int_eq(json_as_int(json_get(root, "workers"), 0, 0, &i), ERR_OK);
@@ -372,7 +440,7 @@ START_TEST(test_getters_name_source_line_path_and_expectation)
     assert_error(json_error(json_get(root, "lr"), "must be greater than %d, got %g", 1, 0.1),
                  ERR_FORMAT, "config.json:3: \"lr\" must be greater than 1, got 0.1");
 
-    char desc[64];
+    char desc[80];
     ck_assert_str_eq(json_describe(&units->items[0], desc, sizeof desc), "the number 4");
     ck_assert_str_eq(json_describe(json_get(root, "flag"), desc, sizeof desc), "true");
     json_free(doc);
@@ -386,7 +454,7 @@ START_TEST(test_getters_name_source_line_path_and_expectation)
                           "an empty object",
                           "an array of 1 item",
                           "an object with 1 member",
-                          "the string \"0123456789012345678901234567890123456789...\"",
+                          "the string \"0123456789012345678901234567890123456789...\" (43 bytes)",
                           "the number 4.0", /* a real, told apart from the integer 4 */
                           "the number 0.0025",
                           "the number -1e+30",
@@ -590,8 +658,9 @@ START_TEST(test_text_that_cannot_be_written)
     ck_assert_int_eq(json_check_text("caf\xc3\xa9", "the name"), ERR_OK);
     assert_error(json_check_text("ab\xff", "the name of tensor 3"), ERR_ARG,
                  "the name of tensor 3 is not UTF-8 text: \"ab\\xff\"");
+    /* A surrogate: the bytes that are not UTF-8 shown as such, the "é" before them as itself. */
     assert_error(json_check_text("\xc3\xa9\xed\xa0\x80\n", "the value"), ERR_ARG,
-                 "the value is not UTF-8 text: \"\\xc3\\xa9\\xed\\xa0\\x80\\n\""); /* a surrogate */
+                 "the value is not UTF-8 text: \"\xc3\xa9\\xed\\xa0\\x80\\n\"");
     /* What jansson refuses to build, json_text() refuses to write. */
     char *text = (char *)1;
     ck_assert_ptr_null(json_string("ab\xff"));
@@ -614,6 +683,8 @@ Suite *json_suite(void)
     TCase *tc2 = tcase_create("getters");
     tcase_add_test(tc2, test_getters_name_source_line_path_and_expectation);
     tcase_add_test(tc2, test_unknown_keys_with_suggestions);
+    tcase_add_test(tc2, test_numbers_as_written);
+    tcase_add_test(tc2, test_keys_show_invisible_characters);
     suite_add_tcase(s, tc2);
     TCase *tc3 = tcase_create("writing");
     tcase_add_test(tc3, test_text_compact_and_pretty);

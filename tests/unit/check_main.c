@@ -29,6 +29,7 @@ int main(int argc, char **argv)
     srunner_add_suite(sr, loader_suite());
     srunner_add_suite(sr, trainer_suite());
     srunner_add_suite(sr, hostile_suite());
+    srunner_add_suite(sr, fileio_suite());
     srunner_add_suite(sr, dist_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -5,17 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/core/counters.h"
 #include "lib/core/timeline.h"
 #include "lib/device/cpuinfo.h"
 #include "lib/core/err.h"
+#include "lib/core/fileio.h"
 #include "lib/train/iris.h"
 #include "lib/io/plot.h"
 #include "lib/train/train.h"
 #include "lib/core/timer.h"
 #include "suites.h"
+#include "tests/common/tmpdir.h"
 
 /* A hybrid laptop chip in miniature: core 0 has two threads, cores 8 and 9 one. */
 static const char hybrid[] =
@@ -211,6 +214,53 @@ START_TEST(test_plot_png_or_clear_error)
 }
 END_TEST
 
+/* The PNG goes through the save: a new file renamed over the target, written by gnuplot
+ * as its standard output. In a process whose descriptors from 3 on are closed (so that
+ * the save's file is the lowest free number), the PNG must still be a PNG, the script
+ * gnuplot read unchanged, and a link at the target refused. On a copy of the script. */
+START_TEST(test_plot_saves_its_png_and_touches_nothing_else)
+{
+    if (!plot_available()) return;
+    char dir[64], *script_text, *after;
+    size_t len, len2;
+    tmpdir_make(dir, sizeof dir, "wb-plot");
+    const char *script = tmpdir_join(dir, "curve.gp"), *dat = tmpdir_join(dir, "d.dat");
+    const char *png = tmpdir_join(dir, "c.png");
+    ck_assert_int_eq(fileio_read(WB_ROOT "/lessons/01_cpu_baseline/loss_curve.gp", &script_text,
+                                 &len),
+                     ERR_OK);
+    tmpdir_write(script, script_text, len);
+    tmpdir_write(dat, "1 1.0\n2 0.5\n", 12);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        for (int fd = 3; fd < 256; fd++) close(fd);
+        _exit(plot_draw(script, dat, png, "t") == ERR_OK ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "plot_draw failed: %d", status);
+    ck_assert_int_eq(fileio_read(script, &after, &len2), ERR_OK);
+    ck_assert_uint_eq(len, len2);
+    ck_assert_mem_eq(script_text, after, len);
+    free(after);
+    ck_assert_int_eq(fileio_read(png, &after, &len2), ERR_OK);
+    ck_assert_uint_gt(len2, 8);
+    ck_assert_mem_eq(after, "\x89PNG\r\n\x1a\n", 8);
+    free(after);
+    unlink(png);
+    ck_assert_int_eq(symlink(dat, png), 0);
+    ck_assert_int_eq(plot_draw(script, dat, png, "t"), ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err_message(), "it is a symbolic link, not a regular file"));
+    ck_assert_int_eq(fileio_read(dat, &after, &len2), ERR_OK);
+    ck_assert_str_eq(after, "1 1.0\n2 0.5\n");
+    free(after);
+    free(script_text);
+    ck_assert_int_eq(tmpdir_remove(dir), 0);
+}
+END_TEST
+
 /* The timeline without a GPU: the CPU's lane only, in order, with its room kept. */
 static int g_hook_calls;
 static int fake_begin(void) { g_hook_calls += 1; return ERR_OK; }
@@ -272,6 +322,7 @@ Suite *misc_suite(void)
     TCase *tc = tcase_create("timer_plot");
     tcase_add_test(tc, test_timer_format_and_clock);
     tcase_add_test(tc, test_plot_png_or_clear_error);
+    tcase_add_test(tc, test_plot_saves_its_png_and_touches_nothing_else);
     tcase_add_test(tc, test_counters_trace_and_test_clock);
     tcase_add_test(tc, test_timeline_records_in_order);
     tcase_add_test(tc, test_iris_data_and_network);

@@ -144,6 +144,9 @@ START_TEST(test_scheduler_restore_resumes_exactly)
     bad = saved;
     bad.lr = NAN;
     ck_assert_int_eq(sched_restore(s, &bad), ERR_ARG);
+    bad = saved;
+    bad.t_max = 0, bad.step_size = 0; /* arguments the constructor refuses */
+    ck_assert_int_eq(sched_restore(s, &bad), ERR_ARG);
     ck_assert_int_eq(s->state.last_epoch, EPOCHS); /* a refused restore changes nothing */
     sched_free(s);
     optim_free(opt);

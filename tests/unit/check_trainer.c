@@ -16,6 +16,7 @@
 #include "lib/core/fileio.h"
 #include "lib/io/safetensors.h"
 #include "suites.h"
+#include "tests/common/fixture.h"
 #include "tests/common/tmpdir.h"
 
 static char g_root[64];
@@ -354,6 +355,12 @@ START_TEST(test_early_stopping_and_metrics)
     run(e, 0);
     ck_assert(e->trainer->stop && e->trainer->epoch < 40);
     ck_assert_msg(strstr(e->trainer->stop_reason, "no improvement"), "%s", e->trainer->stop_reason);
+    /* One best: the trainer's (the best model saved) is early stopping's, min_delta and all. */
+    char want[64];
+    snprintf(want, sizeof want, "(best %.4f at epoch %ld)", (double)e->trainer->best_val_loss,
+             e->trainer->best_epoch);
+    ck_assert_msg(strstr(e->trainer->stop_reason, want), "the trainer's best %s, early "
+                  "stopping's reason: %s", want, e->trainer->stop_reason);
     char *text;
     size_t len;
     ck_assert_int_eq(fileio_read(e->metrics, &text, &len), ERR_OK);
@@ -362,6 +369,81 @@ START_TEST(test_early_stopping_and_metrics)
     ck_assert_int_eq(lines, e->trainer->epoch + 1);
     free(text);
     experiment_free(e);
+    remove_root();
+}
+END_TEST
+
+/* An improvement smaller than min_delta is not a new best: the trainer, the best model, the
+ * checkpoint (which checks the best against the history) and early stopping name one best. */
+START_TEST(test_the_best_needs_more_than_min_delta)
+{
+    make_root();
+    ExperimentConfig c = small("best");
+    c.epochs = 5, c.patience = 2, c.min_delta = 0.01;
+    snprintf(c.scheduler, sizeof c.scheduler, "none");
+    Experiment *e = open_exp(&c);
+    const float val[] = {1.0f, 0.5f, 0.495f, 0.6f};
+    const long best[] = {1, 2, 2, 2};
+    for (long k = 1; k <= 4; k++) {
+        EpochStats st = {0.7f, val[k - 1], 0.5f, e->trainer->opt->lr, 0};
+        e->trainer->epoch_start = 0;
+        e->trainer->opt->step = k; /* as if the epoch had trained: one step */
+        ck_assert_msg(trainer_end_epoch(e->trainer, k, &st) == ERR_OK, "%s", err_message());
+        e->trainer->epoch = k;
+        ck_assert_int_eq(e->trainer->best_epoch, best[k - 1]);
+    }
+    ck_assert(e->trainer->best_val_loss == 0.5f);
+    ck_assert_msg(strstr(e->trainer->stop_reason, "(best 0.5000 at epoch 2)"), "%s",
+                  e->trainer->stop_reason);
+    snprintf(c.name, sizeof c.name, "again");
+    Experiment *f = NULL;
+    ck_assert_msg(experiment_open_resumed(&c, g_root, e->checkpoint, &f) == ERR_OK, "%s",
+                  err_message());
+    ck_assert_int_eq(f->trainer->best_epoch, 2);
+    experiment_free(f);
+    c.min_delta = 0; /* under another rule the saved best is not the history's */
+    ck_assert_int_eq(experiment_open_resumed(&c, g_root, e->checkpoint, &f), ERR_FORMAT);
+    ck_assert_msg(strstr(err_message(), "min_delta"), "%s", err_message());
+    experiment_free(e);
+    remove_root();
+}
+END_TEST
+
+/* A run of 12 epochs resumed with 15 configured: its scheduler keeps the checkpoint's T_max
+ * (or step_size), as PyTorch's load_state_dict() does, and the rates of epochs 13 to 15 are
+ * PyTorch's (tests/fixtures/sched_resume.txt, by tests/gen_fixtures.py): for the cosine, 0,
+ * then back up, not 0 three times (a T_max of 15 from the config would keep the rate at 0). */
+START_TEST(test_resume_past_the_schedules_end_follows_pytorch)
+{
+    static const char *const cases[] = {"cosine", "steplr"};
+    const char *name = cases[_i];
+    char key[64];
+    snprintf(key, sizeof key, "%s.hyper", name);
+    const float *h = fixture("sched_resume.txt", key)->data; /* lr, saved, resumed, other */
+    snprintf(key, sizeof key, "%s.lrs", name);
+    const Fixture *want = fixture("sched_resume.txt", key);
+    make_root();
+    ExperimentConfig c = small("saved");
+    snprintf(c.scheduler, sizeof c.scheduler, "%s", _i == 0 ? "cosine" : "step");
+    c.lr = h[0], c.epochs = 12;
+    if (_i == 0) c.eta_min = h[3];
+    else c.step_size = (int)h[1], c.gamma = h[3];
+    ck_assert_int_eq(_i == 0 ? c.epochs : c.step_size, (long)h[1]);
+    Experiment *saved = open_exp(&c);
+    run(saved, 0);
+    snprintf(c.name, sizeof c.name, "resumed");
+    c.epochs = want->n;
+    if (_i == 1) c.step_size = (int)h[2];
+    ck_assert_int_eq(_i == 0 ? c.epochs : c.step_size, (long)h[2]);
+    Experiment *e = NULL;
+    ck_assert_msg(experiment_open_resumed(&c, g_root, saved->checkpoint, &e) == ERR_OK, "%s",
+                  err_message());
+    e->trainer->opts.progress = false;
+    ck_assert(sched_past_end(e->trainer->sched, c.epochs) == (_i == 0));
+    run(e, 0);
+    ck_assert_int_eq(e->trainer->hist.n, want->n);
+    assert_close(name, e->trainer->hist.lr, want->data, want->n, 1e-12, 1.2e-7);
+    experiment_free(saved), experiment_free(e);
     remove_root();
 }
 END_TEST
@@ -414,6 +496,8 @@ Suite *trainer_suite(void)
     tcase_add_test(tc, test_kill_during_save_keeps_the_last_checkpoint);
     tcase_add_test(tc, test_nan_loss_stops_cleanly);
     tcase_add_test(tc, test_early_stopping_and_metrics);
+    tcase_add_loop_test(tc, test_resume_past_the_schedules_end_follows_pytorch, 0, 2);
+    tcase_add_test(tc, test_the_best_needs_more_than_min_delta);
     tcase_add_test(tc, test_config_errors);
     tcase_add_test(tc, test_best_model_saved_and_loaded_back);
     suite_add_tcase(s, tc);

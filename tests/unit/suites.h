@@ -23,6 +23,7 @@ Suite *sched_suite(void);
 Suite *loader_suite(void);
 Suite *trainer_suite(void);
 Suite *hostile_suite(void);
+Suite *fileio_suite(void);
 Suite *dist_suite(void);
 
 /* check_dist.c: this binary started by mpirun as one rank of a launch (--dist-worker). */

@@ -1,6 +1,7 @@
 /*
- * cublas_v2.h for the CUDA simulator: the cuBLAS calls the workbook makes,
- * computed on the CPU by OpenBLAS (lib/cudasim/cublas.cpp). Column-major, like
+ * cublas_v2.h for the CUDA simulator: the cuBLAS handle and gemm calls (the
+ * rest a course uses is in cublas_api.h), computed on the CPU by OpenBLAS
+ * (lib/cudasim/cublas*.cpp). Column-major, like
  * cuBLAS; pointers must be (simulated) device memory. As the real header, it
  * brings the half types and cudaDataType along.
  */
@@ -80,5 +81,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
 #ifdef __cplusplus
 }
 #endif
+
+#include "cublas_api.h" /* the pointer mode, helpers, levels 1 and 2, batched gemm */
 
 #endif /* CUDASIM_CUBLAS_V2_H */

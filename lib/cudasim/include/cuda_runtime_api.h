@@ -200,8 +200,21 @@ struct cudaPointerAttributes {
 
 enum cudaMemLocationType {
     cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeNone = 0,
     cudaMemLocationTypeDevice = 1,
-    cudaMemLocationTypeHost = 2
+    cudaMemLocationTypeHost = 2,
+    cudaMemLocationTypeHostNuma = 3,
+    cudaMemLocationTypeHostNumaCurrent = 4
+};
+
+/* cudaMemAdvise's advice. */
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
 };
 
 struct cudaMemLocation {
@@ -451,6 +464,8 @@ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int f
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr);
 cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, struct cudaMemLocation location,
                                  unsigned int flags, cudaStream_t stream CUDASIM_DEFAULT(0));
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation location);
 /* __constant__ and __device__ variables (C++ callers pass the variable itself:
  * cuda_runtime.h). */
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,

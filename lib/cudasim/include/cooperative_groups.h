@@ -1,0 +1,200 @@
+/*
+ * cooperative_groups.h for the CUDA simulator: the groups a course uses.
+ * thread_block (this_thread_block(): sync, thread_rank, size, the block's
+ * and thread's indices), thread_block_tile<N> for N = 1, 2, 4, ..., 32
+ * (tiled_partition<N>: sync, the shuffles shfl, shfl_up, shfl_down,
+ * shfl_xor, and the votes any, all, ballot), thread_group from
+ * tiled_partition(parent, n), and grid_group's indices (this_grid()). Every
+ * operation is the simulator's __syncthreads or warp operation over the
+ * group's lanes, so a group that some of its threads do not reach is
+ * reported as those are, at the program's line. cg::reduce is in
+ * <cooperative_groups/reduce.h>.
+ *
+ * Not here, refused when compiled: grid_group::sync() (it needs a
+ * cooperative launch), coalesced_threads() and the tiles of more than 32
+ * threads.
+ */
+#ifndef CUDASIM_COOPERATIVE_GROUPS_H
+#define CUDASIM_COOPERATIVE_GROUPS_H
+
+#ifndef CUDASIM_KERNEL_H
+#error "cooperative_groups.h is CUDA C++: include it in a .cu file"
+#endif
+
+#include <type_traits>
+
+namespace cooperative_groups {
+
+namespace details {
+/* The calling thread's rank in its block, and the block's size. */
+inline unsigned block_rank()
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+/* The lanes of the calling thread's warp in its group of n (a power of 2). */
+inline unsigned lanes_of(unsigned n)
+{
+    if (n >= 32) return 0xffffffffu;
+    unsigned base = block_rank() % 32 / n * n;
+    return ((1u << n) - 1) << base;
+}
+} // namespace details
+
+/* A group of n threads of the block: the whole block, or a part of a warp. */
+class thread_group {
+  public:
+    unsigned long long size() const { return size_; }
+    unsigned long long num_threads() const { return size_; }
+    unsigned long long thread_rank() const { return details::block_rank() % size_; }
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        if (size_ == details::block_size())
+            cudasim_syncthreads(file, line);
+        else
+            cudasim_warp_op(cudasim::WARP_SYNC, details::lanes_of(size_), 0, 0, 32, file, line);
+    }
+
+  protected:
+    explicit thread_group(unsigned size) : size_(size) {}
+    unsigned size_;
+};
+
+class thread_block : public thread_group {
+  public:
+    thread_block() : thread_group(details::block_size()) {}
+    unsigned long long thread_rank() const { return details::block_rank(); }
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        cudasim_syncthreads(file, line);
+    }
+    dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+    dim3 dim_threads() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+    dim3 group_dim() const { return dim_threads(); }
+};
+
+inline thread_block this_thread_block() { return thread_block(); }
+
+/* N consecutive threads of a warp (the parent is only part of the type). */
+template <unsigned N, typename Parent = void>
+class thread_block_tile : public thread_group {
+    static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
+                  "the CUDA simulator has thread_block_tile<N> for N = 1, 2, 4, 8, 16, 32 (tiles "
+                  "of more than a warp need block_tile_memory, which it does not have)");
+
+  public:
+    thread_block_tile() : thread_group(N) {}
+    template <typename P>
+    thread_block_tile(const thread_block_tile<N, P> &) : thread_group(N)
+    {
+    }
+    static constexpr unsigned long long size() { return N; }
+    static constexpr unsigned long long num_threads() { return N; }
+    unsigned long long thread_rank() const { return details::block_rank() % N; }
+    unsigned long long meta_group_rank() const { return details::block_rank() / N; }
+    unsigned long long meta_group_size() const { return (details::block_size() + N - 1) / N; }
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        cudasim_warp_op(cudasim::WARP_SYNC, details::lanes_of(N), 0, 0, 32, file, line);
+    }
+    template <typename T>
+    T shfl(T v, int src, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        return cudasim::shfl(cudasim::SHFL_IDX, details::lanes_of(N), v, file, line, src, N);
+    }
+    template <typename T>
+    T shfl_up(T v, unsigned delta, const char *file = __builtin_FILE(),
+              int line = __builtin_LINE()) const
+    {
+        return cudasim::shfl(cudasim::SHFL_UP, details::lanes_of(N), v, file, line, (int)delta, N);
+    }
+    template <typename T>
+    T shfl_down(T v, unsigned delta, const char *file = __builtin_FILE(),
+                int line = __builtin_LINE()) const
+    {
+        return cudasim::shfl(cudasim::SHFL_DOWN, details::lanes_of(N), v, file, line, (int)delta,
+                             N);
+    }
+    template <typename T>
+    T shfl_xor(T v, unsigned mask, const char *file = __builtin_FILE(),
+               int line = __builtin_LINE()) const
+    {
+        return cudasim::shfl(cudasim::SHFL_XOR, details::lanes_of(N), v, file, line, (int)mask, N);
+    }
+    int any(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        return (int)cudasim_warp_op(cudasim::ANY, details::lanes_of(N), p != 0, 0, 32, file, line);
+    }
+    int all(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        return (int)cudasim_warp_op(cudasim::ALL, details::lanes_of(N), p != 0, 0, 32, file, line);
+    }
+    /* Bit i: the predicate of the tile's thread of rank i. */
+    unsigned ballot(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        unsigned all = (unsigned)cudasim_warp_op(cudasim::BALLOT, details::lanes_of(N), p != 0, 0,
+                                                 32, file, line);
+        return N == 32 ? all : all >> (details::block_rank() % 32 / N * N);
+    }
+};
+
+template <unsigned N, typename Parent>
+thread_block_tile<N, Parent> tiled_partition(const Parent &)
+{
+    return thread_block_tile<N, Parent>();
+}
+
+/* tiled_partition(parent, n): groups of n threads (a power of 2 up to 32, or
+ * the whole block). */
+class cudasim_tile : public thread_group {
+  public:
+    explicit cudasim_tile(unsigned n) : thread_group(n) {}
+};
+inline thread_group tiled_partition(const thread_group &, unsigned n)
+{
+    return cudasim_tile(n);
+}
+
+template <typename Group>
+void sync(const Group &g, const char *file = __builtin_FILE(), int line = __builtin_LINE())
+{
+    g.sync(file, line);
+}
+
+/* The grid: its indices. Its sync needs a cooperative launch. */
+class grid_group {
+  public:
+    unsigned long long num_blocks() const
+    {
+        return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+    }
+    unsigned long long block_rank() const
+    {
+        return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    }
+    unsigned long long size() const { return num_blocks() * details::block_size(); }
+    unsigned long long num_threads() const { return size(); }
+    unsigned long long thread_rank() const
+    {
+        return block_rank() * details::block_size() + details::block_rank();
+    }
+    dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+    dim3 dim_blocks() const { return group_dim(); }
+    dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    bool is_valid() const { return false; } /* no cooperative launch here */
+    void sync(const char * = nullptr, int = 0) const
+        __attribute__((error("grid_group::sync() (grid-wide synchronization) is not in the CUDA "
+                             "simulator, which has no cooperative launch: split the kernel in two "
+                             "launches")));
+};
+inline grid_group this_grid() { return grid_group(); }
+
+class coalesced_group {};
+coalesced_group coalesced_threads()
+    __attribute__((error("coalesced_threads() is not in the CUDA simulator: use "
+                         "tiled_partition<32>(this_thread_block()) with every lane active")));
+
+} // namespace cooperative_groups
+
+#endif /* CUDASIM_COOPERATIVE_GROUPS_H */

@@ -1,0 +1,1 @@
+"""make grade-all and make grade-report: a class graded in parallel, and its report."""
