@@ -214,7 +214,7 @@ sub translate
         if ($inc =~ m{^cooperative_groups/}) {
             $bad->($at, "#include <$inc>: this part of cooperative groups is not in the CUDA "
                         . "simulator, which has <cooperative_groups.h> and "
-                        . "<cooperative_groups/reduce.h>");
+                        . "<cooperative_groups/reduce.h>") unless $library_said{'cg/'}++;
             next;
         }
         if ($inc =~ m{^thrust/}) {
@@ -222,7 +222,7 @@ sub translate
                         . "Thrust has device_vector, host_vector, device_ptr, the counting and "
                         . "constant iterators, copy, fill, sequence, generate, transform, for_each, "
                         . "reduce, transform_reduce, inner_product, count, min/max_element, "
-                        . "equal, the scans and the sorts");
+                        . "equal, the scans and the sorts") unless $library_said{'thrust/'}++;
             next;
         }
         for my $k (sort keys %libraries) {
