@@ -61,9 +61,16 @@ for d in "${samples[@]}"; do
     elif ! make --no-print-directory -C "$repo" CU="$cu" INCLUDE="$checkout/Common $d" "$target" \
             >> "$log" 2>&1; then
         note=$(grep -m1 -E 'error:' "$log" | sed -e "s|^$checkout/||" -e 's/^.*error: //')
-        if grep -qE 'the program needs|is not part of the CUDA simulator|cannot run on the CUDA simulator|not supported by the CUDA simulator|does not provide' "$log"; then
+        refusal='the program needs|is not part of the CUDA simulator|is not in the CUDA simulator|cannot run on the CUDA simulator|not supported by the CUDA simulator|does not provide|static assertion failed: the simulator'
+        if grep -qE "$refusal" "$log"; then
             verdict="refused"
-            note=$(grep -E 'error:' "$log" | sed 's/^.*error: //' | sed 's/: the program needs /: needs /; s/, which the CUDA simulator does not have.*//; s/ is not part of the CUDA simulator.*/ (not in the simulator)/; s/ cannot run on the CUDA simulator.*//; s/ is not supported by the CUDA simulator.*//' | sort -u | paste -sd ';' | sed 's/;/; /g')
+            note=$(grep -E 'error:' "$log" | grep -E "$refusal" | sed 's/^.*error: //' |
+                   sed -e 's/: the program needs /: needs /' -e 's/, which the CUDA simulator does not have.*//' \
+                       -e 's/ is not part of the CUDA simulator.*/ (not in the simulator)/' \
+                       -e 's/ is not in the CUDA simulator.*/ is not in the simulator/' \
+                       -e 's/ cannot run on the CUDA simulator.*//' -e 's/ is not supported by the CUDA simulator.*//' \
+                       -e 's/(lib\/cudasim\/include has those it does)//' |
+                   sort -u | paste -sd ';' | sed 's/;/; /g')
         else
             verdict="does not compile"
         fi
