@@ -32,6 +32,7 @@ ARCH  ?= native             # -march value for the C code
 CU    ?=                    # make sim-run: the CUDA program (.cu with its own main) to run
 PROFILE ?=                  # sim-run, SIM=1: a CSV row per launch into this file, and a summary
 GPU   ?=                    # sim-run, SIM=1: the GPU the simulator's time model is for (default h100)
+INCLUDE ?=                  # make sim-run: folders for #include, as nvcc's -I (CPATH is honoured too)
 # make grade grades the student's code unless IMPL is given.
 GRADE_IMPL := $(strip $(if $(filter command line environment,$(origin IMPL)),$(IMPL),lessons))
 override IMPL := $(strip $(IMPL))
@@ -42,6 +43,7 @@ override ARCH := $(strip $(ARCH))
 override CU   := $(strip $(CU))
 override PROFILE := $(strip $(PROFILE))
 override GPU  := $(strip $(GPU))
+override INCLUDE := $(strip $(INCLUDE))
 override LESSON := $(strip $(LESSON))
 override EX := $(strip $(EX))
 override STUDENT_DIR := $(strip $(STUDENT_DIR))
@@ -125,7 +127,7 @@ BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 
 # ---- the CUDA simulator: the same .cu sources, run on the CPU (docs/simulator.md)
 SIM_DIR    := lib/cudasim
-CU2SIM_DEPS := $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_variables.pl
+CU2SIM_DEPS := $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_variables.pl $(SIM_DIR)/cu2sim_refusals.pl
 CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP \
                 -DCUDASIM_GPU_DIR='"$(CURDIR)/$(SIM_DIR)/gpus"'
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
@@ -338,7 +340,7 @@ GPU_TESTS  := $(BUILD)/tests/gpu_tests
 # ---- entry points -------------------------------------------------------
 .PHONY: help deps deps-grade deps-docs build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
         docs fixtures clean gpu-status grade grader hint grade-all grader-package demos \
-        $(DEMOS:%=demo-%) docs-check sim-run test-conformance
+        $(DEMOS:%=demo-%) docs-check sim-run test-conformance FORCE
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -348,7 +350,8 @@ help:
 	@echo "  make demos               Lesson 03's six timing demos (ARGS=--quick: the class version)"
 	@echo "  make demo-sync           one of them: demo-sync, demo-launch, demo-copy, demo-batch, demo-fused, demo-timeline"
 	@echo "  make test                build and run the unit tests (SAN=1: with ASan and UBSan)"
-	@echo "  make sim-run CU=prog.cu  build a CUDA program (its own main) for the simulator and run it (ARGS=...)"
+	@echo "  make sim-run CU=prog.cu  build a CUDA program (its own main) for the simulator and run it (ARGS=...,"
+	@echo "                           INCLUDE=\"dir ...\"); where nvcc is installed it must compile with nvcc too"
 	@echo "                           PROFILE=prof.csv: its kernels' counters (ncu's names) and modelled times"
 	@echo "  make valgrind            the unit tests under valgrind (built without AVX-512)"
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
@@ -465,6 +468,11 @@ test: deps gpu-status
 	@echo "== kernels and the simulator, on the CUDA simulator (CPU)"
 	@$(TEST_ENV) ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1}:allow_user_segv_handler=1 $(SIM_TESTS)
 	@$(MAKE) --no-print-directory test-conformance
+	@$(if $(NVCC),bash tests/sim/nvcc_check_test.sh "$(NVCC)" "$(BUILD_ROOT)",echo "== nvcc's check of" \
+	  "make sim-run: skipped, no nvcc here")
+	@bash tests/sim/sim_run_include_test.sh "$(BUILD_ROOT)"
+	@$(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),bash \
+	  tests/sim/api_signatures_test.sh "$(CUDA_HOME)/include" "$(BUILD_ROOT)"))
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0 $(GPU_TESTS); \
 	else echo "== kernels on a GPU: skipped, no CUDA device here (they ran on the simulator)"; fi
@@ -602,19 +610,44 @@ CU_ABS     := $(if $(CU),$(abspath $(if $(filter /%,$(CU)),$(CU),$(CU_FROM)/$(CU
 # build/.../sim-run/<the program's absolute path, .cu made .sim>
 simrun_bin  = $(SIMRUN_DIR)$(basename $(1)).sim
 CU_BIN     := $(if $(CU_ABS),$(call simrun_bin,$(CU_ABS)))
+# INCLUDE="dir ...": more folders for #include, relative to where make was
+# started, searched after the simulator's own headers (as nvcc searches -I
+# folders after its own). CPATH and CPLUS_INCLUDE_PATH are honoured, less any
+# folder that holds a CUDA toolkit's headers: the simulator's stand for those
+# (docs/simulator.md, "NVIDIA's samples").
+SIM_INCLUDE := $(foreach d,$(INCLUDE),$(abspath $(if $(filter /%,$(d)),$(d),$(CU_FROM)/$(d))))
+not_toolkit  = $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(1)),$(if $(wildcard $(d)/cuda_runtime_api.h),,$(d)))))
+space       := $(subst ,, )
+SIM_INC_ENV := CPATH="$(call not_toolkit,$(CPATH))" CPLUS_INCLUDE_PATH="$(call not_toolkit,$(CPLUS_INCLUDE_PATH))"
+# Where nvcc, when installed, is asked first whether the program compiles for
+# a GPU (lib/cudasim/nvcc_check.sh; its results, by content, stay here for
+# reruns and for tools that read a kernel's register count).
+NVCC_CHECK_DIR := $(BUILD_ROOT)/nvcc-check
 
 sim-run: $(SIM_A)
 	@test -n "$(CU)" || { echo "make sim-run: say which program: make sim-run CU=path/to/prog.cu" \
-	  "[ARGS=\"its arguments\"]"; exit 2; }
+	  "[ARGS=\"its arguments\"] [INCLUDE=\"folders\"]"; exit 2; }
 	@test -f "$(CU_ABS)" || { echo "make sim-run: $(CU_ABS): no such file"; exit 2; }
-	@$(MAKE) --no-print-directory CU=$(CU_ABS) $(CU_BIN)
+	@$(foreach d,$(SIM_INCLUDE),test -d "$(d)" || { echo "make sim-run: INCLUDE: $(d): no such folder"; exit 2; };) true
+	@nvcc=0; $(if $(NVCC),bash $(SIM_DIR)/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
+	  $(addprefix -I ,$(SIM_INCLUDE)) "$(CU_ABS)" || nvcc=$$?;) \
+	$(MAKE) --no-print-directory CU=$(CU_ABS) INCLUDE="$(SIM_INCLUDE)" $(CU_BIN) || exit $$?; \
+	case $$nvcc in 0) ;; 1) echo "make sim-run: nvcc rejects $(CU) (its errors are above), so it would" \
+	  "not build for a GPU; not run (NVCC= skips this check)"; exit 2;; \
+	  *) echo "make sim-run: could not ask nvcc ($(NVCC)) whether $(CU) compiles; running it anyway";; esac
 	@$(call nvcc_res,$(CU_ABS)) cd "$(CU_FROM)" && $(SIM_ENV) \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 $(abspath $(CU_BIN)) $(ARGS)
 
-$(SIMRUN_DIR)/%.cpp: /%.cu $(CU2SIM_DEPS)
+# The include folders a program was last built with: a change rebuilds it.
+FORCE:
+$(SIMRUN_DIR)/%.incs: FORCE
+	@mkdir -p $(@D)
+	@echo '$(SIM_INCLUDE) $(SIM_INC_ENV)' | cmp -s - $@ || echo '$(SIM_INCLUDE) $(SIM_INC_ENV)' > $@
+
+$(SIMRUN_DIR)/%.cpp: /%.cu $(CU2SIM_DEPS) $(SIMRUN_DIR)/%.incs
 	@mkdir -p $(@D)
 	@echo "  CU2SIM /$*.cu"
-	$(Q)perl $(SIM_DIR)/cu2sim.pl /$*.cu > $@.tmp && mv $@.tmp $@
+	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/cu2sim.pl $(addprefix -I ,$(SIM_INCLUDE)) /$*.cu > $@.tmp && mv $@.tmp $@
 
 # A program prints what nvcc's build prints only if float arithmetic is
 # IEEE's, in the order written: nvcc never reassociates (x + big - big is not
@@ -623,25 +656,41 @@ SIMRUN_FP := -fno-associative-math -fsigned-zeros
 
 $(SIMRUN_DIR)/%.o: $(SIMRUN_DIR)/%.cpp
 	@echo "  CXX   /$*.cu (simulator)"
-	$(Q)$(CXX) $(CXXFLAGS_KSIM) $(SIMRUN_FP) -iquote /$(dir $*) -c $< -o $@
+	$(Q)$(SIM_INC_ENV) $(CXX) $(CXXFLAGS_KSIM) $(SIMRUN_FP) -iquote /$(dir $*) $(addprefix -I,$(SIM_INCLUDE)) \
+	  -c $< -o $@
 
 $(SIMRUN_DIR)/%.sim: $(SIMRUN_DIR)/%.o $(SIM_A)
 	@echo "  LD    $@"
 	$(Q)$(CXX) $(OPT) $< $(SIM_A) -o $@ $(call flavor_libs,sim)
 
 -include $(CU_BIN:.sim=.d)
-.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o
+.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o $(SIMRUN_DIR)/%.incs
 
 # The conformance suite: textbook CUDA programs, each with its own main, and
 # what each prints (NAME.out) and, for the planted bugs, what the simulator
-# must report (NAME.report). make gpu-check runs them with nvcc on a GPU.
-CONF_CU   := $(sort $(wildcard tests/conformance/*.cu))
-CONF_BINS := $(foreach c,$(CONF_CU),$(call simrun_bin,$(abspath $(c))))
+# must report (NAME.report). A program that must not compile has NAME.build
+# instead (what the refusal says, and nvcc's verdict where nvcc is): its
+# build's messages go to a .buildlog. NAME.include lists folders for its
+# #include (INCLUDE). make gpu-check runs them with nvcc on a GPU.
+CONF_CU     := $(sort $(wildcard tests/conformance/*.cu))
+CONF_REJECT := $(foreach c,$(CONF_CU),$(if $(wildcard $(c:.cu=.build)),$(c)))
+CONF_BINS   := $(foreach c,$(filter-out $(CONF_REJECT),$(CONF_CU)),$(call simrun_bin,$(abspath $(c))))
+CONF_LOGS   := $(foreach c,$(CONF_REJECT),$(SIMRUN_DIR)$(abspath $(c:.cu=.buildlog)))
+$(foreach c,$(wildcard tests/conformance/*.include),$(eval \
+  $(call simrun_bin,$(abspath $(c:.include=.cu))): SIM_INCLUDE := $(abspath $(shell cat $(c)))))
 
-test-conformance: $(CONF_BINS)
+# Translate and compile (no link): the messages and the exit status.
+$(SIMRUN_DIR)/%.buildlog: /%.cu $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_refusals.pl \
+                          $(SIM_DIR)/kernel.h $(wildcard $(SIM_DIR)/include/*.h)
+	@mkdir -p $(@D)
+	@{ perl $(SIM_DIR)/cu2sim.pl /$*.cu > $@.cpp && $(CXX) $(filter-out -MMD -MP,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) \
+	   -iquote /$(dir $*) -fsyntax-only $@.cpp; } > $@.tmp 2>&1; echo "status $$?" >> $@.tmp; \
+	  mv $@.tmp $@
+
+test-conformance: $(CONF_BINS) $(CONF_LOGS)
 	@echo "== plain CUDA programs on the CUDA simulator (tests/conformance)"
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
-	  bash tests/conformance/run.sh $(abspath $(SIMRUN_DIR))
+	  NVCC="$(NVCC)" NVCC_CHECK_DIR="$(NVCC_CHECK_DIR)" bash tests/conformance/run.sh $(abspath $(SIMRUN_DIR))
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
 	  bash tests/conformance/curand_reference.sh $(abspath $(SIMRUN_DIR))
 

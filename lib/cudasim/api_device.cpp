@@ -15,6 +15,10 @@ namespace internal {
 
 namespace {
 
+/* The clocks cudaDevAttrClockRate and cudaDevAttrMemoryClockRate report, in
+ * kHz: a nominal 1 GHz (the CPU runs one thread at a time). */
+const int kClockKHz = 1000000;
+
 /* The machine's simulated GPUs: CUDASIM_DEVICES (default 1). */
 int physical_count()
 {
@@ -82,6 +86,9 @@ const char *cudaGetErrorString(cudaError_t e)
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
     case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorHostMemoryAlreadyRegistered:
+        return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
     case cudaErrorMisalignedAddress: return "misaligned address";
     case cudaErrorCooperativeLaunchTooLarge:
         return "too many blocks in cooperative launch";
@@ -126,6 +133,8 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
     case cudaErrorAssert: return "cudaErrorAssert";
+    case cudaErrorHostMemoryAlreadyRegistered: return "cudaErrorHostMemoryAlreadyRegistered";
+    case cudaErrorHostMemoryNotRegistered: return "cudaErrorHostMemoryNotRegistered";
     case cudaErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
     case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
     case cudaErrorInvalidPitchValue: return "cudaErrorInvalidPitchValue";
@@ -223,11 +232,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
     p->totalConstMem = 65536;
     p->memPitch = 2147483647;
     p->textureAlignment = 512;
-    p->clockRate = 1000000;       /* kHz: a nominal 1 GHz (the CPU runs one thread at a time) */
-    p->memoryClockRate = 1000000;
     p->memoryBusWidth = 64;
     p->l2CacheSize = 1 << 20;
-    p->deviceOverlap = 1;
     p->asyncEngineCount = 1;
     p->concurrentKernels = 0;
     p->canMapHostMemory = 1;
@@ -236,6 +242,20 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
     p->concurrentManagedAccess = 0;
     p->major = 8;
     p->minor = 0;
+    p->texturePitchAlignment = 32;
+    p->surfaceAlignment = 512;
+    p->streamPrioritiesSupported = 1;
+    p->globalL1CacheSupported = 1;
+    p->localL1CacheSupported = 1;
+    p->multiGpuBoardGroupID = device;
+    p->pageableMemoryAccess = 0;        /* a kernel given malloc memory faults */
+    p->computePreemptionSupported = 1;
+    p->canUseHostPointerForRegisteredMem = 1;
+    p->cooperativeLaunch = 0;           /* no grid-wide sync */
+    p->persistingL2CacheMaxSize = 0;    /* no L2 cache to set aside */
+    p->reservedSharedMemPerBlock = 1024;
+    p->hostRegisterSupported = 1;
+    p->memoryPoolsSupported = 1;
     p->pciBusID = physical_of(device); /* which simulated GPU of the machine */
     return cudaSuccess;
 }
@@ -257,14 +277,14 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrTotalConstantMemory: *value = (int)p.totalConstMem; break;
     case cudaDevAttrWarpSize: *value = p.warpSize; break;
     case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: *value = p.clockRate; break;
+    case cudaDevAttrClockRate: *value = kClockKHz; break;
     case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
     case cudaDevAttrIntegrated: *value = p.integrated; break;
     case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
     case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
     case cudaDevAttrPciBusId: *value = p.pciBusID; break;
     case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; break;
-    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
+    case cudaDevAttrMemoryClockRate: *value = kClockKHz; break;
     case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
     case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
@@ -277,6 +297,43 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    /* What CUDA 13 asks of cudaDeviceGetAttribute only, and the rest the
+     * CUDA samples' helpers read. */
+    case cudaDevAttrMaxPitch: *value = (int)p.memPitch; break;
+    case cudaDevAttrTextureAlignment: *value = (int)p.textureAlignment; break;
+    case cudaDevAttrSurfaceAlignment: *value = (int)p.surfaceAlignment; break;
+    case cudaDevAttrTexturePitchAlignment: *value = (int)p.texturePitchAlignment; break;
+    case cudaDevAttrGpuOverlap: *value = 1; break;
+    case cudaDevAttrKernelExecTimeout: *value = 0; break;
+    case cudaDevAttrComputeMode: *value = cudaComputeModeDefault; break;
+    case cudaDevAttrEccEnabled: *value = p.ECCEnabled; break;
+    case cudaDevAttrTccDriver: *value = p.tccDriver; break;
+    case cudaDevAttrPciDomainId: *value = p.pciDomainID; break;
+    case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
+    case cudaDevAttrGlobalL1CacheSupported: *value = p.globalL1CacheSupported; break;
+    case cudaDevAttrLocalL1CacheSupported: *value = p.localL1CacheSupported; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrIsMultiGpuBoard: *value = p.isMultiGpuBoard; break;
+    case cudaDevAttrMultiGpuBoardGroupID: *value = p.multiGpuBoardGroupID; break;
+    case cudaDevAttrHostNativeAtomicSupported: *value = p.hostNativeAtomicSupported; break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = 2; break;
+    case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
+    case cudaDevAttrComputePreemptionSupported: *value = p.computePreemptionSupported; break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem:
+        *value = p.canUseHostPointerForRegisteredMem;
+        break;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrCanFlushRemoteWrites: *value = 0; break;
+    case cudaDevAttrHostRegisterSupported: *value = p.hostRegisterSupported; break;
+    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+        *value = p.pageableMemoryAccessUsesHostPageTables;
+        break;
+    case cudaDevAttrDirectManagedMemAccessFromHost: *value = p.directManagedMemAccessFromHost; break;
+    case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
+    case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = (int)p.reservedSharedMemPerBlock; break;
+    case cudaDevAttrMemoryPoolsSupported: *value = p.memoryPoolsSupported; break;
+    case cudaDevAttrClusterLaunch: *value = p.clusterLaunch; break;
     default:
         report("cudaDeviceGetAttribute: attribute %d is not one the simulator knows (CUDA reports: "
                "invalid argument)",
@@ -343,6 +400,7 @@ cudaError_t cudaDeviceSynchronize(void)
 cudaError_t cudaDeviceReset(void)
 {
     memory_reset();
+    host_register_reset();
     streams_reset();
     graphs_reset();
     launch_reset();

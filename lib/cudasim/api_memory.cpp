@@ -155,9 +155,9 @@ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int f
     API_ENTER();
     if (!pDevice || flags) return fail(cudaErrorInvalidValue);
     const Alloc *a = find_alloc(pHost);
-    if (!a || a->device) {
-        report("cudaHostGetDevicePointer(%p): not memory from cudaHostAlloc or cudaMallocHost "
-               "(CUDA reports: invalid argument)",
+    if ((!a || a->device) && !host_registered(pHost)) {
+        report("cudaHostGetDevicePointer(%p): not memory from cudaHostAlloc, cudaMallocHost or "
+               "cudaHostRegister (CUDA reports: invalid argument)",
                pHost);
         return fail(cudaErrorInvalidValue);
     }

@@ -4,7 +4,7 @@
 # header is pulled in), so compiler messages and simulator reports point at
 # the original files.
 #
-#   perl lib/cudasim/cu2sim.pl kernels/relu.cu > build/.../relu.sim.cpp
+#   perl lib/cudasim/cu2sim.pl [-I DIR]... kernels/relu.cu > build/.../relu.sim.cpp
 #
 #   k<<<grid, block[, shared[, stream]]>>>(args)   cudasim::launch("k", k, grid, block, ...)(args)
 #   __shared__ T a[N], b;                           a and b become references into the block's
@@ -15,8 +15,9 @@
 #
 # Launches may be written with any spacing, over several lines, with template
 # arguments (`k<float, 256><<<g, b>>>`) or without (a template kernel whose
-# arguments deduce its parameters). A local header (`#include "x.cuh"`) that
-# holds kernels, device functions or launches is translated and pulled in.
+# arguments deduce its parameters). A local header (`#include "x.cuh"`, or one
+# found in a -I folder or on CPATH, as g++ finds it) that holds kernels, device
+# functions or launches is translated and pulled in.
 #
 # It also notes which kernels need fibers: those whose body, or a __device__
 # function they call, uses __syncthreads, __syncwarp, a warp vote or shuffle,
@@ -24,8 +25,9 @@
 # Everything else runs as a plain loop over the threads.
 #
 # What the simulator cannot run (inline PTX, textures, dynamic parallelism,
-# cuFFT, the parts of cuRAND, Thrust and cooperative groups it lacks, ...) is
-# refused here, one line each: FILE:LINE: error: ...
+# cuFFT, the parts of cuRAND, Thrust and cooperative groups it lacks, the
+# driver API, ...: also cu2sim_refusals.pl) is refused here, one line each:
+# FILE:LINE: error: ...
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -33,9 +35,34 @@ use File::Spec;
 use Cwd qw(realpath);
 use FindBin;
 require "$FindBin::RealBin/cu2sim_variables.pl";
+require "$FindBin::RealBin/cu2sim_refusals.pl";
 
-my $path = shift @ARGV or die "usage: cu2sim.pl FILE.cu\n";
-my $include_dir = dirname(realpath($0)) . "/include"; # the simulator's headers
+# Where #include looks, after the including file's own folder for "x.h":
+# the simulator's headers (which g++ finds first), then -I folders, then
+# CPATH and CPLUS_INCLUDE_PATH (the Makefile leaves out a toolkit's folder).
+my $include_dir = dirname(realpath(__FILE__)) . "/include"; # the simulator's headers
+my @include_dirs;
+while (@ARGV && $ARGV[0] =~ /^-I(.*)$/) {
+    shift @ARGV;
+    push @include_dirs, $1 ne '' ? $1 : shift @ARGV;
+}
+push @include_dirs, grep { $_ ne '' } map { split /:/, ($ENV{$_} // '') } qw(CPATH CPLUS_INCLUDE_PATH);
+my $path = shift @ARGV or die "usage: cu2sim.pl [-I DIR]... FILE.cu\n";
+
+# The file an #include names: [path, 1 when it is the simulator's own], or
+# an empty list when none of the folders has it.
+sub find_include
+{
+    my ($dir, $name, $quoted) = @_;
+    my $own = File::Spec->catfile($dir, $name);
+    return ($own, 0) if $quoted && -f $own;
+    return (File::Spec->catfile($include_dir, $name), 1) if -f File::Spec->catfile($include_dir, $name);
+    for my $d (@include_dirs) {
+        my $f = File::Spec->catfile($d, $name);
+        return ($f, 0) if -f $f;
+    }
+    return ();
+}
 my $errors = 0;
 my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %inlined);
 
@@ -157,10 +184,6 @@ sub translate
         $bad->($-[0], "inline PTX assembly (asm) cannot run on the CUDA simulator; write it in "
                       . "CUDA C++") if $in_device->($-[0]);
     }
-    while ($m =~ /\b(texture\s*<|tex[123]D\w*\s*\(|surf[123]D\w*\s*\()/g) {
-        $bad->($-[0], "texture and surface references are not supported by the CUDA simulator "
-                      . "(nor by CUDA 12 and later): read the memory through a pointer");
-    }
     while ($m =~ /\b(__shfl|__shfl_up|__shfl_down|__shfl_xor|__ballot|__any|__all)\s*\(/g) {
         $bad->($-[0], "$1 without _sync was removed in CUDA 9 (nvcc refuses it for current "
                       . "GPUs): use ${1}_sync(0xffffffff, ...)");
@@ -176,22 +199,32 @@ sub translate
         'cusolver'         => 'cuSOLVER',
         'cudnn'            => 'cuDNN',
         'mma.h'            => 'warp matrix functions (WMMA)',
-        'helper_cuda'      => 'the CUDA samples\' helper_cuda.h (checkCudaErrors: write your own check)',
     );
-    while ($text =~ /^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]/mg) {
-        my ($inc, $at) = ($1, $-[0]);
-        if ($inc =~ m{^cooperative_groups/} && !-f "$include_dir/$inc") {
-            $bad->($at, "#include <$inc>: this part of cooperative groups is not in the CUDA "
-                        . "simulator, which has <cooperative_groups.h> and "
-                        . "<cooperative_groups/reduce.h>");
+    my (@includes, %library_said);
+    INCLUDE: while ($text =~ /^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]/mg) {
+        my ($inc, $at) = ($2, $-[0]);
+        my ($found) = find_include(dirname($file), $inc, $1 eq '"');
+        push @includes, [$at, $inc, $found ? 1 : 0];
+        next if $found;
+        $includes[-1][2] = 1; # said here (unless no branch below says it)
+        if ($inc =~ m{(?:^|/)helper_\w+\.h$}) {
+            $bad->($at, "#include <$inc>: not found in the program's folder, INCLUDE or CPATH; the "
+                        . "CUDA samples' helpers are in their Common folder: make sim-run "
+                        . "CU=... INCLUDE=path/to/cuda-samples/Common");
             next;
         }
-        if ($inc =~ m{^thrust/} && !-f "$include_dir/$inc") {
+        if ($inc =~ m{^cooperative_groups/}) {
+            $bad->($at, "#include <$inc>: this part of cooperative groups is not in the CUDA "
+                        . "simulator, which has <cooperative_groups.h> and "
+                        . "<cooperative_groups/reduce.h>") unless $library_said{'cg/'}++;
+            next;
+        }
+        if ($inc =~ m{^thrust/}) {
             $bad->($at, "#include <$inc>: this part of Thrust is not in the CUDA simulator, whose "
                         . "Thrust has device_vector, host_vector, device_ptr, the counting and "
                         . "constant iterators, copy, fill, sequence, generate, transform, for_each, "
                         . "reduce, transform_reduce, inner_product, count, min/max_element, "
-                        . "equal, the scans and the sorts");
+                        . "equal, the scans and the sorts") unless $library_said{'thrust/'}++;
             next;
         }
         for my $k (sort keys %libraries) {
@@ -199,11 +232,13 @@ sub translate
                 $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
                             . "which has the runtime API, cuBLAS, cuRAND (curand.h, "
                             . "curand_kernel.h), Thrust, cooperative groups, cuda_fp16.h and "
-                            . "cuda_bf16.h");
-                last;
+                            . "cuda_bf16.h") unless $library_said{$libraries{$k}}++;
+                next INCLUDE;
             }
         }
+        $includes[-1][2] = 0; # for cu2sim_refusals.pl to say
     }
+    Cu2simRefusals::check($m, $bad, \@includes);
 
     # The parts of the libraries it has that it does not have, by name.
     my $curand = "its cuRAND has XORWOW (curandState) and Philox4_32_10 "
@@ -382,7 +417,9 @@ sub translate
         $quals =~ s/\bstatic\b/ /g;
         my $align = '0';
         while ($quals =~ s/\b__align__\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
-        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|__align__\s*\([^)]*\))\s*)*$/) {
+        # Qualifiers, or the type itself: `extern float __shared__ smem[];`
+        # is `extern __shared__ float smem[];` (the type stays in $quals).
+        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|__align__\s*\([^)]*\))\s*)*(?:(?>[\w:]+)(?:\s*<[\w\s:,*]*>)?[\s*]*)*$/) {
             $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
                         . "write it as `__shared__ TYPE NAME[SIZE];`");
             next;
@@ -457,19 +494,21 @@ sub translate
     push @edits, Cu2simVariables::edits($m, $text);
 
     # ---- local headers with CUDA in them -----------------------------------
+    # (the program's folder, -I folders and CPATH; never the simulator's own)
     my $dir = dirname($file);
     my $shown_dir = dirname($shown);
-    while ($text =~ /^([ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*)/mg) {
-        my ($whole, $inc, $at) = ($1, $2, $-[0]);
-        my $f = File::Spec->catfile($dir, $inc);
-        next unless -f $f;
+    while ($text =~ /^([ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"][^\n]*)/mg) {
+        my ($whole, $inc, $at) = ($1, $3, $-[0]);
+        my ($f, $own) = find_include($dir, $inc, $2 eq '"');
+        next unless defined $f && !$own;
         open my $h, '<', $f or next;
         local $/;
         my $t = <$h>;
         close $h;
         next unless mask($t) =~ /\b(?:__global__|__device__|__shared__|__constant__)\b|<<</;
         my $real = realpath($f);
-        my $rel = $shown_dir eq '.' ? $inc : File::Spec->catfile($shown_dir, $inc);
+        my $rel = File::Spec->catfile($dir, $inc) ne $f ? $f
+                : $shown_dir eq '.' ? $inc : File::Spec->catfile($shown_dir, $inc);
         my $rep = '';
         if (!$inlined{$real}++) {
             my $sub = translate($f, $rel);

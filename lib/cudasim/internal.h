@@ -140,6 +140,10 @@ extern std::map<uintptr_t, size_t> g_symbols;
 const size_t *find_symbol(const void *p, uintptr_t *start);
 /* cudaDeviceReset: every buffer, freed buffer and symbol forgotten. */
 void memory_reset();
+/* Host memory that cudaHostRegister made usable by kernels (api_host_register.cpp),
+ * and cudaDeviceReset's forgetting of it. */
+bool host_registered(const void *p);
+void host_register_reset();
 
 /* ---- keeping host code out of device memory (host_guard.cpp) ------------ */
 

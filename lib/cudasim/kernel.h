@@ -502,6 +502,8 @@ static inline float __uint2float_rn(unsigned x) { return (float)x; }
 static inline double __int2double_rn(int x) { return (double)x; }
 static inline float __ll2float_rn(long long x) { return (float)x; }
 
+#include "rounding.h" /* __dadd_rd and the other intrinsics that round as named */
+
 /* Device math that CUDA has and the C++ library spells differently, or not
  * at all. */
 static inline float __fdividef(float a, float b) { return a / b; }

@@ -125,7 +125,7 @@ void check_host_pointer(const void *p)
 {
     uintptr_t a = (uintptr_t)p, start;
     if (!p || a - g_rg_lo < g_rg_span || a - g_sh_lo < g_sh_span || find_alloc(p) ||
-        find_symbol(p, &start))
+        find_symbol(p, &start) || host_registered(p))
         return;
     static std::set<std::string> told;
     if (!told.insert(g_launch.cfg->name).second) return;

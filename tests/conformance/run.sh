@@ -8,18 +8,63 @@
 #                this file the program must report nothing and exit 0.
 #   NAME.profile the counters of each launch (check_profile.py): the program is
 #                run again with CUDASIM_PROFILE, and its CSV must hold them.
-# usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim)
+#   NAME.build   for a program that must not build for the simulator (it
+#                needs what the simulator refuses, or what CUDA removed): lines
+#                that must each appear in the build's messages, optionally
+#                `errors N` (how many lines say error:) and `nvcc rejects` or
+#                `nvcc accepts` (what nvcc says of it, checked where NVCC is set,
+#                with lib/cudasim/nvcc_check.sh and its cache NVCC_CHECK_DIR).
+#   NAME.include folders (from the repository's root) for its #include; the
+#                Makefile passes them as make sim-run's INCLUDE.
+# usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim,
+#                         the build messages BINDIR/<absolute path of NAME>.buildlog)
 set -u
 cd "$(dirname "$0")/../.."
 bindir=${1:?usage: run.sh BINDIR}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0 count=0
+# A program that must not build: its messages, and nvcc's verdict.
+check_build() {
+    local cu=$1 name=${1%.cu} log errors=0 line want_errors= nvcc_want=
+    log=$bindir$(realpath "$cu" | sed 's/\.cu$//').buildlog
+    if [ ! -f "$log" ]; then problems+=("not built ($log)"); return; fi
+    grep -q '^status 0$' "$log" && problems+=("it built for the simulator; it must not")
+    errors=$(grep -c 'error:' "$log")
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+            ''|'#'*) ;;
+            'errors '*) want_errors=${line#errors } ;;
+            'nvcc '*) nvcc_want=${line#nvcc } ;;
+            *) grep -qF -- "$line" "$log" || problems+=("the build's messages lack: $line") ;;
+        esac
+    done < "$name.build"
+    [ -z "$want_errors" ] || [ "$errors" = "$want_errors" ] ||
+        problems+=("$errors lines say error:, expected $want_errors")
+    if [ -n "$nvcc_want" ] && [ -n "${NVCC:-}" ]; then
+        local incs=() got=accepts
+        if [ -f "$name.include" ]; then for d in $(cat "$name.include"); do incs+=(-I "$d"); done; fi
+        bash lib/cudasim/nvcc_check.sh --nvcc "$NVCC" --cache "${NVCC_CHECK_DIR:-build/nvcc-check}" \
+            "${incs[@]}" "$cu" 2> "$tmp/nvcc" || got=rejects
+        [ "$got" = "$nvcc_want" ] || problems+=("nvcc $got it, expected: nvcc $nvcc_want" "$(cat "$tmp/nvcc")")
+    fi
+    if [ ${#problems[@]} -ne 0 ]; then problems+=("its build said:" "$(sed 's/^/| /' "$log")"); fi
+}
+
 for cu in tests/conformance/*.cu; do
     name=${cu%.cu}
     bin=$bindir$(realpath "$cu" | sed 's/\.cu$//').sim
     count=$((count + 1))
     problems=()
+    if [ -f "$name.build" ]; then
+        check_build "$cu"
+        if [ ${#problems[@]} -eq 0 ]; then
+            echo " ok   $cu (refused, as it must be)"
+        else
+            echo "FAIL $cu"; printf '      %s\n' "${problems[@]}"; failed=$((failed + 1))
+        fi
+        continue
+    fi
     if [ ! -x "$bin" ]; then
         echo "FAIL $cu: not built ($bin)"; failed=$((failed + 1)); continue
     fi

@@ -1203,6 +1203,38 @@ static void with_guard_as_before(void)
     cudasim_set_memory_guard(g_had_pkeys);
 }
 
+/* cudaHostRegister: a range registered twice, or overlapping, and one never
+ * registered, fail with CUDA's codes; device memory is not host memory. */
+START_TEST(test_host_register_rules)
+{
+    quiet();
+    char *h = malloc(8192);
+    ck_assert_int_eq(cudaHostRegister(h, 4096, cudaHostRegisterMapped), cudaSuccess);
+    ck_assert_int_eq(cudaHostRegister(h, 4096, 0), cudaErrorHostMemoryAlreadyRegistered);
+    ck_assert_int_eq(cudaHostRegister(h + 4000, 1000, 0), cudaErrorHostMemoryAlreadyRegistered);
+    report_has("registered already");
+    ck_assert_int_eq(cudaHostRegister(h + 4096, 4096, 0), cudaSuccess); /* adjacent: fine */
+    void *d = NULL;
+    ck_assert_int_eq(cudaHostGetDevicePointer(&d, h + 10, 0), cudaSuccess);
+    ck_assert_ptr_eq(d, h + 10);
+    unsigned int flags = 0;
+    ck_assert_int_eq(cudaHostGetFlags(&flags, h + 100), cudaSuccess);
+    ck_assert_uint_eq(flags, cudaHostRegisterMapped);
+    ck_assert_int_eq(cudaHostUnregister(h + 1), cudaErrorHostMemoryNotRegistered);
+    report_has("not the start of a range");
+    ck_assert_int_eq(cudaHostUnregister(h), cudaSuccess);
+    ck_assert_int_eq(cudaHostUnregister(h), cudaErrorHostMemoryNotRegistered);
+    ck_assert_int_eq(cudaHostUnregister(h + 4096), cudaSuccess);
+    void *dm = dev(256);
+    ck_assert_int_eq(cudaHostRegister(dm, 256, 0), cudaErrorInvalidValue);
+    report_has("device memory already");
+    ck_assert_int_eq(cudaHostRegister(NULL, 256, 0), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaHostRegister(h, 256, 0x100), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaFree(dm), cudaSuccess);
+    free(h);
+}
+END_TEST
+
 Suite *sim_suite(void)
 {
     Suite *s = suite_create("cudasim");
@@ -1212,6 +1244,7 @@ Suite *sim_suite(void)
     tcase_add_test(tc, test_streams_and_events);
     tcase_add_test(tc, test_cublas_sgemm);
     tcase_add_test(tc, test_no_device);
+    tcase_add_test(tc, test_host_register_rules);
     suite_add_tcase(s, tc);
     TCase *k = tcase_create("kernels");
     tcase_add_test(k, test_block_sums_with_barriers_and_shuffles);

@@ -8,6 +8,9 @@
 #ifndef CUDASIM_CUDA_RUNTIME_H
 #define CUDASIM_CUDA_RUNTIME_H
 #include "cuda_runtime_api.h"
+/* Programs test these to know the runtime's headers are in (helper_cuda.h). */
+#define __CUDA_RUNTIME_H__
+#define __VECTOR_FUNCTIONS_H__
 
 #ifdef __cplusplus
 /* The allocation's call site is the caller's: these wrappers are always inlined. */
@@ -57,14 +60,36 @@ CUDASIM_INLINE cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost, un
 {
     return ::cudaHostGetDevicePointer((void **)(void *)pDevice, pHost, flags);
 }
-/* CUDA 12's form (CUDA 13 takes a cudaMemLocation). */
-CUDASIM_INLINE cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device,
-                                                cudaStream_t stream = 0)
+/* The forms CUDA 13 (or 12) removed: a call is an error naming the new form,
+ * as nvcc rejects it (cudasim_removed.h has the rest). */
+template <class... T>
+constexpr bool cudasim_removed_form = false;
+template <class... T>
+cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, T...)
 {
-    struct cudaMemLocation where;
-    where.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-    where.id = device;
-    return ::cudaMemPrefetchAsync(ptr, count, where, 0, stream);
+    static_assert(cudasim_removed_form<T...>,
+                  "cudaMemPrefetchAsync(ptr, count, device, stream) was removed in CUDA 13: give "
+                  "a cudaMemLocation and flags: cudaMemLocation loc = {cudaMemLocationTypeDevice, "
+                  "device}; cudaMemPrefetchAsync(ptr, count, loc, 0, stream) (to the CPU: "
+                  "{cudaMemLocationTypeHost, 0})");
+    return cudaErrorNotSupported;
+}
+template <class Advice, class... T>
+cudaError_t cudaMemAdvise(const void *, size_t, Advice, int, T...)
+{
+    static_assert(cudasim_removed_form<Advice, T...>,
+                  "cudaMemAdvise(ptr, count, advice, device) was removed in CUDA 13: give a "
+                  "cudaMemLocation: cudaMemLocation loc = {cudaMemLocationTypeDevice, device}; "
+                  "cudaMemAdvise(ptr, count, advice, loc)");
+    return cudaErrorNotSupported;
+}
+template <class A, class B, class C>
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *, cudaGraph_t, A, B, C)
+{
+    static_assert(cudasim_removed_form<A, B, C>,
+                  "cudaGraphInstantiate(&exec, graph, errorNode, logBuffer, bufferSize) was removed "
+                  "in CUDA 12: cudaGraphInstantiate(&exec, graph, 0) (flags)");
+    return cudaErrorNotSupported;
 }
 
 /* Symbols: the variable itself, of any type. */

@@ -24,6 +24,27 @@ extern "C" {
 #define CUDASIM 1
 /* The runtime version the simulator presents (CUDA 13.0's numbering). */
 #define CUDART_VERSION 13000
+/* This header stands for the runtime's type headers too (driver_types.h,
+ * vector_types.h, ...: the files of those names include it), and defines the
+ * macros by which programs, such as the CUDA samples' helper_cuda.h, tell
+ * that they were included. */
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __DEVICE_TYPES_H__
+#define __HOST_DEFINES_H__
+
+/* What CUDA 13 removed stays declared, so that a use is an error that names
+ * the replacement (as with nvcc it is an error too: the real headers no
+ * longer declare it). cudasim_removed.h has the functions. */
+#if defined(__has_attribute)
+#if __has_attribute(unavailable)
+#define CUDASIM_REMOVED(why) __attribute__((unavailable(why)))
+#endif
+#endif
+#ifndef CUDASIM_REMOVED
+#define CUDASIM_REMOVED(why) __attribute__((deprecated(why)))
+#endif
 
 typedef enum cudaError {
     cudaSuccess = 0,
@@ -47,6 +68,8 @@ typedef enum cudaError {
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
     cudaErrorAssert = 710,
+    cudaErrorHostMemoryAlreadyRegistered = 712,
+    cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
     cudaErrorCooperativeLaunchTooLarge = 720,
@@ -83,7 +106,8 @@ enum cudaFuncCache {
 enum cudaLimit {
     cudaLimitStackSize = 0x00,
     cudaLimitPrintfFifoSize = 0x01,
-    cudaLimitMallocHeapSize = 0x02
+    cudaLimitMallocHeapSize = 0x02,
+    cudaLimitPersistingL2CacheSize = 0x06 /* none to set aside here */
 };
 
 /* The attributes cudaDeviceGetAttribute answers (CUDA's numbering). */
@@ -98,27 +122,66 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerBlock = 8,
     cudaDevAttrTotalConstantMemory = 9,
     cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxPitch = 11,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrTextureAlignment = 14,
+    cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
+    cudaDevAttrSurfaceAlignment = 30,
     cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrEccEnabled = 32,
     cudaDevAttrPciBusId = 33,
     cudaDevAttrPciDeviceId = 34,
+    cudaDevAttrTccDriver = 35,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
     cudaDevAttrAsyncEngineCount = 40,
     cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrPciDomainId = 50,
+    cudaDevAttrTexturePitchAlignment = 51,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrStreamPrioritiesSupported = 78,
+    cudaDevAttrGlobalL1CacheSupported = 79,
+    cudaDevAttrLocalL1CacheSupported = 80,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrMaxRegistersPerMultiprocessor = 82,
     cudaDevAttrManagedMemory = 83,
+    cudaDevAttrIsMultiGpuBoard = 84,
+    cudaDevAttrMultiGpuBoardGroupID = 85,
+    cudaDevAttrHostNativeAtomicSupported = 86,
+    cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+    cudaDevAttrPageableMemoryAccess = 88,
     cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrComputePreemptionSupported = 90,
+    cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+    cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+    cudaDevAttrCanFlushRemoteWrites = 98,
+    cudaDevAttrHostRegisterSupported = 99,
+    cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+    cudaDevAttrDirectManagedMemAccessFromHost = 101,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrMaxPersistingL2CacheSize = 108,
+    cudaDevAttrMaxAccessPolicyWindowSize = 109,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
+    cudaDevAttrMemoryPoolsSupported = 115,
+    cudaDevAttrClusterLaunch = 120
+};
+
+/* What cudaDevAttrComputeMode answers (the simulator's device: Default). */
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
 };
 
 enum cudaMemoryType {
@@ -204,10 +267,15 @@ enum cudaStreamCaptureStatus {
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocWriteCombined 0x04
 #define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
 #define cudaDeviceScheduleAuto 0x00
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
 #define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04 /* the older name of cudaDeviceScheduleBlockingSync */
 #define cudaDeviceMapHost 0x08
 #define cudaDeviceLmemResizeToMax 0x10
 #define cudaMemAttachGlobal 0x01
@@ -283,8 +351,10 @@ CUDASIM_VECS(double, double, 8, 16, 16)
 #undef CUDASIM_VEC4
 
 /* The fields of cudaDeviceProp that programs commonly read, under their real
- * names (a few that CUDA 13 dropped, such as clockRate, are kept for older
- * programs). */
+ * names. Those CUDA 13 removed are there only to say so, when used. */
+#define CUDASIM_PROP_REMOVED(attr)                                                               \
+    CUDASIM_REMOVED("removed from cudaDeviceProp in CUDA 13: use cudaDeviceGetAttribute(&value, " \
+                    attr ", device)")
 struct cudaDeviceProp {
     char name[256];
     size_t totalGlobalMem;
@@ -295,17 +365,17 @@ struct cudaDeviceProp {
     int maxThreadsPerBlock;
     int maxThreadsDim[3];
     int maxGridSize[3];
-    int clockRate;
+    int clockRate CUDASIM_PROP_REMOVED("cudaDevAttrClockRate");
     size_t totalConstMem;
     int major;
     int minor;
     size_t textureAlignment;
-    int deviceOverlap;
+    int deviceOverlap CUDASIM_PROP_REMOVED("cudaDevAttrGpuOverlap");
     int multiProcessorCount;
-    int kernelExecTimeoutEnabled;
+    int kernelExecTimeoutEnabled CUDASIM_PROP_REMOVED("cudaDevAttrKernelExecTimeout");
     int integrated;
     int canMapHostMemory;
-    int computeMode;
+    int computeMode CUDASIM_PROP_REMOVED("cudaDevAttrComputeMode");
     int concurrentKernels;
     int ECCEnabled;
     int pciBusID;
@@ -313,7 +383,7 @@ struct cudaDeviceProp {
     int pciDomainID;
     int asyncEngineCount;
     int unifiedAddressing;
-    int memoryClockRate;
+    int memoryClockRate CUDASIM_PROP_REMOVED("cudaDevAttrMemoryClockRate");
     int memoryBusWidth;
     int l2CacheSize;
     int maxThreadsPerMultiProcessor;
@@ -324,6 +394,29 @@ struct cudaDeviceProp {
     int concurrentManagedAccess;
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
+    /* CUDA 13's other fields, but those of textures and surfaces */
+    size_t texturePitchAlignment;
+    size_t surfaceAlignment;
+    int tccDriver;
+    int persistingL2CacheMaxSize;
+    int streamPrioritiesSupported;
+    int globalL1CacheSupported;
+    int localL1CacheSupported;
+    int multiGpuBoardGroupID;
+    int hostNativeAtomicSupported;
+    int pageableMemoryAccess;
+    int computePreemptionSupported;
+    int canUseHostPointerForRegisteredMem;
+    int cooperativeLaunch;
+    int pageableMemoryAccessUsesHostPageTables;
+    int directManagedMemAccessFromHost;
+    int accessPolicyMaxWindowSize;
+    size_t reservedSharedMemPerBlock;
+    int hostRegisterSupported;
+    int hostRegisterReadOnlySupported;
+    int memoryPoolsSupported;
+    int clusterLaunch;
+    int unifiedFunctionPointers;
 };
 typedef struct cudaDeviceProp cudaDeviceProp;
 
@@ -430,6 +523,15 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
+
+/* Host memory that kernels may use (cudaHostRegisterMapped): api_host_register.cpp. */
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost);
+
+#include "cudasim_mempool.h"
+#include "cudasim_access_policy.h"
+#include "cudasim_removed.h"
 
 #ifdef __cplusplus
 }

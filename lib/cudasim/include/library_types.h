@@ -4,6 +4,7 @@
  */
 #ifndef CUDASIM_LIBRARY_TYPES_H
 #define CUDASIM_LIBRARY_TYPES_H
+#define __LIBRARY_TYPES_H__
 
 typedef enum cudaDataType_t {
     CUDA_R_16F = 2,   /* real as a half */

@@ -1,0 +1,101 @@
+# cu2sim_refusals.pl: what a CUDA program may need that the CUDA simulator
+# cannot give (textures, graphics interop, the driver API, several GPUs,
+# several processes, host threads), and the CUDA toolkit's headers that the
+# simulator does not stand in for. cu2sim.pl refuses each with one line per
+# file, naming what it found and where:
+#
+#   prog.cu:41: error: cudaCreateTextureObject: the program needs textures and surfaces, which ...
+#
+# so that such a program stops before it is compiled, instead of failing in
+# a header of the real toolkit or deep in g++'s messages.
+package Cu2simRefusals;
+use strict;
+use warnings;
+
+# [what is needed, a pattern that finds it in code (comments and strings
+# masked), what to do instead]
+my @needs = (
+    ['textures and surfaces',
+     qr/\b(?:texture\s*<|(?:tex|surf)(?:[123]D|Cubemap)\w*\s*[<(]|tex1Dfetch\s*[<(]|tex2Dgather\w*\s*[<(]
+          |cudaCreate(?:Texture|Surface)Object|cuda(?:Texture|Surface)Object_t|cudaArray(?:_t|_const_t)?\b
+          |cudaMalloc(?:3D|Mipmapped)?Array|cudaMemcpy(?:2D|3D)?(?:To|From)Array\w*|cudaBind(?:Texture|Surface)\w*
+          |cudaCreateChannelDesc)/x,
+     'read the memory through a pointer (a texture fetch is a load; its filtering and addressing '
+     . 'modes are yours to write)'],
+    ['graphics interop',
+     qr/\bcuda(?:Graphics|GL|EGL|D3D9|D3D10|D3D11|VDPAU|Vulkan)\w*\s*\(|\bcudaImportExternal\w*/,
+     'the simulator has no display or graphics API to share memory with'],
+    ['the CUDA driver API',
+     qr/\bcu(?:Init|DriverGetVersion|Device(?:Get|Primary|Total|Compute|CanAccess)|Ctx|Module|Mem(?:Alloc|Free|cpy|set|Get|Host|Create|Map|Address|Release|Export|Import|Prefetch|Advise|Pool)
+          |Launch|Stream|Event|Func|Graph|Tex|Surf|Array|Ipc|Pointer|Occupancy|Link|Library|Kernel|GetErrorString|GetErrorName
+          |GetProcAddress|Profiler|Mipmapped|External|Import|Destroy|Signal|Wait|Coredump|Multicast|TensorMap|Flush|UserObject)\w*\s*\(/x,
+     'write it with the runtime API (cudaMalloc, kernel<<<...>>>, ...), which the simulator has'],
+    ['peer access between several GPUs',
+     qr/\bcuda(?:DeviceCanAccessPeer|DeviceEnablePeerAccess|DeviceDisablePeerAccess|MemcpyPeer\w*|Memcpy3DPeer\w*|DeviceGetP2PAttribute)\b/,
+     'the simulator runs one GPU at a time and no memory is shared between its devices'],
+    ['memory shared between processes',
+     qr/\bcuda(?:Ipc\w+|MemPoolExportToShareableHandle|MemPoolImportFromShareableHandle|MemPoolExportPointer|MemPoolImportPointer)\b/,
+     'the simulator\'s device memory belongs to one process'],
+    ['host threads that call CUDA at once (OpenMP)',
+     qr/^[ \t]*#[ \t]*pragma[ \t]+omp\b/m,
+     'the simulator runs one host thread\'s CUDA calls at a time'],
+);
+
+# #include names: [pattern, what is needed]. The simulator's own headers
+# (lib/cudasim/include) are never refused, whatever their names.
+my @include_needs = (
+    [qr{^(?:GL|GLES\d?|EGL|vulkan)/|^(?:cuda_gl_interop|cuda_egl_interop|cudaGL|cudaEGL|cuda_vdpau_interop|cudaVDPAU|helper_gl|rendercheck_\w+|cuda_d3d\w+)\.h$},
+     'graphics interop'],
+    [qr{^(?:helper_cuda_drvapi\.h|drvapi_error_string\.h|cudaTypedefs\.h|cudaProfiler\.h)$}, 'the CUDA driver API'],
+    [qr{^(?:nvrtc\.h|nvrtc_helper\.h|nvJitLink\.h|nvvm\.h)$}, 'compiling CUDA at run time (NVRTC)'],
+    [qr{^helper_multiprocess\.h$}, 'memory shared between processes'],
+    [qr{^omp\.h$}, 'host threads that call CUDA at once (OpenMP)'],
+    [qr{^(?:texture_types|surface_types|texture_fetch_functions|texture_indirect_functions|surface_functions|surface_indirect_functions|cuda_texture_types|cuda_surface_types|channel_descriptor)\.h$},
+     'textures and surfaces'],
+    [qr{^cuda/|^nv/|^cuda_(?:awbarrier|pipeline)\w*\.h$}, 'the CUDA C++ standard library (libcu++: cuda::barrier, cuda::pipeline, ...)'],
+);
+
+# The names of the CUDA toolkit's own headers (its include folder): one the
+# simulator does not provide is refused by name, never looked up on the
+# system's include path (where a toolkit's real header would be mixed with
+# the simulator's).
+my $toolkit_header = qr{^(?:cu\w*\.h|cuda\w*\.h|nv\w*\.h|npp\w*\.h|nccl\w*\.h|sm_\d+_\w+\.h(?:pp)?
+    |(?:builtin_types|channel_descriptor|common_functions|device_\w+|driver_\w+|host_\w+|library_types
+       |math_\w+|mma|surface_\w+|texture_\w+|vector_\w+|fatbinary_section|generated_\w+)\.h(?:pp)?
+    |crt/|nv/|cuda/|nvtx3/|thrust/|cub/|cooperative_groups)}x;
+
+# check(masked code, bad(pos, msg), includes): refuse
+# what the code needs and the simulator cannot give, one line per need.
+# includes is a list of [position, name, found (1 when the simulator or the
+# program's folders have it, or it was refused already)]. An include no
+# folder has whose name is one of the toolkit's is refused by name.
+sub check
+{
+    my ($m, $bad, $includes) = @_;
+    my %said;
+    for my $inc (@$includes) {
+        my ($at, $name, $found) = @$inc;
+        next if $found;
+        my ($need) = grep { $name =~ $_->[0] } @include_needs;
+        if ($need) {
+            $bad->($at, "#include <$name>: the program needs $need->[1], which the CUDA simulator "
+                        . 'does not have') unless $said{$need->[1]}++;
+        } elsif ($name =~ $toolkit_header) {
+            $bad->($at, "#include <$name>: a header of the CUDA toolkit that the CUDA simulator "
+                        . 'does not provide (lib/cudasim/include has those it does)');
+        }
+    }
+    for my $n (@needs) {
+        my ($need, $re, $advice) = @$n;
+        next if $said{$need};
+        next unless $m =~ $re;
+        my ($at, $what) = ($-[0], $&);
+        $what =~ s/\s*[<(]$//;
+        $said{$need} = 1;
+        $bad->($at, "$what: the program needs $need, which the CUDA simulator does not have: "
+                    . $advice);
+    }
+    return \%said;
+}
+
+1;

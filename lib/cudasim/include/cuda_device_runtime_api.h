@@ -1,0 +1,3 @@
+/* cuda_device_runtime_api.h for the CUDA simulator: what the toolkit's cuda_device_runtime_api.h declares is in
+ * cuda_runtime_api.h, which defines the macro programs test for it too. */
+#include "cuda_runtime_api.h"
