@@ -610,7 +610,8 @@ sub first_problem {
 # which registers that code, its kernels and device variables by name and hands atexit
 # __cudaUnregisterBinaryUtil; or g++'s initializer of the simulator's translation
 # (cu2sim.pl), _GLOBAL__sub_I_<file>, which registers the kernels by name
-# (cudasim_register_kernel) into the translation's cudasim_kernel_N. A student's
+# (cudasim_register_kernel) into the translation's cudasim_kernel_N, and its variables
+# (cudasim_register_variable, into cudasim_vreg_NAME, of cudasim_vbox_NAME). A student's
 # constructor, or a C++ variable whose value is computed at start (g++ puts that code
 # into _GLOBAL__sub_I_ too), is refused.
 my $ctor_refused = 0;
@@ -715,8 +716,13 @@ my $ctor_refused = 0;
             };
         } elsif (!$nvcc && defined $file_sym && $f->{name} eq "_GLOBAL__sub_I_$file_sym"
                  && $array eq '.init_array') {
-            $calls = qr/^cudasim_register_kernel\z/;
-            $data = sub { $holds_only->($_[0], qr/^(_ZL\d+)?cudasim_kernel_\d+\z/) };
+            # its kernels (cudasim_kernel_N) and its __device__, __constant__ and __managed__
+            # variables (cu2sim_variables.pl: each in a box between red zones, its
+            # registration's result kept in cudasim_vreg_NAME)
+            $calls = qr/^cudasim_register_(kernel|variable)\z/;
+            $data = sub {
+                $holds_only->($_[0], qr/^(_ZL\d+)?(cudasim_kernel_\d+|cudasim_v(box|reg)_\w+)\z/)
+            };
         } elsif ($f->{name} =~ /^_GLOBAL__sub_I_/ && @rel) {
             # nvcc makes no initializer of its own: this one is the student's, told by its call
             ($calls, $data) = (qr/(?!)/, sub { 0 });

@@ -580,6 +580,16 @@ FORGERIES = [
          why="forge_sys as machine code in an array put in a .text section (mov the "
              "arguments, then the hidden system call of hidden-system-call, then ret): no asm "
              "statement, and the call is a direct one; the untouched stubs scored 104/104"),
+    dict(name="cu-variable-initializer", lesson="02_device_transfer", file="exercises.cu",
+         base="solutions",
+         changes=[(None, "top", "#include <stdlib.h>\n#include <cuda_runtime.h>\n"
+                   "static int cudasim_vbox_note = (int)(long)getenv(\"HOME\");\n"
+                   "static int cudasim_vreg_note = cudasim_vbox_note + 1;\n"
+                   "int note_seen(void) { return cudasim_vreg_note; }\n")],
+         zero=["02.1", "02.2", "02.3", "02.4", "02"], says="calls getenv",
+         why="code in the file's initializer, dressed as the simulator's registration of a "
+             "__device__ variable (named as the translation names its boxes): only the "
+             "registration's own call is allowed there (the lesson's build is refused whole)"),
     dict(name="cu-address-arithmetic", lesson="02_device_transfer", file="exercises.cu",
          base="solutions",
          changes=[("k_relu_forward", "replace",

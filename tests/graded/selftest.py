@@ -703,6 +703,18 @@ def main():
                     "02.4", ("past the end", "operations on the stream"),
                     lesson="02_device_transfer",
                     filename="exercises.cu", may_pass=("bad arguments", "a launch that fails"))
+        # A __device__ variable in a student's CUDA file: the translation registers it when
+        # the file is loaded, which the static check must tell from a student's initializer.
+        folder, path, text = make_copy("device-variable", "02_device_transfer", "solutions",
+                                       [],
+                                       "exercises.cu")
+        with open(path, "w") as f:
+            f.write("#include <cuda_runtime.h>\n__device__ int relu_seen = 0;\n"
+                    "__constant__ float relu_zero[4];\n" + text)
+        r, _ = grade("device-variable", "lessons", folder, lesson="02")
+        if r["score"] != sum(t["max_score"] for t in r["tests"]):
+            fail("the answers with a __device__ and a __constant__ variable lose points: %s"
+                 % [t["output"] for t in r["tests"] if t["score"] != t["max_score"]][:2])
         utf8_messages()
 
     named = [a for a in sys.argv[1:] if not a.startswith("--")]
