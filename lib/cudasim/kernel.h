@@ -84,19 +84,28 @@ struct SyncWarp {
     }
 };
 
-/* Warp shuffles move up to 8 bytes of any trivially copyable type. */
+/* Warp shuffles move any trivially copyable type: 8 bytes per exchange, as many as it
+ * takes (cooperative groups' shfl of a 16-byte uint4 is two; a GPU does 32-bit pieces,
+ * which no program can tell apart). nvcc refuses the raw __shfl_sync on types it does
+ * not overload, and make sim-run's nvcc check says so. */
 template <typename T>
 static inline T shfl(WarpOp op, unsigned mask, T var, const char *file, int line, int arg,
                      int width = 32)
 {
-    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
-                  "the simulator shuffles values of at most 8 bytes");
-    unsigned long long bits = 0;
-    std::memcpy(&bits, &var, sizeof(T));
-    bits = cudasim_warp_op(op, mask, bits, arg, width, file, line);
-    T out;
-    std::memcpy(&out, &bits, sizeof(T));
-    return out;
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "the simulator shuffles trivially copyable values");
+    unsigned char in[sizeof(T)], out[sizeof(T)];
+    std::memcpy(in, &var, sizeof(T));
+    for (size_t at = 0; at < sizeof(T); at += 8) {
+        size_t n = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
+        unsigned long long bits = 0;
+        std::memcpy(&bits, in + at, n);
+        bits = cudasim_warp_op(op, mask, bits, arg, width, file, line);
+        std::memcpy(out + at, &bits, n);
+    }
+    T result;
+    std::memcpy(&result, out, sizeof(T));
+    return result;
 }
 
 /* __reduce_add_sync and friends: every lane of the mask gets the result. */
