@@ -143,6 +143,29 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
             return -1;
         }
     }
+    /* The repository (the judge's folder: the runner's fixtures and data are there) stays
+     * in view when a hidden folder holds it (the judge's home, say) or the private /tmp
+     * would cover it (a clone under /tmp): it is bound back in place, read-only, with what
+     * is hidden inside it. So what is hidden is covered first, /tmp after. */
+    struct stat st;
+    char repo[4096];
+    int repo_fd = -1, repo_in_tmp = 0;
+    if (getcwd(repo, sizeof repo)) {
+        repo_in_tmp = below(repo, "/tmp") || below(repo, "/dev/shm");
+        for (const char *const *h = run->hide; h && *h && !repo_in_tmp && repo_fd < 0; h++)
+            if (strcmp(repo, *h) != 0 && below(repo, *h))
+                repo_fd = open(repo, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (repo_in_tmp) repo_fd = open(repo, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+    for (const char *const *h = run->hide; h && *h; h++) {
+        if (stat(*h, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (mount_tmpfs(*h, "size=4k,mode=0755", err, size) != 0) return -1;
+        } else if (mount("/dev/null", *h, NULL, MS_BIND, NULL) != 0) {
+            say(err, size, "hiding %s: %s", *h, strerror(errno));
+            return -1;
+        }
+    }
     /* the kept library folders, bound under /run before /tmp is covered */
     if (n_keep && mount_tmpfs("/run", "size=64k,mode=0755", err, size) != 0) return -1;
     for (int i = 0; i < n_keep; i++) {
@@ -172,29 +195,11 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
             return -1;
         }
     }
-    struct stat st;
     if (stat("/dev/shm", &st) == 0 && mount_tmpfs("/dev/shm", "size=1g,mode=1777", err, size) != 0)
         return -1;
     if (stat("/dev/pts", &st) == 0 &&
         mount_tmpfs("/dev/pts", "size=4k,mode=0755", err, size) != 0)
         return -1;
-    /* The repository (the judge's folder: the runner's fixtures and data are there) stays
-     * in view when a hidden folder holds it, the judge's home say: it is bound back in
-     * place, with what is hidden inside it. */
-    char repo[4096];
-    int repo_fd = -1;
-    for (const char *const *h = run->hide; h && *h && repo_fd < 0; h++)
-        if (getcwd(repo, sizeof repo) && strcmp(repo, *h) != 0 && below(repo, *h))
-            repo_fd = open(repo, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    for (const char *const *h = run->hide; h && *h; h++) {
-        if (stat(*h, &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) {
-            if (mount_tmpfs(*h, "size=4k,mode=0755", err, size) != 0) return -1;
-        } else if (mount("/dev/null", *h, NULL, MS_BIND, NULL) != 0) {
-            say(err, size, "hiding %s: %s", *h, strerror(errno));
-            return -1;
-        }
-    }
     if (repo_fd >= 0) {
         char from[64];
         snprintf(from, sizeof from, "/proc/self/fd/%d", repo_fd);
@@ -205,8 +210,9 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
         }
         mkdir(repo, 0755);
         struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
+        /* read-only in any case under /tmp, where the runner may write otherwise */
         if (mount(from, repo, NULL, MS_BIND | MS_REC, NULL) != 0 ||
-            (plan->readonly &&
+            ((plan->readonly || repo_in_tmp) &&
              syscall(SYS_mount_setattr, AT_FDCWD, repo, AT_RECURSIVE, &ro, sizeof ro) != 0)) {
             say(err, size, "showing the repository %s again: %s", repo, strerror(errno));
             close(repo_fd);
