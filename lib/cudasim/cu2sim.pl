@@ -224,7 +224,8 @@ sub translate
                         . "Thrust has device_vector, host_vector, device_ptr, the counting and "
                         . "constant iterators, copy, fill, sequence, generate, transform, for_each, "
                         . "reduce, transform_reduce, inner_product, count, min/max_element, "
-                        . "equal, the scans and the sorts") unless $library_said{'thrust/'}++;
+                        . "equal, is_sorted, the scans, the sorts and thrust::random's minstd engines and "
+                        . "uniform distributions") unless $library_said{'thrust/'}++;
             next;
         }
         for my $k (sort keys %libraries) {

@@ -327,6 +327,18 @@ void sort_by_key(K keys, K keys_last, V values, C comp)
     });
 }
 
+template <Mode M, typename It, typename C>
+bool is_sorted(It first, It last, C comp)
+{
+    std::ptrdiff_t n = std::distance(first, last);
+    return run<on_device_t<M, It>::value>("thrust::is_sorted", [=] {
+        auto p = raw(first);
+        for (std::ptrdiff_t i = 1; i < n; i++)
+            if (comp(p[i], p[i - 1])) return false;
+        return true;
+    });
+}
+
 /* ---- the forms with fewer arguments ---- */
 
 template <Mode M, typename It, typename N, typename O>
@@ -393,6 +405,11 @@ void stable_sort_by_key(K keys, K keys_last, V values, C comp = C())
 {
     cudasim_detail::sort_by_key<M>(keys, keys_last, values, comp);
 }
+template <Mode M, typename It>
+bool is_sorted(It first, It last)
+{
+    return cudasim_detail::is_sorted<M>(first, last, thrust::less<typename value_of<It>::type>());
+}
 } // namespace cudasim_detail
 
 /* The public algorithms: each with an optional execution policy first. */
@@ -437,6 +454,7 @@ CUDASIM_THRUST_ALGORITHM(sort)
 CUDASIM_THRUST_ALGORITHM(stable_sort)
 CUDASIM_THRUST_ALGORITHM(sort_by_key)
 CUDASIM_THRUST_ALGORITHM(stable_sort_by_key)
+CUDASIM_THRUST_ALGORITHM(is_sorted)
 #undef CUDASIM_THRUST_ALGORITHM
 
 } // namespace thrust
