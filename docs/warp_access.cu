@@ -4,7 +4,9 @@
 // addresses are the simulator's record of the kernels' accesses
 // (cudasim_trace_start), the counts beside them its profiler's.
 //
-//   make sim-run CU=docs/warp_access.cu ARGS=DIR     (make docs runs it)
+//   make sim-run CU=docs/warp_access.cu ARGS=DIR INCLUDE=lib/cudasim NVCC=
+//
+// (make docs runs it; cudasim.h is the simulator's own API, which nvcc has not)
 //
 // writes DIR/warp_sectors.dat and DIR/warp_banks.dat, which docs/warp_access.gp
 // draws. The simulator only: a GPU records no accesses.
