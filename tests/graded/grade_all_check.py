@@ -148,7 +148,8 @@ def interrupted_then_resumed(cls, out):
     p = subprocess.Popen(["make", "--no-print-directory", "grade-all", "SUBMISSIONS=" + cls, "OUT=" + out,
                           "GRADE_SEED=" + SEED, "LESSON=01 04", "JOBS=2"], cwd=REPO,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
+                         start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 300
     while time.time() < deadline and p.poll() is None:
         done = [k for k in os.listdir(os.path.join(REPO, cls))

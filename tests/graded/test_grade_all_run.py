@@ -116,6 +116,12 @@ def held_lock(path):
         other.stdout.close()
 
 
+def interruptible():
+    """Ctrl-C as at a terminal: a command started in the background of a script (CI's
+    `... &`) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def text_of(path):
     try:
         with open(path) as f:
@@ -248,7 +254,8 @@ class TestInterrupted(Class):
         return subprocess.Popen([sys.executable, os.path.join(HERE, "grade_all.py")] +
                                 self.argv(out, "--seed", "3", *more), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True,
-                                env=dict(os.environ, FAKE_MAKE_SLOW=str(slow)))
+                                env=dict(os.environ, FAKE_MAKE_SLOW=str(slow)),
+                                preexec_fn=interruptible)
 
     def wait_for_results(self, out, n):
         deadline = time.time() + 60
