@@ -430,9 +430,9 @@ static void rt_files(void)
         "@OUT@/results.json", "@OUT@/score.txt", "@OUT@/lesson01.tsv", "@OUT@/judge_01.log",
         "@BUILD@/grade/judge01", "@BUILD@/grade/judge02", "@BUILD@/grade/driver",
         "@BUILD@/grade/ref/01.records", "@ROOT@/Makefile", "@ROOT@/tests/graded/judge.c",
-        "@ROOT@/.git/config", "/root/.bashrc", "/root/.profile", "/etc/passwd", "/etc/profile"};
+        "@ROOT@/.git/config", "@HOME@/.bashrc", "@HOME@/.profile", "/etc/passwd", "/etc/profile"};
     static const char *const fresh[] = {"@OUT@/rt-new", "@BUILD@/grade/rt-new-@NAME@",
-                                        "@ROOT@/rt-new-@NAME@", "/root/rt-new-@NAME@",
+                                        "@ROOT@/rt-new-@NAME@", "@HOME@/rt-new-@NAME@",
                                         "/var/tmp/rt-new-@NAME@"};
     char line[600];
     for (size_t i = 0; i < sizeof existing / sizeof existing[0]; i++) {

@@ -401,6 +401,7 @@ def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
     for function, how, code in changes:
         root, build, out = grader or (ROOT, None, os.path.join(ROOT, WORK, name))
         code = code.replace("@ROOT@", root).replace("@NAME@", name).replace("@OUT@", out)
+        code = code.replace("@HOME@", os.path.expanduser("~"))  # the grader's home
         code = code.replace("@MARKS@", " ".join(escape_marks(name)))
         code = code.replace("@FORGE@", json.dumps(forgeries.FORGED_RESULTS_SCRIPT)[1:-1])
         if "@BUILD@" in code:
