@@ -40,9 +40,10 @@ int grad_scaler_update(GradScaler *s)
 }
 
 /* ex05.2 Clipping by global norm ------------------------------------------------------
- * TODO(ex05.2): total = sqrt(sum of every square, in double); *total_norm =
- * total; coef = max_norm / (total + 1e-6f); scale everything by coef when it
- * is below 1 or NaN.
+ * TODO(ex05.2): total = sqrt(sum of every square), the sum in float's range
+ * (past it the norm is inf, as in PyTorch); *total_norm = total;
+ * coef = max_norm / (total + 1e-6f); scale everything by coef when it is
+ * below 1 or NaN.
  * Hint: isnan(coef) matters: a NaN norm must make the gradients NaN. About 10 lines.
  */
 int clip_grad_norm_scale(float *const *grads, const int64_t *sizes, int n, float max_norm,

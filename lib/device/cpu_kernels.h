@@ -97,15 +97,19 @@ WB_MUST_CHECK int sgd_step(float *restrict param, const float *restrict grad, in
  *
  * @p grads holds @p n arrays (n >= 0) and array i holds @p sizes[i] >= 0
  * floats. First the norm of all values together: total = sqrt(x_1^2 + x_2^2
- * + ... over every value of every array), the sum accumulated in double and
- * the square root rounded to float; store it in *@p total_norm (0 when there
- * are no values). Then, in float, clip_coef = max_norm / (total + 1e-6f).
+ * + ... over every value of every array), a float; store it in
+ * *@p total_norm (0 when there are no values). The sum of the squares has
+ * float's range, as in PyTorch, whose float32 norm adds the squares in
+ * float, and in the GPU kernel: a sum beyond it (about 3.4e38, reached by
+ * values of 3e30 and 4e30) makes the norm inf. Add the squares in float, or
+ * in double (exact enough in any order) and round the sum to float before
+ * the square root. Then, in float, clip_coef = max_norm / (total + 1e-6f).
  * When clip_coef < 1, or is NaN, multiply every value of every array by
  * clip_coef in place; otherwise change nothing. This is what
  * `torch.nn.utils.clip_grad_norm_` does, including its non-finite cases: an
- * infinite value makes the norm inf and clip_coef 0 (finite values become 0,
- * infinite ones NaN), and a NaN makes the norm and every value NaN. Returns
- * 0 (::ERR_OK).
+ * infinite norm (an infinite value, or squares beyond float's range) makes
+ * clip_coef 0 (finite values become 0, infinite ones NaN), and a NaN makes
+ * the norm and every value NaN. Returns 0 (::ERR_OK).
  */
 WB_MUST_CHECK int clip_grad_norm_scale(float *const *grads, const int64_t *sizes, int n, float max_norm,
                          float *total_norm);

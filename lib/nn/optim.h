@@ -178,9 +178,11 @@ WB_MUST_CHECK int optim_restore(Optimizer *opt, int64_t step);
  * Computes the norm of all gradients together, total = sqrt(sum of g^2
  * over every gradient), and when clip_coef = max_norm / (total + 1e-6) is
  * below 1 multiplies every gradient by it. *@p total_norm receives the norm
- * before clipping: inf or NaN when a gradient is (PyTorch's
- * error_if_nonfinite=False: an inf norm then scales the gradients by 0, a
- * NaN one makes them NaN, which a GradScaler's skipped step tolerates).
+ * before clipping: inf or NaN when a gradient is, and inf when the sum of
+ * the squares passes float's range, as PyTorch's float32 norm gives it
+ * (with PyTorch's default error_if_nonfinite=False an inf norm then scales
+ * the gradients by 0, a NaN one makes them NaN, which a GradScaler's
+ * skipped step tolerates).
  * @p max_norm must be positive (inf: measure without clipping, unless the
  * norm is inf too).
  *

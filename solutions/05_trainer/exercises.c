@@ -84,10 +84,13 @@ int trainer_run_epochs(Trainer *t, long upto)
 int clip_grad_norm_scale(float *const *grads, const int64_t *sizes, int n, float max_norm,
                          float *total_norm)
 {
-    double sum = 0.0; /* a float sum would lose the small squares next to large ones */
+    /* In double the order of the additions does not matter and no small square is lost;
+     * rounded to float before the root, a sum beyond float's range is inf, as PyTorch's
+     * float32 sum (and the GPU kernel's) makes it. */
+    double sum = 0.0;
     for (int i = 0; i < n; i++)
         for (int64_t k = 0; k < sizes[i]; k++) sum += (double)grads[i][k] * grads[i][k];
-    float total = (float)sqrt(sum);
+    float total = sqrtf((float)sum);
     *total_norm = total;
     float coef = max_norm / (total + 1e-6f);
     if (coef < 1.0f || isnan(coef)) /* PyTorch multiplies by clamp(coef, max=1), NaN and all */

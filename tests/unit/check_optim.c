@@ -424,8 +424,14 @@ START_TEST(test_clip_grad_norm_scale_by_hand)
     float *one[1] = {many};
     const int64_t size[1] = {N};
     ck_assert_int_eq(clip_grad_norm_scale(one, size, 1, INFINITY, &total), ERR_OK);
-    ck_assert_float_eq(total, (float)sqrt(1.0 + (N - 1) / 16777216.0));
+    ck_assert_float_eq(total, sqrtf((float)(1.0 + (N - 1) / 16777216.0)));
     free(many);
+    /* Squares past float's range: PyTorch's float32 norm is inf, and the values become 0. */
+    float huge[3] = {3e30f, 4e30f, 0.0f}, *h[1] = {huge};
+    const int64_t three[1] = {3};
+    ck_assert_int_eq(clip_grad_norm_scale(h, three, 1, 1.0f, &total), ERR_OK);
+    ck_assert(isinf(total) && total > 0);
+    for (int i = 0; i < 3; i++) ck_assert_float_eq(huge[i], 0.0f);
 }
 END_TEST
 
