@@ -108,7 +108,7 @@ EOF
     expect "a driver older than the runtime" "$tmp/old.log" \
         "nvidia-smi: driver 470.57.02, serving CUDA up to 11.4; 1 GPU" \
         "nvidia-smi works (driver 470.57.02, serving CUDA up to 11.4)" \
-        "or build with a toolkit no newer than 11.4"
+        "or build with a toolkit no newer than 11.4" "Since CUDA 11 any 11.x toolkit also runs"
 fi
 
 # 5. CUDA_VISIBLE_DEVICES naming no GPU (the simulator has one unless CUDASIM_DEVICES says more).
@@ -127,7 +127,32 @@ skip "CUDA_VISIBLE_DEVICES set after CUDA started" "needs a real GPU (the simula
 skip "CUDA_DEVICE_ORDER" "needs a machine with two different GPUs"
 
 echo "== the CPU's BLAS kernel"
-case "$(grep -m1 -o -w -E 'avx512f|avx2' /proc/cpuinfo 2>/dev/null)" in
+# simd_level FILE: the widest of avx512f and avx2 on the first "flags" line of FILE (a
+# /proc/cpuinfo), or "none". One word, whatever order the flags come in.
+simd_level() {
+    local flags
+    flags=" $(grep -m1 '^flags' "$1" 2> /dev/null | cut -d: -f2-) "
+    case "$flags" in
+    *" avx512f "*) echo avx512f ;;
+    *" avx2 "*) echo avx2 ;;
+    *) echo none ;;
+    esac
+}
+# The decision itself, on made-up cpuinfo files: an AVX-512 CPU lists avx2 too.
+printf 'processor\t: 0\nflags\t\t: fpu sse2 avx avx2 bmi2 avx512f avx512dq avx512bw\n' > "$tmp/cpu512"
+printf 'processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma\n' > "$tmp/cpu2"
+printf 'processor\t: 0\nFeatures\t: fp asimd evtstrm aes\n' > "$tmp/cpuarm"
+printf 'flags\t\t: fpu sse2 avx avx512_vnni\n' > "$tmp/cpuvnni"
+ran=$((ran + 1))
+got="$(simd_level "$tmp/cpu512") $(simd_level "$tmp/cpu2") $(simd_level "$tmp/cpuarm")"
+got="$got $(simd_level "$tmp/cpuvnni") $(simd_level "$tmp/missing")"
+if [ "$got" = "avx512f avx2 none none none" ]; then
+    echo "ok   the SIMD level of an AVX-512, an AVX2, an Arm and a partial CPU, and no file"
+else
+    echo "FAIL the SIMD levels are \"$got\", expected \"avx512f avx2 none none none\""
+    fails=$((fails + 1))
+fi
+case "$(simd_level /proc/cpuinfo)" in
 avx512f | avx2)
     OPENBLAS_CORETYPE=Prescott PATH=$plain_path "$cpu_bin" --part 2 --no-plot --out "$tmp/out" \
         --n-cpu 1000 > "$tmp/blas.log" 2>&1

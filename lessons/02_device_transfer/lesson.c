@@ -199,13 +199,17 @@ static void troubleshoot(const char *why, const Smi *smi, bool wsl)
                    "without the GPU (docker run --gpus all). Look at: lsmod | grep nvidia;\n  "
                    "sudo dmesg | grep -i nvrm.\n");
     } else if (strstr(why, "no usable NVIDIA driver")) {
-        printf("  nvidia-smi works (driver %s, serving CUDA up to %s) but this program's CUDA "
-               "runtime is newer\n  (the number in the message above). Update the driver to one "
-               "that serves that CUDA version,\n  or build with a toolkit no newer than %s. "
-               "(PyTorch's wheels carry their own runtime: the\n  same rule holds for "
-               "torch.version.cuda.)\n",
+        char major[16] = "the same";
+        if (smi->cuda[0]) snprintf(major, sizeof major, "%d", atoi(smi->cuda));
+        printf("  nvidia-smi works (driver %s, serving CUDA up to %s) but is too old for this "
+               "program's CUDA\n  runtime (the number in the message above). Update the driver "
+               "to one that serves that CUDA version,\n  or build with a toolkit no newer than %s. "
+               "Since CUDA 11 any %s.x toolkit also runs, with a few features\n  missing, on a "
+               "driver at or above its major version's minimum (NVIDIA's minor version\n  "
+               "compatibility; on Linux 450.80.02 for 11.x, 525.60.13 for 12.x). (PyTorch's "
+               "wheels carry\n  their own runtime: the same rule holds for torch.version.cuda.)\n",
                smi->driver[0] ? smi->driver : "?", smi->cuda[0] ? smi->cuda : "?",
-               smi->cuda[0] ? smi->cuda : "what nvidia-smi shows");
+               smi->cuda[0] ? smi->cuda : "what nvidia-smi shows", major);
     } else if (strstr(why, "finds no GPU")) {
         printf("  The driver works but sees no GPU: a container needs the GPU passed in (docker "
                "run --gpus all),\n  a virtual machine needs it passed through.\n");

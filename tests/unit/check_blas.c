@@ -49,7 +49,8 @@ START_TEST(test_kernel_levels)
 }
 END_TEST
 
-/* The case of the issue: OpenBLAS 0.3.21 on a Sapphire Rapids CPU runs Prescott. */
+/* Prescott on an AVX-512 CPU is a fallback: OpenBLAS 0.3.21 runs it on an Emerald Rapids Xeon,
+ * a newer CPU than it knows. */
 START_TEST(test_fallback)
 {
     ck_assert(matmul_blas_is_fallback("Prescott", sapphire));
