@@ -2,11 +2,12 @@
  * Lesson 03, demo batch (make demo-batch): inputs through an encoder one at a
  * time, in chunks, and all at once (predict_chunked, exercise 03.2).
  *
- * On the CPU the encoder's products run where a PyTorch user's run: in BLAS
- * (nn.Linear on the CPU is one sgemm, here OpenBLAS through the CPU backend's
- * gemm op). Beside them, the same encoder with our own Linear (exercise 01.2,
- * plain loops), whose one batch is slower per input than chunks of 256: the
- * loops are not cache-blocked, and the demo says why. Every row is the median
+ * On the CPU the encoder's products run as a PyTorch user's do: one sgemm per
+ * layer (nn.Linear on the CPU; PyTorch's x86 wheels call MKL, here OpenBLAS
+ * through the CPU backend's gemm op). Beside them, the same encoder with our own
+ * Linear (exercise 01.2, plain loops), whose one batch can be slower per input
+ * than chunks of 256: the loops are not cache-blocked, and the demo says what it
+ * measured and why. Every row is the median
  * of several runs, with their spread.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -286,9 +287,10 @@ int demo_batch(const LessonContext *ctx, const Sizes *s, const Gpu *g)
            "the one-batch time is\n  the time to queue three kernels, not to run them, and the "
            "loop, timed first, also pays\n  for CUDA's start-up. It shows no table either. "
            "Here every time is synchronized.\n");
-    printf("  On the CPU the products run in OpenBLAS (%s kernel, %d threads), as nn.Linear's "
-           "do in\n  PyTorch; \"cpu-loops\" is the same encoder with our Linear (exercise 01.2, "
-           "one thread).\n  Each row is the median of %d runs, the rows taking turns.\n",
+    printf("  On the CPU each product is one sgemm in OpenBLAS (%s kernel, %d threads),\n  as "
+           "nn.Linear's is in PyTorch (whose x86 wheels call MKL instead); \"cpu-loops\" is\n  "
+           "the same encoder with our Linear (exercise 01.2, one thread). Each row is the median "
+           "of\n  %d runs, the rows taking turns.\n",
            matmul_blas_kernel(), matmul_cpu_threads(), s->repeats);
     if (g->ok && (s->batch_n != n || s->width != w))
         printf("  On %s: %lld inputs of %lld numbers (the simulator runs every GPU thread on "

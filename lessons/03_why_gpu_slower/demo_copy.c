@@ -141,14 +141,21 @@ static int demo_overlap(const Sizes *s, const Gpu *g)
         printf("\n  Overlap: %d chunks of %s from pinned memory, each multiplied by a %lld x "
                "%lld matrix\n",
                o.chunks, b, (long long)o.width, (long long)o.width);
+        /* The time model has one queue: it would put the overlapped row's copies and
+         * kernels end to end and add its extra calls, so it has no figure for that row. */
         for (int m = 0; m < 4; m++)
             printf("    %-30s %10s%s%s\n", what[m], fmt_time(t[m], a, sizeof a),
                    g->modelled ? "   modelled " : "",
-                   g->modelled ? fmt_model(modelled[m], c, sizeof c) : "");
+                   !g->modelled ? ""
+                   : m == 3     ? "(none: see below)"
+                                : fmt_model(modelled[m], c, sizeof c));
         if (g->simulated)
             printf("    (the simulator runs every stream in order, so nothing overlaps here;%s)\n",
                    g->modelled ? " nor in\n    the time model, which has one queue for copies "
-                                 "and kernels" : "");
+                                 "and kernels: it would put the\n    last row's copies and "
+                                 "kernels end to end and add its extra calls (a wait\n    per "
+                                 "chunk), showing the overlap slower than the serial row,\n    "
+                                 "which says nothing of a GPU" : "");
         else
             printf("    the best overlap can do is the longer of the two (%s); it saved %.0f%% "
                    "of what it could\n",

@@ -214,10 +214,12 @@ int demo_sync(const LessonContext *ctx, const Sizes *s, const Gpu *g,
                fmt_model(gpu.model_each * scale, c, sizeof c),
                fmt_model(gpu.model_never * scale, d, sizeof d));
         printf("  The source measured 16.85 s (every epoch) and 13.08 s (every 2000) on an RTX "
-               "4070 Laptop\n  GPU, through PyTorch. The model leaves out the host's own work "
-               "between the GPU calls:\n  here lib's C code, there Python and PyTorch's work "
-               "for each of the dozens of operations\n  of an epoch, which is most of those "
-               "16.85 s. The syncs' share is what the model keeps:\n  %s of the modelled "
+               "4070 Laptop\n  GPU, through PyTorch, under WSL 2. The model leaves out the host's "
+               "own work between the\n  GPU calls: here lib's C code, there Python's and "
+               "PyTorch's for each of the about twenty\n  kernels of an epoch. And it charges "
+               "native Linux costs, while under WSL 2 every GPU call\n  also passes through the "
+               "Windows host's driver. Those two are a large part of the 16.85 s,\n  not "
+               "measured here. The syncs' share is what the model keeps: %s of the\n  modelled "
                "time reading every epoch%s.\n",
                fmt_model((gpu.model_each - gpu.model_never) * scale, a, sizeof a),
                strstr(g->model, "4070") ? "" : " (GPU=rtx4070-laptop models the source's GPU)");
