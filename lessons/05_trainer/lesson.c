@@ -151,7 +151,7 @@ static int section_trainer(const LessonContext *ctx, const ExperimentConfig *cfg
            e->train.n_classes, cfg->optimizer, (double)cfg->lr, cfg->scheduler, cfg->epochs,
            (long long)cfg->batch_size, (double)cfg->clip_norm, cfg->precision,
            device_str(e->device, dev, sizeof dev));
-    printf("  callbacks: metrics logger, checkpoint saver%s\n",
+    printf("  callbacks: best-model saver, metrics logger, checkpoint saver%s\n",
            cfg->patience ? ", early stopping" : "");
     DeviceInfo info;
     g_sim_times = !device_is_host(e->device) && device_info(e->device, &info) == ERR_OK &&
