@@ -759,14 +759,16 @@ static void section_beyond(const Run *run)
            "       time = 2(p-1)/p x bytes / the slowest link's bandwidth  (latency left out)\n"
            "     For the wide model's %.2f MiB of gradients (nominal bandwidths, one direction; "
            "\"-\": the\n     link cannot join that many ranks, so a ring of them has a slower "
-           "one):\n", bytes / 1048576.0);
+           "one; NVLink here is an HGX\n     or DGX H100 server's, which joins its 8 GPUs: "
+           "NVIDIA's NVLink Switch System, with switches\n     outside the servers, joins up "
+           "to 256, and is not modelled):\n", bytes / 1048576.0);
     /* A link joins at most `most` GPUs (0: any number): NVLink 4 through the NVSwitches of
-     * one H100 SXM server joins 8; a PCIe bus, the GPUs of one machine (8 here). */
+     * one HGX H100 server joins 8; a PCIe bus, the GPUs of one machine (8 here). */
     static const struct {
         const char *link;
         double gbs;
         int most;
-    } links[] = {{"NVLink 4 (H100 SXM)", 450, 8}, {"PCIe 4.0 x16", 32, 8},
+    } links[] = {{"NVLink 4 (HGX H100)", 450, 8}, {"PCIe 4.0 x16", 32, 8},
                  {"InfiniBand NDR 400G", 50, 0},   {"100 Gb Ethernet", 12.5, 0},
                  {"10 Gb Ethernet", 1.25, 0}};
     printf("       %-22s %10s %10s %10s\n", "slowest link", "p = 2", "p = 8", "p = 64");
@@ -785,7 +787,7 @@ static void section_beyond(const Run *run)
     double ring = 2.0 * 63 / 64 * big / 50e9, server = 2.0 * 7 / 8 * big / 450e9;
     printf("     The time hardly grows with p (2(p-1)/p < 2): a ring scales, as long as the "
            "compute of a\n     step stays above it. Which link is the slowest depends on p. 64 "
-           "H100 SXM GPUs are 8 servers\n     of 8: NVLink joins the 8 of one server, and a ring "
+           "H100 SXM GPUs are 8 HGX servers\n     of 8: NVLink joins the 8 of one server, and a ring "
            "through all 64 leaves each server over\n     the network, which is then its slowest "
            "link. So, modelled per link as NCCL builds its rings\n     (NVLink inside a server, "
            "a NIC between servers), for 350M parameters (%.1f GB of gradients):\n"
