@@ -84,13 +84,10 @@ int trainer_run_epochs(Trainer *t, long upto)
 int clip_grad_norm_scale(float *const *grads, const int64_t *sizes, int n, float max_norm,
                          float *total_norm)
 {
-    /* In double the order of the additions does not matter and no small square is lost;
-     * rounded to float before the root, a sum beyond float's range is inf, as PyTorch's
-     * float32 sum (and the GPU kernel's) makes it. */
-    double sum = 0.0;
+    double sum = 0.0; /* in double no small square is lost, whatever the order */
     for (int i = 0; i < n; i++)
         for (int64_t k = 0; k < sizes[i]; k++) sum += (double)grads[i][k] * grads[i][k];
-    float total = sqrtf((float)sum);
+    float total = sqrtf((float)sum); /* float's range, as PyTorch's float32 sum: inf past it */
     *total_norm = total;
     float coef = max_norm / (total + 1e-6f);
     if (coef < 1.0f || isnan(coef)) /* PyTorch multiplies by clamp(coef, max=1), NaN and all */
