@@ -1024,6 +1024,8 @@ $(SIM_A): $(SIM_OBJ)
 	@rm -f $@
 	@echo "  AR    $@"
 	$(Q)ar rcs $@ $^
+# The simulator's profiler saves and reads its files through lib's (lib/core/fileio.h).
+$(SIM_A): $(BUILD)/obj/lib/core/fileio.o $(BUILD)/obj/lib/core/err.o
 
 $(BUILD)/sim/%.cpp: %.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
