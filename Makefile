@@ -602,6 +602,9 @@ test: deps gpu-status
 	@$(if $(NVCC),bash tests/sim/nvcc_check_test.sh "$(NVCC)" "$(BUILD_ROOT)",echo "== nvcc's check of" \
 	  "make sim-run: skipped, no nvcc here")
 	@bash tests/sim/sim_run_include_test.sh "$(BUILD_ROOT)"
+	@bash tests/sim/profile_files_test.sh "$(BUILD_ROOT)" "$(NVCC)"
+	@echo "== make's variables: values of the wrong form, and paths with spaces, quotes and \$$(...)"
+	@bash tests/hostile/make_vars.sh "$(BUILD_ROOT)" "$(NVCC)"
 	@$(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),bash \
 	  tests/sim/api_signatures_test.sh "$(CUDA_HOME)/include" "$(BUILD_ROOT)"))
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
