@@ -269,20 +269,18 @@ void summary()
     }
 }
 
-/* When the program ends (exit, or a return from main): the summary, then the save. A profile
- * not written makes a status of 0 a 1; that status is passed on by _exit, after stdio's
- * buffers are flushed, as exit would (what is left to run: destructors of the simulator's
- * tables and the leak check, which an exit with a failure status does without). */
+/* When the program ends (exit, or a return from main): the save, then the summary, which
+ * says whether the profile was saved. A profile not written makes a status of 0 a 1, passed
+ * on by _exit after stdio's buffers are flushed as exit would flush them (what it skips: the
+ * destructors of the simulator's tables, and a sanitizer's leak check). */
 void finish(int status, void *)
 {
-    summary();
     if (g_csv && fclose(g_csv) != 0) {
         g_csv_failed = true;
         g_csv_error = err_message();
-        fflush(stdout);
-        fprintf(stderr, "cudasim profile: %s; the profile is not saved\n", g_csv_error.c_str());
     }
     g_csv = nullptr;
+    summary();
     if (g_csv_failed && status == 0) {
         fflush(nullptr);
         _exit(1);
