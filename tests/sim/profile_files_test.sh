@@ -10,6 +10,9 @@
 # usage: profile_files_test.sh BUILD_ROOT [NVCC]
 set -u
 root=${1:?usage: profile_files_test.sh BUILD_ROOT [NVCC]}
+# The makes below are this test's own: not the variables of a make that runs it (make test
+# SAN=1 would give them SAN=1, and override what the environment gives).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 nvcc=${2:-}
 repo=$(realpath "$(dirname "$0")/../..")
 root=$(realpath -m "$root")
