@@ -175,11 +175,10 @@ $(if $(GPU),$(if $(or $(call one_of,$(GPU),$(GPU_NAMES)),$(shell test -f $(call 
 ifeq ($(strip $(GRADE_OUT)),)
 override GRADE_OUT := $(BUILD_ROOT)/grade
 endif
-# A folder of the student's files by a name make can take: a key of its own, and itself,
-# or when its path is not plain, a link to it under BUILD_ROOT.
+# The student's folder by a name make can take: itself, or when its path is not plain, a
+# copy of its exercise files under BUILD_ROOT/student-src (made below, where the lessons are
+# known; a copy, not a link: nvcc resolves links, and runs its steps through sh).
 STUDENT_DIR_MAKE := $(if $(call plain,$(STUDENT_DIR)),$(STUDENT_DIR),$(BUILD_ROOT)/student-src/_h$(call hash16,$(STUDENT_DIR)))
-$(if $(filter $(BUILD_ROOT)/student-src/%,$(STUDENT_DIR_MAKE)),$(shell mkdir -p $(BUILD_ROOT)/student-src && \
-  ln -sfn $(call sqd,$(abspath $(call enc,$(STUDENT_DIR)))) $(STUDENT_DIR_MAKE)))
 $(foreach v,IMPL PART SAN SIM V EX JOBS SHARD FUZZ_TIME ARCH GRADE_INTAKE_OPTS $(filter GRADE_COMPILE_LIMIT \
   GRADE_UNCHECKED GPU_ARCHS,$(LATER_GIVEN)),$(eval override $(v) := $$(strip $$($(v)))))
 GRADE_IMPL := $(if $(IMPL_GIVEN),$(IMPL),lessons)
@@ -313,6 +312,12 @@ STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR_MAKE))))
 # Where the student's files are compiled from: STUDENT_DIR itself, or, when make grade
 # grades them, the copy tests/graded/intake.c made of it (links and special files refused).
 STUDENT_SRC ?= $(STUDENT_DIR_MAKE)
+# (the copy: each regular file as it is now, its date kept, so an edit rebuilds it)
+$(if $(filter $(BUILD_ROOT)/student-src/%,$(STUDENT_DIR_MAKE)),$(shell src=$(call sqd,$(abspath \
+  $(call enc,$(STUDENT_DIR)))); dst=$(STUDENT_DIR_MAKE); rm -f "$$dst" 2>/dev/null; \
+  for f in $(LESSONS:%=%/exercises.c) $(CU_LESSONS:%=%/exercises.cu); do \
+  if [ -f "$$src/$$f" ] && [ ! -p "$$src/$$f" ]; then mkdir -p "$$dst/$${f%/*}" && \
+  { cmp -s -- "$$src/$$f" "$$dst/$$f" || cp -p -- "$$src/$$f" "$$dst/$$f"; }; else rm -f "$$dst/$$f"; fi; done))
 override STUDENT_SRC := $(strip $(STUDENT_SRC))
 $(if $(call plain,$(STUDENT_SRC)),,$(call bad,STUDENT_SRC,give a plain path (letters$(comma) digits and / . _ - + @ $(comma))))
 ex_dir      = $(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)

@@ -12,7 +12,8 @@
 #    record their arguments: nothing here grades).
 # 3. make sim-run end to end with a program, an INCLUDE folder, a PROFILE and a GPU file
 #    all in such folders: the program runs, the profile is written where PROFILE says, the
-#    GPU file is read, ARGS stays shell words; again through nvcc's checks where nvcc is.
+#    GPU file is read, ARGS stays shell words; again through nvcc's checks where nvcc is,
+#    and lesson37 built with nvcc from a STUDENT_DIR of such a name.
 set -u
 root=${1:?usage: make_vars.sh BUILD_ROOT [NVCC]}
 # The makes below are this test's own: not the variables of a make that runs it (make test
@@ -172,6 +173,19 @@ for with in none "$nvcc"; do
     [ -z "$(markers)" ] || fail "$what: a path's \$(...) or \`...\` ran: $(markers)"
     rm -f $(markers)
 done
+
+# A student's folder with such a name, built with nvcc (which resolves links and runs its
+# steps through sh): make compiles a copy of the exercise files, and nothing of the name runs.
+if [ -n "$nvcc" ]; then
+    stu="$work/student \$(touch MARK) 'q'"
+    rm -rf "$stu" && cp -r "$repo/lessons" "$stu"
+    for f in "$stu"/*/exercises.cu; do echo "// $(date +%s%N)" >> "$f"; done # (compiled again)
+    out=$(mk "$root/rel/lessons/lesson37" IMPL=lessons STUDENT_DIR="$stu" NVCC="$nvcc" 2>&1) ||
+        fail "lesson37 IMPL=lessons from an odd STUDENT_DIR did not build: $(tail -3 <<< "$out")"
+    grep -q 'NVCC .*student-src/.*/exercises.cu' <<< "$out" || fail "no CUDA exercise was compiled by nvcc: $(tail -3 <<< "$out")"
+    [ -z "$(markers)" ] || fail "STUDENT_DIR's \$(...) ran in nvcc's shell: $(markers)"
+    rm -f $(markers)
+fi
 
 [ $failed = 0 ] && echo " ok   make's variables: $n values of the wrong form refused in one line, none run;" \
     "paths with spaces, quotes, \$(...) and \` reach make grade, grade-all and sim-run as typed"
