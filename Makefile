@@ -33,31 +33,160 @@ CU    ?=                    # make sim-run: the CUDA program (.cu with its own m
 PROFILE ?=                  # sim-run, SIM=1: a CSV row per launch into this file, and a summary
 GPU   ?=                    # sim-run, SIM=1: the GPU the simulator's time model is for (default h100)
 INCLUDE ?=                  # make sim-run: folders for #include, as nvcc's -I (CPATH is honoured too)
+# ---- what a user types is data ------------------------------------------
+# A value given on the command line or in the environment is taken as typed: make never
+# expands it ($(value)), so "$(shell ...)" in it is text, never a command. Each variable
+# has a form, checked here before anything runs; a value of another form stops make with
+# one line naming the variable, the value (escaped) and the form. A path may hold any
+# character a file name may and reaches a program as one argument, quoted once by sq,
+# never through a shell's parsing. A list of paths (INCLUDE, GRADE_HIDE_ALSO) separates
+# them by spaces, and a backslash takes the next character as it is ("my\ dir"). ARGS,
+# like CC, CXX and NVCC's options, stays shell words: it is given to the shell as written.
+USER_VARS := IMPL PART ARGS SAN FUZZ_TIME SIM LESSON EX STUDENT_DIR BUILD_ROOT GRADE_OUT \
+             GRADE_INTAKE_OPTS GRADE_HIDE_ALSO SUBMISSIONS JOBS SHARD OUT GRADEBOOK_COLUMNS \
+             ARCH CU PROFILE GPU INCLUDE V
+# (set further down, so taken here only when given: their defaults are this file's)
+USER_VARS_LATER := GRADE_COMPILE_LIMIT GRADE_UNCHECKED GPU_ARCHS STUDENT_SRC NVCC CUDA_HOME
+empty   :=
+space   := $(empty) $(empty)
+comma   := ,
+tab     := $(empty)	$(empty)
+define newline
+
+
+endef
+given   = $(filter command line environment environment%override,$(origin $(1)))
+typed   = $(if $(call given,$(1)),$(value $(1)),$(strip $($(1))))
 # make grade grades the student's code unless IMPL is given.
-GRADE_IMPL := $(strip $(if $(filter command line environment,$(origin IMPL)),$(IMPL),lessons))
-override IMPL := $(strip $(IMPL))
-override PART := $(strip $(PART))
-override SAN  := $(strip $(SAN))
-override SIM  := $(strip $(SIM))
-override ARCH := $(strip $(ARCH))
-override CU   := $(strip $(CU))
-override PROFILE := $(strip $(PROFILE))
-override GPU  := $(strip $(GPU))
-override INCLUDE := $(strip $(INCLUDE))
-override LESSON := $(strip $(LESSON))
-override EX := $(strip $(EX))
-override STUDENT_DIR := $(strip $(STUDENT_DIR))
-override BUILD_ROOT := $(strip $(BUILD_ROOT))
-override GRADE_OUT := $(or $(strip $(GRADE_OUT)),$(BUILD_ROOT)/grade)
+IMPL_GIVEN := $(call given,IMPL)
+$(foreach v,$(USER_VARS),$(eval override $(v) := $$(call typed,$(v))))
+LATER_GIVEN := $(foreach v,$(USER_VARS_LATER),$(if $(call given,$(v)),$(v)))
+$(foreach v,$(LATER_GIVEN),$(eval override $(v) := $$(value $(v))))
+# sq: one shell word that is exactly $(1): in single quotes, each ' as '\'' and each
+# newline as $'\n' (a newline inside a recipe line would end the line for make).
+sq      = '$(subst $(newline),'$$'\n'',$(subst ','\'',$(1)))'
+# enc: a path as one make word, for make's functions (abspath, dir, filter): @ as @a, a
+# backslash @b, a space @s, a tab @t, a newline @n; dec undoes it, sqd quotes what it gives.
+enc     = $(subst $(newline),@n,$(subst $(tab),@t,$(subst $(space),@s,$(subst \,@b,$(subst @,@a,$(1))))))
+dec     = $(subst @a,@,$(subst @b,\,$(subst @n,$(newline),$(subst @t,$(tab),$(subst @s,$(space),$(1))))))
+sqd     = $(call sq,$(call dec,$(1)))
+# sed_text: $(1) as the replacement text of sed's s|...|...| (\ & | and a newline escaped).
+sed_text = $(subst $(newline),\$(newline),$(subst |,\|,$(subst &,\&,$(subst \,\\,$(1)))))
+# list: a list of paths as words of enc's form; list_text: the words as a list again.
+list    = $(subst \,,$(subst \$(newline),@n,$(subst \$(tab),@t,$(subst \$(space),@s,$(subst \\,@b,$(subst @,@a,$(1)))))))
+list_text = $(foreach w,$(1),$(subst @a,@,$(subst @n,\$(newline),$(subst @t,\$(tab),$(subst @s,\$(space),$(subst @b,\\,$(w)))))))
+# Whether $(1) is made only of the characters (words) of $(2).
+drop    = $(if $(2),$(call drop,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+only    = $(if $(1),$(if $(call drop,$(subst $(space),*,$(subst $(tab),*,$(subst $(newline),*,$(1)))),$(2)),,y))
+DIGITS  := 0 1 2 3 4 5 6 7 8 9
+LETTERS := a b c d e f g h i j k l m n o p q r s t u v w x y z \
+           A B C D E F G H I J K L M N O P Q R S T U V W X Y Z
+# plain: a path make can name a target by and a shell can take unquoted.
+plain   = $(if $(filter -%,$(1)),,$(call only,$(1),$(LETTERS) $(DIGITS) / . _ - + @ $(comma)))
+# A whole number of 1 to 9 digits, more than 0.
+posint  = $(if $(call only,$(1),$(DIGITS)),$(if $(subst 0,,$(1)),$(if $(word 10,$(call spaced,$(1))),,y)))
+spaced  = $(subst 0,0 ,$(subst 1,1 ,$(subst 2,2 ,$(subst 3,3 ,$(subst 4,4 ,$(call spaced2,$(1)))))))
+spaced2 = $(subst 5,5 ,$(subst 6,6 ,$(subst 7,7 ,$(subst 8,8 ,$(subst 9,9 ,$(1))))))
+# A hash of $(1), for a folder's name: 16 hex digits.
+hash16  = $(shell printf '%s' $(call sq,$(1)) | sha256sum | cut -c1-16)
+# shown: $(1) as a message shows a value: in double quotes, on one line, every character
+# visible (a control character and a byte that is not UTF-8 as \xNN, an invisible or
+# bidirectional character as \uNNNN, as lib/core/err.h's err_quote()).
+define SHOWN_PL
+my ($s, $out) = (shift, "");
+while ($s =~ /\G(?:([\x00-\x7f])|([\xc0-\xdf][\x80-\xbf]?|[\xe0-\xef][\x80-\xbf]{0,2}|[\xf0-\xf7][\x80-\xbf]{0,3})|(.))/gs) {
+    my ($c, $m, $o) = ($1, $2, $3);
+    if (defined $c) {
+        $out .= $c eq "\n" ? "\\n" : $c eq "\r" ? "\\r" : $c eq "\t" ? "\\t" : $c =~ /[\\"]/ ? "\\$c"
+              : $c =~ /[\x00-\x1f\x7f]/ ? sprintf("\\x%02x", ord $c) : $c;
+    } elsif (defined $m) {
+        my $u = $m;
+        if (utf8::decode($u) && length($u) == 1) {
+            my $n = ord $u;
+            $out .= ($n >= 0x80 && $n <= 0x9f) || $n == 0xad || ($n >= 0x200b && $n <= 0x200f) ||
+                    ($n >= 0x2028 && $n <= 0x202e) || ($n >= 0x2060 && $n <= 0x206f) || $n == 0xfeff
+                  ? sprintf("\\u%04x", $n) : $m;
+        } else {
+            $out .= join "", map { sprintf("\\x%02x", ord) } split //, $m;
+        }
+    } else {
+        $out .= sprintf("\\x%02x", ord $o);
+    }
+}
+print "\"$out\"";
+endef
+shown   = $(shell perl -e $(call sq,$(value SHOWN_PL)) -- $(call sq,$(1)))
+# bad VAR,FORM: stop, naming VAR, its value and its form.
+bad     = $(error $(1)=$(call shown,$($(1))): $(2))
+
+# The forms. The lessons and the GPUs are what the tree holds.
+LESSON_NUMBERS := $(sort $(foreach d,$(wildcard lessons/[0-9][0-9]_*/),$(firstword $(subst _, ,$(notdir $(d:/=))))))
+PART_NUMBERS   := $(patsubst 0%,%,$(LESSON_NUMBERS))
+GPU_NAMES      := $(sort $(basename $(notdir $(wildcard lib/cudasim/gpus/*.json lib/cudasim/*/gpus/*.json))))
+one_of  = $(and $(filter 1,$(words $(1))),$(filter $(2),$(1)))
+$(if $(filter-out solutions lessons,$(IMPL))$(filter-out 1,$(words $(IMPL))),$(call bad,IMPL,give solutions or lessons))
+$(if $(PART),$(if $(call one_of,$(PART),$(PART_NUMBERS) $(LESSON_NUMBERS)),,$(call bad,PART,give the \
+  number of one part: $(firstword $(PART_NUMBERS)) to $(lastword $(PART_NUMBERS)))))
+$(if $(filter-out $(LESSON_NUMBERS),$(LESSON)),$(call bad,LESSON,give the two digits of a lesson \
+  ($(LESSON_NUMBERS))$(comma) or several separated by spaces))
+override LESSON := $(foreach l,$(LESSON),$(l))
+ex_parts = $(subst ., ,$(1))
+$(if $(EX),$(if $(and $(call one_of,$(word 1,$(call ex_parts,$(EX))),$(LESSON_NUMBERS)), \
+  $(call posint,$(word 2,$(call ex_parts,$(EX)))),$(filter 2,$(words $(call ex_parts,$(EX)))), \
+  $(filter $(word 1,$(call ex_parts,$(EX))).$(word 2,$(call ex_parts,$(EX))),$(EX))),, \
+  $(call bad,EX,give an exercise as NN.N: its lesson's two digits$(comma) a dot and its number (01.3))))
+$(foreach v,JOBS FUZZ_TIME GRADE_COMPILE_LIMIT,$(if $($(v)),$(if $(call posint,$($(v))),, \
+  $(call bad,$(v),give a whole number from 1 to 999999999 ($(v)=4)))))
+shard_k = $(word 1,$(subst /, ,$(SHARD)))
+shard_n = $(word 2,$(subst /, ,$(SHARD)))
+$(if $(SHARD),$(if $(and $(call posint,$(shard_k)),$(call posint,$(shard_n)),$(filter $(shard_k)/$(shard_n),$(SHARD)), \
+  $(shell test $(shard_k) -le $(shard_n) && echo y)),,$(call bad,SHARD,give K/N with 1 <= K <= N: the K-th of N shares (SHARD=2/4))))
+$(foreach v,SAN:fuzz SIM:0 V:0 GRADE_UNCHECKED:0,$(if $(filter-out 1 $(lastword $(subst :, ,$(v))),$($(firstword $(subst :, ,$(v)))))$(word 2,$($(firstword $(subst :, ,$(v))))), \
+  $(call bad,$(firstword $(subst :, ,$(v))),give 1 or $(lastword $(subst :, ,$(v)))$(comma) or nothing)))
+$(if $(call only,$(ARCH),$(LETTERS) $(DIGITS) . _ - +),,$(call bad,ARCH,give a -march value: letters$(comma) digits and . _ - + (native$(comma) x86-64-v3)))
+$(foreach a,$(GPU_ARCHS),$(if $(call only,$(a),$(DIGITS) $(LETTERS)),,$(call bad,GPU_ARCHS,give compute capabilities without the dot$(comma) separated by spaces (80 90))))
+$(if $(call plain,$(BUILD_ROOT)),,$(call bad,BUILD_ROOT,make names its targets by this folder$(comma) so its \
+  path may hold only letters$(comma) digits and / . _ - + @ $(comma) and may not begin with -))
+$(if $(call plain,$(CURDIR)),,$(error the workbook's folder $(call shown,$(CURDIR)) holds a character make cannot \
+  name targets by (only letters$(comma) digits and / . _ - + @ $(comma) are taken): move it, or link it from such a path))
+$(foreach v,NVCC CUDA_HOME,$(if $(filter $(v),$(LATER_GIVEN)),$(if $($(v)),$(if $(call plain,$($(v))),,$(call bad,$(v),give \
+  the path of the program or folder: letters$(comma) digits and / . _ - + @ $(comma) only)))))
+# GRADE_INTAKE_OPTS: tests/graded/intake.c's --stubs DIR and --loose NN.
+intake_opts_ok = $(if $(1),$(if $(and $(filter --stubs --loose,$(word 1,$(1))),$(word 2,$(1)), \
+  $(if $(filter --loose,$(word 1,$(1))),$(call one_of,$(word 2,$(1)),$(LESSON_NUMBERS)),$(call plain,$(word 2,$(1))))), \
+  $(call intake_opts_ok,$(wordlist 3,$(words $(1)),$(1)))),y)
+$(if $(call intake_opts_ok,$(GRADE_INTAKE_OPTS)),,$(call bad,GRADE_INTAKE_OPTS,give tests/graded/intake.c's \
+  options: --stubs DIR (a plain path) and --loose NN (a lesson)))
+# GRADEBOOK_COLUMNS: FIELD=NAME items separated by commas, FIELD one of these (NAME any text).
+GRADEBOOK_FIELDS := student id email $(LESSON_NUMBERS) total
+gb_field = $(strip $(call dec,$(patsubst %=,%,$(firstword $(subst =,= ,$(1))))))
+$(foreach c,$(subst $(comma), ,$(call enc,$(GRADEBOOK_COLUMNS))),$(if $(strip $(call dec,$(c))), \
+  $(if $(and $(findstring =,$(c)),$(call one_of,$(call gb_field,$(c)),$(GRADEBOOK_FIELDS))),, \
+  $(call bad,GRADEBOOK_COLUMNS,give FIELD=NAME$(comma)... with FIELD one of $(GRADEBOOK_FIELDS) (an empty NAME leaves the column out)))))
+# Paths are taken relative to the folder make was started in (make -C DIR works from anywhere;
+# a make this one starts runs in this folder, so it is given them absolute).
+CU_FROM    := $(or $(call typed,PWD),$(CURDIR))
+from_abs    = $(abspath $(if $(filter /%,$(1)),$(1),$(call enc,$(CU_FROM))/$(1)))
+# GPU: a GPU of lib/cudasim/gpus by name, or a readable regular file of that form.
+GPU_ARG    := $(if $(GPU),$(if $(call one_of,$(GPU),$(GPU_NAMES)),$(strip $(GPU)),$(call dec,$(call from_abs,$(call enc,$(GPU))))))
+$(if $(GPU),$(if $(or $(call one_of,$(GPU),$(GPU_NAMES)),$(shell test -f $(call sq,$(GPU_ARG)) && test -r \
+  $(call sq,$(GPU_ARG)) && echo y)),,$(call bad,GPU,give a GPU the simulator knows ($(GPU_NAMES)) or a readable \
+  regular file of that form)))
+ifeq ($(strip $(GRADE_OUT)),)
+override GRADE_OUT := $(BUILD_ROOT)/grade
+endif
+# The student's folder by a name make can take: itself, or when its path is not plain, a
+# copy of its exercise files under BUILD_ROOT/student-src (made below, where the lessons are
+# known; a copy, not a link: nvcc resolves links, and runs its steps through sh).
+STUDENT_DIR_MAKE := $(if $(call plain,$(STUDENT_DIR)),$(STUDENT_DIR),$(BUILD_ROOT)/student-src/_h$(call hash16,$(STUDENT_DIR)))
+$(foreach v,IMPL PART SAN SIM V EX JOBS SHARD FUZZ_TIME ARCH GRADE_INTAKE_OPTS $(filter GRADE_COMPILE_LIMIT \
+  GRADE_UNCHECKED GPU_ARCHS,$(LATER_GIVEN)),$(eval override $(v) := $$(strip $$($(v)))))
+GRADE_IMPL := $(if $(IMPL_GIVEN),$(IMPL),lessons)
 # V=1 shows the full compiler command lines.
 ifeq ($(V),1)
 Q :=
 else
 Q := @
-endif
-
-ifneq ($(filter-out solutions lessons,$(IMPL)),)
-$(error IMPL must be solutions or lessons, not "$(IMPL)")
 endif
 
 CC      ?= cc
@@ -179,11 +308,18 @@ CU_LESSONS := $(patsubst lessons/%/exercises.cu,%,$(wildcard lessons/[0-9][0-9]_
 # The exercises of lesson folder $(2) for IMPL $(1): the student's or the answers.
 # (Student objects are kept apart per STUDENT_DIR, so switching folders rebuilds;
 # _ is doubled first, so "a.b", "a_b" and "a/b" give different keys.)
-STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR))))
+STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR_MAKE))))
 # Where the student's files are compiled from: STUDENT_DIR itself, or, when make grade
 # grades them, the copy tests/graded/intake.c made of it (links and special files refused).
-STUDENT_SRC ?= $(STUDENT_DIR)
+STUDENT_SRC ?= $(STUDENT_DIR_MAKE)
+# (the copy: each regular file as it is now, its date kept, so an edit rebuilds it)
+$(if $(filter $(BUILD_ROOT)/student-src/%,$(STUDENT_DIR_MAKE)),$(shell src=$(call sqd,$(abspath \
+  $(call enc,$(STUDENT_DIR)))); dst=$(STUDENT_DIR_MAKE); rm -f "$$dst" 2>/dev/null; \
+  for f in $(LESSONS:%=%/exercises.c) $(CU_LESSONS:%=%/exercises.cu); do \
+  if [ -f "$$src/$$f" ] && [ ! -p "$$src/$$f" ]; then mkdir -p "$$dst/$${f%/*}" && \
+  { cmp -s -- "$$src/$$f" "$$dst/$$f" || cp -p -- "$$src/$$f" "$$dst/$$f"; }; else rm -f "$$dst/$$f"; fi; done))
 override STUDENT_SRC := $(strip $(STUDENT_SRC))
+$(if $(call plain,$(STUDENT_SRC)),,$(call bad,STUDENT_SRC,give a plain path (letters$(comma) digits and / . _ - + @ $(comma))))
 ex_dir      = $(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
 ex_obj      = $(BUILD)/obj/$(call ex_dir,$(1))/$(2)/exercises.o
 # What the grader links: a student's objects after tests/graded/check_student.pl.
@@ -303,7 +439,7 @@ GRADE_FILES  := $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSON
 # What the runners must not see, where the sandbox can hide it (sandbox.h): the answers,
 # the build tree (other submissions' objects, the reference records), the results.
 GRADE_HIDE   = $(wildcard $(CURDIR)/solutions $(CURDIR)/tests/graded/ref $(CURDIR)/.git) \
-               $(abspath $(BUILD_ROOT)) $(abspath $(GRADE_OUT)) $(abspath $(GRADE_HIDE_ALSO))
+               $(abspath $(BUILD_ROOT)) $(abspath $(call enc,$(GRADE_OUT))) $(abspath $(call list,$(GRADE_HIDE_ALSO)))
 GRADE_EXPORTS := $(GRADE_GEN)/runner.exports
 GRADE_JUDGES := $(GRADED:%=$(BUILD)/grade/judge%)
 GRADE_REFS   := $(GRADED:%=$(BUILD)/grade/ref/%.records)
@@ -471,6 +607,9 @@ test: deps gpu-status
 	@$(if $(NVCC),bash tests/sim/nvcc_check_test.sh "$(NVCC)" "$(BUILD_ROOT)",echo "== nvcc's check of" \
 	  "make sim-run: skipped, no nvcc here")
 	@bash tests/sim/sim_run_include_test.sh "$(BUILD_ROOT)"
+	@bash tests/sim/profile_files_test.sh "$(BUILD_ROOT)" "$(NVCC)"
+	@echo "== make's variables: values of the wrong form, and paths with spaces, quotes and \$$(...)"
+	@bash tests/hostile/make_vars.sh "$(BUILD_ROOT)" "$(NVCC)"
 	@$(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),bash \
 	  tests/sim/api_signatures_test.sh "$(CUDA_HOME)/include" "$(BUILD_ROOT)"))
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
@@ -482,7 +621,7 @@ grade: deps-grade
 	  "sudo apt-get install -y check (or make deps as root)"; exit 1; }
 	@$(if $(filter-out $(GRADED),$(GRADE_LESSONS)),echo "make grade: no graded suite for lesson \
 	  $(filter-out $(GRADED),$(GRADE_LESSONS)) (graded: $(GRADED))"; exit 2)
-	@mkdir -p $(GRADE_OUT)
+	@mkdir -p -- $(call sq,$(GRADE_OUT))
 	@# Always recompile the student's files (all of them: in the grader package the
 	@# other lessons' are the student's too): a submission may carry an old date.
 	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(BUILD)/obj/student/$(STUDENT_KEY) \
@@ -495,45 +634,45 @@ grade: deps-grade
 	@# second name of a file or a special file is refused, and that lesson scores 0.
 	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(GRADE_INTAKE_DIR) && mkdir -p $(BUILD)/intake && \
 	  $(MAKE) --no-print-directory $(GRADE_INTAKE) >/dev/null && \
-	  $(GRADE_INTAKE) --from $(STUDENT_DIR) --to $(GRADE_INTAKE_DIR) $(GRADE_INTAKE_OPTS) $(GRADE_FILES))
+	  $(GRADE_INTAKE) --from $(call sq,$(STUDENT_DIR)) --to $(GRADE_INTAKE_DIR) $(GRADE_INTAKE_OPTS) $(GRADE_FILES))
 	@# A lesson whose file is not there is "not handed in" (not make's missing rule).
 	@for l in $(GRADE_LESSONS); do \
 	  rm -f $(call grade_so_dir,$(GRADE_IMPL))/$$l.so; \
 	  if [ -n "$(filter lessons,$(GRADE_IMPL))" ] && \
-	     cat $(GRADE_INTAKE_DIR)/$(if $(HAVE_ANSWERS),$${l}_*,*)/*.refused > $(GRADE_OUT)/compile_$$l.log 2>/dev/null; then \
-	    echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
+	     cat $(GRADE_INTAKE_DIR)/$(if $(HAVE_ANSWERS),$${l}_*,*)/*.refused > $(call sq,$(GRADE_OUT))/compile_$$l.log 2>/dev/null; then \
+	    echo 1 > $(call sq,$(GRADE_OUT))/compile_$$l.status; continue; fi; \
 	  missing=; $(if $(filter lessons,$(GRADE_IMPL)),for f in $(GRADE_FILES); do case $$f in ($${l}_*) \
 	    [ -f $(GRADE_INTAKE_DIR)/$$f ] || missing="$$missing $$f";; esac; done;) \
-	  if [ -n "$$missing" ]; then echo "not handed in: $(STUDENT_DIR) has no$$missing" \
-	    > $(GRADE_OUT)/compile_$$l.log; echo 1 > $(GRADE_OUT)/compile_$$l.status; continue; fi; \
+	  if [ -n "$$missing" ]; then echo "not handed in: "$(call sq,$(STUDENT_DIR))" has no$$missing" \
+	    > $(call sq,$(GRADE_OUT))/compile_$$l.log; echo 1 > $(call sq,$(GRADE_OUT))/compile_$$l.status; continue; fi; \
 	  timeout -k 5 $(GRADE_COMPILE_LIMIT) \
 	    $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
 	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR)) \
-	    > $(GRADE_OUT)/compile_$$l.log 2>&1; \
-	  st=$$?; echo $$st > $(GRADE_OUT)/compile_$$l.status; \
+	    > $(call sq,$(GRADE_OUT))/compile_$$l.log 2>&1; \
+	  st=$$?; echo $$st > $(call sq,$(GRADE_OUT))/compile_$$l.status; \
 	  [ $$st -lt 124 ] || echo "refused: compiling lesson $$l took more than $(GRADE_COMPILE_LIMIT) s" \
 	    "(an #include of a device or a pipe never ends): every exercise of it scores 0" \
-	    >> $(GRADE_OUT)/compile_$$l.log; \
-	  $(if $(filter lessons,$(GRADE_IMPL)),sed -i 's|$(GRADE_INTAKE_DIR)/|$(STUDENT_DIR)/|g' \
-	    $(GRADE_OUT)/compile_$$l.log;) \
+	    >> $(call sq,$(GRADE_OUT))/compile_$$l.log; \
+	  $(if $(filter lessons,$(GRADE_IMPL)),sed -i $(call sq,s|$(GRADE_INTAKE_DIR)/|$(call sed_text,$(STUDENT_DIR))/|g) \
+	    $(call sq,$(GRADE_OUT))/compile_$$l.log;) \
 	 done
-	@$(GRADE_DRIVER) --impl $(GRADE_IMPL) --out $(GRADE_OUT) --bin $(BUILD)/grade \
-	  --so $(call grade_so_dir,$(GRADE_IMPL)) $(GRADE_HIDE:%=--hide %) \
-	  --lessons "$(GRADE_LESSONS)" --files "$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions)"
+	@$(GRADE_DRIVER) --impl $(GRADE_IMPL) --out $(call sq,$(GRADE_OUT)) --bin $(BUILD)/grade \
+	  --so $(call grade_so_dir,$(GRADE_IMPL)) $(foreach h,$(GRADE_HIDE),--hide $(call sqd,$(h))) \
+	  --lessons "$(GRADE_LESSONS)" --files $(call sq,$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions))
 
 # A class: make grade for every submission, JOBS at once, into OUT (tests/graded/grade_all.py).
-GRADE_ALL = python3 tests/graded/grade_all.py --submissions "$(strip $(SUBMISSIONS))" \
-  --out "$(or $(strip $(OUT)),$(BUILD_ROOT)/submissions)" --lessons "$(GRADE_LESSONS)" \
-  --columns "$(strip $(GRADEBOOK_COLUMNS))" --build-root "$(BUILD_ROOT)" --build "$(BUILD)"
+GRADE_ALL = python3 tests/graded/grade_all.py --submissions=$(call sq,$(SUBMISSIONS)) \
+  --out=$(call sq,$(if $(strip $(OUT)),$(OUT),$(BUILD_ROOT)/submissions)) --lessons "$(GRADE_LESSONS)" \
+  --columns=$(call sq,$(GRADEBOOK_COLUMNS)) --build-root "$(BUILD_ROOT)" --build "$(BUILD)"
 grade-all: deps-grade
-	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-all SUBMISSIONS=DIR" \
+	@test -n $(call sq,$(strip $(SUBMISSIONS))) || { echo "usage: make grade-all SUBMISSIONS=DIR" \
 	  "[JOBS=N] [SHARD=K/N] [OUT=DIR] [LESSON=NN]"; exit 2; }
 	@command -v python3 >/dev/null || { echo "make grade-all needs Python 3: sudo apt-get install python3"; exit 1; }
-	@$(GRADE_ALL) --jobs "$(strip $(JOBS))" --shard "$(strip $(SHARD))" grade
+	@$(GRADE_ALL) --jobs "$(JOBS)" --shard "$(SHARD)" grade
 
 .PHONY: grade-report
 grade-report:
-	@test -n "$(strip $(SUBMISSIONS))" || { echo "usage: make grade-report SUBMISSIONS=DIR [OUT=DIR]"; exit 2; }
+	@test -n $(call sq,$(strip $(SUBMISSIONS))) || { echo "usage: make grade-report SUBMISSIONS=DIR [OUT=DIR]"; exit 2; }
 	@$(GRADE_ALL) report
 
 hint:
@@ -597,74 +736,129 @@ SIMRUN_DIR := $(BUILD)/sim-run
 # Registers per thread come from nvcc's resource usage of the same sources, where nvcc is
 # installed: nvcc_res sets NVCC_RES to that output (compiled only, cached by content under
 # BUILD_ROOT/nvcc-res). This is the one place that says where the counts come from.
-SIM_ENV = $(if $(GPU),CUDASIM_GPU=$(GPU)) $(if $(PROFILE),CUDASIM_PROFILE=$(PROFILE)) \
+SIM_ENV = $(if $(GPU),CUDASIM_GPU=$(call sq,$(GPU_ARG))) $(if $(PROFILE),CUDASIM_PROFILE=$(call sq,$(PROFILE))) \
           CUDASIM_NVCC_RESOURCES=$${NVCC_RES:-}
 # SIM=1 lessons: the kernels and the CUDA exercises they link.
 SIM_RES = $(if $(filter 1,$(SIM)),$(call nvcc_res,$(abspath $(KERNEL_CU) \
-  $(foreach d,$(CU_LESSONS),$(if $(filter lessons,$(IMPL)),$(STUDENT_DIR),solutions)/$(d)/exercises.cu))))
-nvcc_res = NVCC_RES=; if [ -n "$(NVCC)" ] && [ -n "$(PROFILE)$${CUDASIM_PROFILE:-}" ]; then \
-  NVCC_RES=$$(NVCC=$(NVCC) bash $(SIM_DIR)/nvcc_resources.sh "$(or $(GPU),$${CUDASIM_GPU:-h100})" \
-  $(abspath $(BUILD_ROOT))/nvcc-res $(1)) || NVCC_RES=; fi;
-CU_FROM    := $(or $(PWD),$(CURDIR))
-CU_ABS     := $(if $(CU),$(abspath $(if $(filter /%,$(CU)),$(CU),$(CU_FROM)/$(CU))))
-# build/.../sim-run/<the program's absolute path, .cu made .sim>
+  $(foreach d,$(CU_LESSONS),$(if $(filter lessons,$(IMPL)),$(call enc,$(STUDENT_DIR)),solutions)/$(d)/exercises.cu))))
+# (its files are words of enc's form)
+nvcc_res = NVCC_RES=; if [ -n "$(NVCC)" ] && [ -n $(call sq,$(PROFILE))"$${CUDASIM_PROFILE:-}" ]; then \
+  NVCC_RES=$$(NVCC=$(NVCC) bash $(SIM_DIR)/nvcc_resources.sh $(if $(GPU),$(call sq,$(GPU_ARG)),"$${CUDASIM_GPU:-h100}") \
+  $(abspath $(BUILD_ROOT))/nvcc-res $(call sim_include_flags,-I ) $(foreach f,$(1),$(call sqd,$(f)))) || NVCC_RES=; fi;
+CU_ABS     := $(if $(strip $(CU)),$(call dec,$(call from_abs,$(call enc,$(CU)))))
+# build/.../sim-run/<the program's absolute path, .cu made .sim>. A program whose path make
+# cannot name a target by (a space, a quote, a $ in it) is built as alias/<a hash of the
+# path>, from a link to it there (CU_ALIAS), and compiled from its own path.
 simrun_bin  = $(SIMRUN_DIR)$(basename $(1)).sim
-CU_BIN     := $(if $(CU_ABS),$(call simrun_bin,$(CU_ABS)))
+CU_ALIAS   := $(if $(CU_ABS),$(if $(call plain,$(CU_ABS)),,$(SIMRUN_DIR)/alias/$(call hash16,$(CU_ABS)).cu))
+CU_BIN     := $(if $(CU_ALIAS),$(CU_ALIAS:.cu=.sim),$(if $(CU_ABS),$(call simrun_bin,$(CU_ABS))))
+# The source of the program of stem $(1) (of the rules below), quoted, and its folder.
+simrun_src  = $(if $(filter alias/%,$(1)),$(call sq,$(CU_ABS)),/$(1).cu)
+simrun_dir  = $(if $(filter alias/%,$(1)),$(call sqd,$(dir $(call enc,$(CU_ABS)))),/$(dir $(1)))
 # INCLUDE="dir ...": more folders for #include, relative to where make was
 # started, searched after the simulator's own headers (as nvcc searches -I
 # folders after its own). CPATH and CPLUS_INCLUDE_PATH are honoured, less any
 # folder that holds a CUDA toolkit's headers: the simulator's stand for those
 # (docs/simulator.md, "NVIDIA's samples").
-SIM_INCLUDE := $(foreach d,$(INCLUDE),$(abspath $(if $(filter /%,$(d)),$(d),$(CU_FROM)/$(d))))
-not_toolkit  = $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(1)),$(if $(wildcard $(d)/cuda_runtime_api.h),,$(d)))))
-space       := $(subst ,, )
-SIM_INC_ENV := CPATH="$(call not_toolkit,$(CPATH))" CPLUS_INCLUDE_PATH="$(call not_toolkit,$(CPLUS_INCLUDE_PATH))"
+SIM_INCLUDE := $(foreach d,$(call list,$(INCLUDE)),$(call from_abs,$(d)))
+sim_include_flags = $(foreach d,$(SIM_INCLUDE),$(1)$(call sqd,$(d)))
+is_toolkit   = $(if $(call plain,$(call dec,$(1))),$(wildcard $(1)/cuda_runtime_api.h),$(shell test -f \
+               $(call sqd,$(1))/cuda_runtime_api.h && echo y))
+not_toolkit  = $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(call enc,$(1))),$(if $(call is_toolkit,$(d)),,$(d)))))
+SIM_INC_ENV := CPATH=$(call sqd,$(call not_toolkit,$(call typed,CPATH))) \
+               CPLUS_INCLUDE_PATH=$(call sqd,$(call not_toolkit,$(call typed,CPLUS_INCLUDE_PATH)))
 # Where nvcc, when installed, is asked first whether the program compiles for
 # a GPU (lib/cudasim/nvcc_check.sh; its results, by content, stay here for
 # reruns and for tools that read a kernel's register count).
 NVCC_CHECK_DIR := $(BUILD_ROOT)/nvcc-check
 
 sim-run: $(SIM_A)
-	@test -n "$(CU)" || { echo "make sim-run: say which program: make sim-run CU=path/to/prog.cu" \
+	@test -n $(call sq,$(strip $(CU))) || { echo "make sim-run: say which program: make sim-run CU=path/to/prog.cu" \
 	  "[ARGS=\"its arguments\"] [INCLUDE=\"folders\"]"; exit 2; }
-	@test -f "$(CU_ABS)" || { echo "make sim-run: $(CU_ABS): no such file"; exit 2; }
-	@$(foreach d,$(SIM_INCLUDE),test -d "$(d)" || { echo "make sim-run: INCLUDE: $(d): no such folder"; exit 2; };) true
+	@test -f $(call sq,$(CU_ABS)) || { echo "make sim-run: "$(call sq,$(CU_ABS))": no such file"; exit 2; }
+	@$(foreach d,$(SIM_INCLUDE),test -d $(call sqd,$(d)) || { echo "make sim-run: INCLUDE: "$(call sqd,$(d))": no such \
+	  folder"; exit 2; };) true
 	@nvcc=0; $(if $(NVCC),bash $(SIM_DIR)/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
-	  $(addprefix -I ,$(SIM_INCLUDE)) "$(CU_ABS)" || nvcc=$$?;) \
-	$(MAKE) --no-print-directory CU=$(CU_ABS) INCLUDE="$(SIM_INCLUDE)" $(CU_BIN) || exit $$?; \
-	case $$nvcc in 0) ;; 1) echo "make sim-run: nvcc rejects $(CU) (its errors are above), so it would" \
+	  $(call sim_include_flags,-I ) $(call sq,$(CU_ABS)) || nvcc=$$?;) \
+	$(MAKE) --no-print-directory CU=$(call sq,$(CU_ABS)) INCLUDE=$(call sq,$(call list_text,$(SIM_INCLUDE))) \
+	  $(if $(GPU),GPU=$(call sq,$(GPU_ARG))) $(CU_BIN) || exit $$?; \
+	case $$nvcc in 0) ;; 1) echo "make sim-run: nvcc rejects "$(call sq,$(CU))" (its errors are above), so it would" \
 	  "not build for a GPU; not run (NVCC= skips this check)"; exit 2;; \
-	  *) echo "make sim-run: could not ask nvcc ($(NVCC)) whether $(CU) compiles; running it anyway";; esac
-	@$(call nvcc_res,$(CU_ABS)) cd "$(CU_FROM)" && $(SIM_ENV) \
+	  *) echo "make sim-run: could not ask nvcc ($(NVCC)) whether "$(call sq,$(CU))" compiles; running it anyway";; esac
+	@$(call nvcc_res,$(call enc,$(CU_ABS))) cd $(call sq,$(CU_FROM)) && $(SIM_ENV) \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 $(abspath $(CU_BIN)) $(ARGS)
 
 # The include folders a program was last built with: a change rebuilds it.
 FORCE:
 $(SIMRUN_DIR)/%.incs: FORCE
 	@mkdir -p $(@D)
-	@echo '$(SIM_INCLUDE) $(SIM_INC_ENV)' | cmp -s - $@ || echo '$(SIM_INCLUDE) $(SIM_INC_ENV)' > $@
+	@printf '%s\n' $(call sq,$(SIM_INCLUDE) $(SIM_INC_ENV)) | cmp -s - $@ || \
+	  printf '%s\n' $(call sq,$(SIM_INCLUDE) $(SIM_INC_ENV)) > $@
 
 $(SIMRUN_DIR)/%.cpp: /%.cu $(CU2SIM_DEPS) $(SIMRUN_DIR)/%.incs
 	@mkdir -p $(@D)
 	@echo "  CU2SIM /$*.cu"
-	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/cu2sim.pl $(addprefix -I ,$(SIM_INCLUDE)) /$*.cu > $@.tmp && mv $@.tmp $@
+	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/cu2sim.pl $(call sim_include_flags,-I ) /$*.cu > $@.tmp && mv $@.tmp $@
+
+ifneq ($(CU_ALIAS),)
+$(CU_ALIAS):
+	@mkdir -p $(@D) && ln -sfn $(call sq,$(CU_ABS)) $@
+$(CU_ALIAS:.cu=.cpp): $(CU_ALIAS) $(CU2SIM_DEPS) $(CU_ALIAS:.cu=.incs)
+	@echo "  CU2SIM "$(call sq,$(CU_ABS))
+	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/cu2sim.pl $(call sim_include_flags,-I ) $(call sq,$(CU_ABS)) > $@.tmp && \
+	  mv $@.tmp $@
+endif
 
 # A program prints what nvcc's build prints only if float arithmetic is
 # IEEE's, in the order written: nvcc never reassociates (x + big - big is not
 # x, a Kahan sum keeps its correction) and keeps the sign of zero.
 SIMRUN_FP := -fno-associative-math -fsigned-zeros
 
+# The headers a program read, in the .d.raw file the compiler wrote, go to its .d named by
+# what make can take: a path with a character make would read as syntax (; = : % | * ? [ (
+# and $, which .SECONDEXPANSION would even expand) becomes a link to it under SIMRUN_DIR/hdr,
+# which make dates as the header itself. (Made whether or not the compile succeeded.)
+define SIMRUN_DEPS_PL
+my ($$raw, $$d, $$target, $$links) = @ARGV;
+unlink $$d;
+open(my $$f, "<", $$raw) or exit 0;
+my $$text = do { local $$/; <$$f> };
+close $$f;
+unlink $$raw;
+$$text =~ s/\\\n/ /g;
+my (@deps, %seen);
+for my $$word ($$text =~ /((?:\\.|[^\s\\])+)/g) {
+    next if $$word =~ /:$$/;
+    (my $$path = $$word) =~ s/\\([ \t#])/$$1/g;
+    $$path =~ s/\$$\$$/\$$/g;
+    next if $$seen{$$path}++;
+    if ($$path =~ m{[^A-Za-z0-9/._+\@,\x80-\xff -]}) {
+        require Digest::SHA;
+        system("mkdir", "-p", $$links);
+        my $$link = "$$links/" . Digest::SHA::sha1_hex($$path) . ".h";
+        unlink $$link;
+        symlink($$path, $$link) or die "$$link: $$!\n";
+        $$path = $$link;
+    }
+    $$path =~ s/ /\\ /g;
+    push @deps, $$path;
+}
+open($$f, ">", $$d) or die "$$d: $$!\n";
+print $$f "$$target: @deps\n", map { "$$_:\n" } @deps;
+close $$f or die "$$d: $$!\n";
+endef
 $(SIMRUN_DIR)/%.o: $(SIMRUN_DIR)/%.cpp
-	@echo "  CXX   /$*.cu (simulator)"
-	$(Q)$(SIM_INC_ENV) $(CXX) $(CXXFLAGS_KSIM) $(SIMRUN_FP) -iquote /$(dir $*) $(addprefix -I,$(SIM_INCLUDE)) \
-	  -c $< -o $@
+	@echo "  CXX   "$(call simrun_src,$*)" (simulator)"
+	$(Q)$(SIM_INC_ENV) $(CXX) $(CXXFLAGS_KSIM) $(SIMRUN_FP) -iquote $(call simrun_dir,$*) $(call sim_include_flags,-I) \
+	  -MF $(@:.o=.d.raw) -c $< -o $@; st=$$?; \
+	  perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
 
 $(SIMRUN_DIR)/%.sim: $(SIMRUN_DIR)/%.o $(SIM_A)
 	@echo "  LD    $@"
 	$(Q)$(CXX) $(OPT) $< $(SIM_A) -o $@ $(call flavor_libs,sim)
 
 -include $(CU_BIN:.sim=.d)
-.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o $(SIMRUN_DIR)/%.incs
+.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o $(SIMRUN_DIR)/%.incs $(CU_ALIAS)
 
 # The conformance suite: textbook CUDA programs, each with its own main, and
 # what each prints (NAME.out) and, for the planted bugs, what the simulator
@@ -1024,6 +1218,8 @@ $(SIM_A): $(SIM_OBJ)
 	@rm -f $@
 	@echo "  AR    $@"
 	$(Q)ar rcs $@ $^
+# The simulator's profiler saves and reads its files through lib's (lib/core/fileio.h).
+$(SIM_A): $(BUILD)/obj/lib/core/fileio.o $(BUILD)/obj/lib/core/err.o
 
 $(BUILD)/sim/%.cpp: %.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
@@ -1046,7 +1242,7 @@ $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS)
 
 $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC)
 	@mkdir -p $(@D)
-	@echo "  CXX   $(STUDENT_DIR)/$*.cu (simulator)"
+	@echo "  CXX   "$(call sq,$(STUDENT_DIR))"/$*.cu (simulator)"
 	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -save-temps=obj -iquote $(STUDENT_SRC)/$(dir $*) -c $< -o $@
 
 $(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_SRC)/%.cu | $(STUDENT_INC)
@@ -1069,14 +1265,14 @@ CHECK_STUDENT = perl tests/graded/check_student.pl --root . --cc "$(CC)" --lib $
 $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.checked.o: \
         $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o $(CHECK_SCRIPTS) \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
-	@echo "  CHECK $(STUDENT_DIR)/$*/exercises.c"
+	@echo "  CHECK "$(call sq,$(STUDENT_DIR))"/$*/exercises.c"
 	$(Q)$(CHECK_STUDENT) --lesson $(firstword $(subst _, ,$*)) --kind c --object $< \
 	  --deps $(<:.o=.d) --asm $(<:.o=.s) --source $(STUDENT_SRC)/$*/exercises.c --out $@
 define cu_check_rule
 $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.checked.o: \
         $(BUILD)/obj/$(1)/student/$(STUDENT_KEY)/%/exercises.o $(CHECK_SCRIPTS) \
         $(wildcard tests/graded/allow/*.txt) $(LIB_A)
-	@echo "  CHECK $(STUDENT_DIR)/$$*/exercises.cu ($(1))"
+	@echo "  CHECK "$$(call sq,$$(STUDENT_DIR))"/$$*/exercises.cu ($(1))"
 	$$(Q)$$(CHECK_STUDENT) --lesson $$(firstword $$(subst _, ,$$*)) --kind cu --object $$< \
 	  --deps $$(<:.o=.d) --asm $$(<:.o=.s) --source $(STUDENT_SRC)/$$*/exercises.cu --out $$@
 endef

@@ -189,24 +189,84 @@ static uint32_t random_part(void)
     return (uint32_t)ts.tv_nsec * 2654435761u ^ (uint32_t)ts.tv_sec ^ ++counter * 40503u;
 }
 
-/* The target, if there is one, is a regular file: anything else is named and refused. */
-static int check_target(const char *path, const char *what)
-{
-    struct stat sb;
-    if (lstat(path, &sb) == 0) {
-        if (S_ISREG(sb.st_mode)) return ERR_OK;
-        return err_set(ERR_IO, "%s: cannot save: it is %s, not a regular file; a save replaces "
-                               "only a regular file (remove it, or save the %s elsewhere)",
-                       path, fileio_kind(sb.st_mode), what);
-    }
-    if (errno == ENOENT || errno == ENOTDIR) return ERR_OK; /* creating the file will tell */
-    return err_set(ERR_IO, "%s: cannot save: cannot look at the path: %s", path, strerror(errno));
-}
-
 static int step_failed(const char *path, const char *step, int e)
 {
     return err_set(ERR_IO, "%s: cannot save: %s failed: %s", path, step, strerror(e ? e : EIO));
 }
+
+/* Whether the mode of a file (st) gives this process write permission: the owner's bit when
+ * it is the owner, else the group's when it is in the group, else the others' (and the
+ * system agrees: an ACL may say less). Root, whom the system lets write anything, is held
+ * to the mode too: to the owner's bit of its own files, and to "someone may write it" of
+ * others', so that a file made read-only is kept from root's saves as from anyone's. */
+static bool may_write(const char *path, const struct stat *st)
+{
+    mode_t bit = S_IWOTH;
+    if (geteuid() == st->st_uid) {
+        bit = S_IWUSR;
+    } else if (geteuid() == 0) {
+        bit = S_IWUSR | S_IWGRP | S_IWOTH;
+    } else if (getegid() == st->st_gid) {
+        bit = S_IWGRP;
+    } else {
+        gid_t groups[256];
+        int n = getgroups(256, groups);
+        for (int i = 0; i < n; i++)
+            if (groups[i] == st->st_gid) bit = S_IWGRP;
+    }
+    if (!(st->st_mode & bit)) return false;
+    return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 || errno != EACCES;
+}
+
+/* The target, if there is one, is a regular file this process may write (or flags say to
+ * replace it all the same): anything else is named and refused. *old is what lstat() said
+ * of it (st_nlink 0 when there is none). */
+static int check_target(const char *path, const char *what, unsigned flags, struct stat *old)
+{
+    memset(old, 0, sizeof *old);
+    if (lstat(path, old) != 0) {
+        int e = errno;
+        memset(old, 0, sizeof *old);
+        if (e == ENOENT || e == ENOTDIR) return ERR_OK; /* creating the file will tell */
+        return err_set(ERR_IO, "%s: cannot save: cannot look at the path: %s", path, strerror(e));
+    }
+    if (!S_ISREG(old->st_mode))
+        return err_set(ERR_IO, "%s: cannot save: it is %s, not a regular file; a save replaces "
+                               "only a regular file (remove it, or save the %s elsewhere)",
+                       path, fileio_kind(old->st_mode), what);
+    /* As cp: a file this user may not write is not replaced behind its mode's back. */
+    if (!(flags & FILEIO_REPLACE_READONLY) && !may_write(path, old))
+        return err_set(ERR_IO, "%s: cannot save the %s: the file is read-only for this user "
+                               "(mode %04o); a save does not replace it (make it writable with "
+                               "chmod u+w, remove it, or save elsewhere)",
+                       path, what, (unsigned)(old->st_mode & 07777));
+    return ERR_OK;
+}
+
+/* The new file (fd) gets what the user set on the old one: its owner and group where this
+ * process may set them, then its permissions (not the set-user-ID, set-group-ID and sticky
+ * bits, which a rewrite drops as the kernel drops them on a write). A group that cannot be
+ * kept takes no permissions: its members were not the old file's readers. Before any byte
+ * is written, so the contents are never readable by more than the old file's readers. */
+static int keep_mode(const char *path, const char *tmp, int fd, const struct stat *old)
+{
+    if (old->st_nlink == 0) return ERR_OK; /* a new file: 0666 less the umask */
+    mode_t mode = old->st_mode & 0777;
+    struct stat now;
+    if (fstat(fd, &now) != 0) return step_failed(path, "looking at the temporary file", errno);
+    /* (Only the calls needed: a file replaced by its owner needs none but fchmod.) */
+    if ((now.st_uid != old->st_uid || now.st_gid != old->st_gid) &&
+        fchown(fd, old->st_uid, old->st_gid) != 0 && fchown(fd, (uid_t)-1, old->st_gid) != 0 &&
+        (fstat(fd, &now) != 0 || now.st_gid != old->st_gid))
+        mode &= ~(mode_t)070;
+    if ((now.st_mode & 07777) != mode && fchmod(fd, mode) != 0) {
+        char step[4200];
+        snprintf(step, sizeof step, "giving %s the mode %04o of the old file", tmp, (unsigned)mode);
+        return step_failed(path, step, errno);
+    }
+    return ERR_OK;
+}
+
 
 /* The folder of path, where the temporary file goes and which is synced after the rename. */
 static char *folder_of(const char *path)
@@ -303,9 +363,21 @@ static int write_temp(const char *path, const char *tmp, int fd, FileioWriter wr
     return rc;
 }
 
+/* A limit on the size of files (ulimit -f) is a write error the save reports, not a signal
+ * that kills the process: SIGXFSZ is ignored from the first save on, unless the program
+ * handles it itself. */
+static void ignore_sigxfsz(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+        !(old.sa_flags & SA_SIGINFO))
+        signal(SIGXFSZ, SIG_IGN);
+}
+
 /* The first steps of a save: the path, the target, and a new temporary file (*fd, named
- * *tmp in the folder *dir; free both). */
-static int begin_save(const char *path, const char *what, char **dir, char **tmp, int *fd)
+ * *tmp in the folder *dir; free both) with the old file's mode. */
+static int begin_save(const char *path, const char *what, unsigned flags, char **dir, char **tmp,
+                      int *fd)
 {
     *dir = *tmp = NULL;
     *fd = -1;
@@ -315,18 +387,21 @@ static int begin_save(const char *path, const char *what, char **dir, char **tmp
         return err_set(ERR_ARG, "%s: cannot save: the path ends in '/', a folder's name; name "
                                 "the %s's file",
                        path, what);
-    TRY(check_target(path, what));
+    struct stat old;
+    TRY(check_target(path, what, flags, &old));
+    ignore_sigxfsz();
     size_t tmp_size = plen + 32;
     *dir = folder_of(path);
     *tmp = malloc(tmp_size);
     if (!*dir || !*tmp) return err_set(ERR_NOMEM, "%s: cannot save: out of memory", path);
-    return create_temp(path, *dir, *tmp, tmp_size, fd);
+    TRY(create_temp(path, *dir, *tmp, tmp_size, fd));
+    return keep_mode(path, *tmp, *fd, &old);
 }
 
 int fileio_save_check(const char *path, const char *what)
 {
     char *dir, *tmp;
-    int fd, rc = begin_save(path, what ? what : "file", &dir, &tmp, &fd);
+    int fd, rc = begin_save(path, what ? what : "file", 0, &dir, &tmp, &fd);
     if (fd >= 0) {
         close(fd);
         unlink(tmp);
@@ -336,17 +411,26 @@ int fileio_save_check(const char *path, const char *what)
     return rc;
 }
 
-int fileio_save(const char *path, const char *what, FileioWriter write, void *ctx)
+int fileio_save_with(const char *path, const char *what, unsigned flags, FileioWriter write,
+                     void *ctx)
 {
     if (!write) return err_set(ERR_ARG, "fileio_save: no writer");
     if (!what) what = "file";
     char *dir, *tmp;
     int fd, rc;
-    TRY_OR_DONE(begin_save(path, what, &dir, &tmp, &fd));
+    struct stat now;
+    rc = begin_save(path, what, flags, &dir, &tmp, &fd);
+    if (rc != ERR_OK) {
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        goto done;
+    }
     rc = write_temp(path, tmp, fd, write, ctx);
     /* Looked at again just before the rename: what appeared at the path meanwhile is
      * refused too. (A rename never writes through a link; it replaces the name.) */
-    if (rc == ERR_OK) rc = check_target(path, what);
+    if (rc == ERR_OK) rc = check_target(path, what, flags, &now);
     if (rc == ERR_OK && rename(tmp, path) != 0) {
         char step[4200];
         int e = errno;
@@ -385,6 +469,11 @@ static int write_bytes(FILE *f, void *ctx)
     const Bytes *b = ctx;
     if (b->len) fwrite(b->data, 1, b->len, f); /* a short write sets f's error flag */
     return ERR_OK;
+}
+
+int fileio_save(const char *path, const char *what, FileioWriter write, void *ctx)
+{
+    return fileio_save_with(path, what, 0, write, ctx);
 }
 
 int fileio_save_bytes(const char *path, const char *what, const void *data, size_t len)

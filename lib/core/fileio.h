@@ -28,6 +28,16 @@
  * the rename, which is reported as such (the new contents are in place).
  * Nothing is ever opened at the target's path: a save writes to its own new file
  * and renames it, and a rename replaces a name, never what a link points to.
+ *
+ * **What the user set stays.** The new file gets the old file's permissions, and its
+ * owner and group where the process may set them (a group it cannot keep gets no
+ * permissions), before a byte is written: a 0600 checkpoint stays 0600. A target whose
+ * mode gives this user no write permission (0444, say) is refused with a message, as
+ * `cp` refuses it, root's saves included; fileio_save_with() and
+ * ::FILEIO_REPLACE_READONLY replace it all the same, for a program whose user asked for
+ * that explicitly. No writer of the workbook passes it: each refuses a read-only target.
+ * A limit on the size of files (`ulimit -f`) is a write error a save reports: the first
+ * save sets SIGXFSZ, if it was left at its default, to be ignored.
  */
 #ifndef WB_FILEIO_H
 #define WB_FILEIO_H
@@ -38,6 +48,10 @@
 #include <sys/types.h>
 
 #include "lib/core/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /** The size limit of fileio_read(): 256 MiB. */
 #define FILEIO_MAX_DEFAULT ((size_t)256 << 20)
@@ -117,11 +131,13 @@ typedef int (*FileioWriter)(FILE *f, void *ctx);
  *
  * In order: if @p path exists it must be a regular file, else ::ERR_IO `PATH: cannot
  * save the WHAT here: it is a symbolic link, not a regular file (a save replaces
- * only a regular file: remove it or choose another path)`; a temporary file
+ * only a regular file: remove it or choose another path)`, and one whose mode gives this
+ * user no write permission is refused (fileio_save_with()); a temporary file
  * `NAME.tmp-PID-XXXXXXXX` (eight random hex digits) is created in the same folder
  * with `O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC`, mode 0666 less the
  * umask (a name that is taken, by a planted link or anything else, is never
- * opened: another name is drawn, up to 100 times); @p write(f, @p ctx) writes it;
+ * opened: another name is drawn, up to 100 times), and given the old file's owner,
+ * group and permissions as far as the process may; @p write(f, @p ctx) writes it;
  * it is flushed and `fsync()`ed; the target is looked at again (a link, FIFO,
  * device or directory that appeared meanwhile is refused); it is renamed over the
  * target; and the folder is opened and `fsync()`ed (a file system that cannot sync
@@ -134,6 +150,25 @@ typedef int (*FileioWriter)(FILE *f, void *ctx);
  * ::ERR_IO `PATH: saved, but syncing the folder DIR to disk failed: ...`.
  */
 WB_MUST_CHECK int fileio_save(const char *path, const char *what, FileioWriter write, void *ctx);
+
+/**
+ * @brief fileio_save()'s option: replace a target whose mode gives this user no write
+ *        permission, instead of refusing it.
+ *
+ * Only for a program whose user asked for it in so many words (a `--force`); the new file
+ * keeps the old one's read-only mode.
+ */
+#define FILEIO_REPLACE_READONLY 1u
+
+/**
+ * @brief fileio_save() with options: @p flags is 0 or ::FILEIO_REPLACE_READONLY.
+ *
+ * With 0 it is fileio_save(), which refuses a read-only target with ::ERR_IO `PATH: cannot
+ * save the WHAT: the file is read-only for this user (mode 0444); a save does not replace
+ * it (make it writable with chmod u+w, remove it, or save elsewhere)`.
+ */
+WB_MUST_CHECK int fileio_save_with(const char *path, const char *what, unsigned flags,
+                                   FileioWriter write, void *ctx);
 
 /**
  * @brief fileio_save() of the @p len bytes at @p data.
@@ -176,5 +211,9 @@ typedef struct FileioHooks {
 
 /** @brief For tests: set the hooks of fileio_save() (NULL: none). Not thread-safe. */
 void fileio_set_hooks(const FileioHooks *hooks);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* WB_FILEIO_H */

@@ -515,7 +515,7 @@ sub translate
             my $sub = translate($f, $rel);
             # pulled in once already (%inlined); in the main file g++ would warn
             $sub =~ s/^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*//mg;
-            $rep = $sub . "\n#line " . ($line_of->($at) + 1) . " \"$shown\"";
+            $rep = $sub . "\n#line " . ($line_of->($at) + 1) . ' "' . c_string($shown) . '"';
         }
         push @edits, [$at, $at + length $whole, $rep];
     }
@@ -525,7 +525,15 @@ sub translate
     for my $e (sort { $b->[0] <=> $a->[0] } @edits) {
         substr($out, $e->[0], $e->[1] - $e->[0]) = $e->[2];
     }
-    return "#line 1 \"$shown\"\n" . $out;
+    return '#line 1 "' . c_string($shown) . "\"\n" . $out;
+}
+
+# A file's name in a #line: a path may hold " and \ (and a newline), which a C string escapes.
+sub c_string
+{
+    (my $s = shift) =~ s/([\\"])/\\$1/g;
+    $s =~ s/\n/\\n/g;
+    return $s;
 }
 
 my $result = translate($path, $path);

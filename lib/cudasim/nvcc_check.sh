@@ -50,13 +50,35 @@ case $arch in
     *) echo "nvcc_check.sh: --arch $arch: give sm_NN (sm_90, say) or default" >&2; exit 2 ;;
 esac
 mkdir -p "$cache" && cache=$(realpath -e -- "$cache") || exit 2
-# Where nvcc runs, as nvcc prog.cu would in the program's folder: relative
-# names in its list of files read are relative to it.
-cd "$(dirname "$prog")" || exit 2
 
 hash() { sha256sum | cut -c1-32; }
 key0=$( { "$nvcc" --version; printf '%s\n' "$arch" "${incs[@]}" "CPATH=${CPATH:-}" "$prog"; } | hash)
 deps=$cache/$key0.deps
+
+# Where nvcc runs, as nvcc prog.cu would in the program's folder: relative
+# names in its list of files read are relative to it. But nvcc runs its own
+# steps through sh, each path (and that folder) in double quotes, where a $,
+# a ` or a " would be read as code: a path that is not plain (letters,
+# digits and / . _ + @ , -) reaches nvcc as a copy of the program (nvcc
+# resolves a link to it; the copy is made again each run) or a link to a
+# folder under the cache, whose folder is then an -I, and nvcc runs there.
+plain() { case $1 in ''|*[!A-Za-z0-9/._+@,-]*) return 1 ;; esac; }
+alias_of() { printf '%s' "$cache/alias/$(printf '%s' "$1" | sha256sum | cut -c1-16)${2:-}"; }
+src=$prog
+if plain "$prog"; then
+    cd "$(dirname "$prog")" || exit 2
+else
+    src=$(alias_of "$prog" .cu)
+    mkdir -p "$cache/alias" && ln -sfn -- "$(dirname "$prog")" "$(alias_of "$(dirname "$prog")")" &&
+        cp --remove-destination -- "$prog" "$src" && cd "$cache" || exit 2
+    incs=("-I$(alias_of "$(dirname "$prog")")" "${incs[@]}")
+fi
+for i in "${!incs[@]}"; do
+    dir=${incs[i]#-I}
+    plain "$dir" && continue
+    mkdir -p "$cache/alias" && ln -sfn -- "$dir" "$(alias_of "$dir")" || exit 2
+    incs[i]=-I$(alias_of "$dir")
+done
 
 # The key of the last compile's inputs as they are now (empty when unknown).
 content_key() {
@@ -82,7 +104,7 @@ fi
 
 tmp=$(mktemp -d "$cache/.tmp.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
-"$nvcc" -c "${archflag[@]}" --resource-usage "${incs[@]}" -MD -MF "$tmp/d" "$prog" -o "$tmp/o" \
+"$nvcc" -c "${archflag[@]}" --resource-usage "${incs[@]}" -MD -MF "$tmp/d" "$src" -o "$tmp/o" \
     > "$tmp/log" 2>&1
 status=$?
 show "$tmp/log"

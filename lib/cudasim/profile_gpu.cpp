@@ -6,7 +6,9 @@
  * each {"value": number, "source": "where it comes from"} (the vendor's
  * datasheet or whitepaper, the CUDA Programming Guide, or "assumed: ..." for
  * what no vendor publishes). CUDASIM_GPU picks one by NAME (h100 when
- * unset) or names a file of the same form by its path. A file that is
+ * unset) or names a file of the same form by its path, read as every file of
+ * the workbook is (lib/core/fileio.h: a FIFO, a device or a folder is refused
+ * by name before a byte is read, and so is a file over 1 MiB). A file that is
  * missing, malformed, lacks a figure or its source, or has a figure the model
  * does not know is reported in one line naming the file, the field and the
  * fix, and the model stays off (the counts still come).
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "lib/core/fileio.h"
 #include "profile.h"
 
 #ifndef CUDASIM_GPU_DIR
@@ -30,6 +33,7 @@ namespace {
 
 const char *const kDefaultGpu = "h100";
 const char *const kKnownGpus = "h200, h100, a100, l4, t4, rtx4090, rtx4070-laptop";
+const size_t kGpuFileMax = (size_t)1 << 20; /* a GPU's file is a few KiB */
 
 /* The figures a file must give: its field, where it goes, and its scale to
  * the model's units (bytes, seconds, flops). */
@@ -81,15 +85,20 @@ bool refuse(const std::string &file, const char *field, const char *what)
 
 bool load(const std::string &key, const std::string &file, GpuModel *out)
 {
+    char *text = nullptr;
+    size_t len = 0;
+    if (fileio_read_max(file.c_str(), kGpuFileMax, "GPU file", &text, &len) != ERR_OK) {
+        report("%s; the time model is off (counts are still exact): CUDASIM_GPU names one of %s, "
+               "or a GPU file's path",
+               err_message(), kKnownGpus);
+        return false;
+    }
     json_error_t err;
-    json_t *root = json_load_file(file.c_str(), JSON_REJECT_DUPLICATES, &err);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    free(text);
     if (!root) {
         char what[300];
-        if (err.line < 0)
-            snprintf(what, sizeof what, "cannot be read (%s); CUDASIM_GPU names one of %s, or a "
-                     "file's path", err.text, kKnownGpus);
-        else
-            snprintf(what, sizeof what, "not JSON at line %d: %s", err.line, err.text);
+        snprintf(what, sizeof what, "not JSON at line %d: %s", err.line, err.text);
         return refuse(file, nullptr, what);
     }
     GpuModel g;

@@ -12,9 +12,10 @@
  *
  * or what `cuobjdump -res-usage` prints of a built program ("arch = sm_90",
  * "Function _Z6kernelPfi:", "REG:10 STACK:0 SHARED:32 ..."). CUDASIM_NVCC_RESOURCES
- * names the file. Without it, or without the kernel for the model's
- * architecture, the count is unknown and the occupancy says so; no number is
- * made up.
+ * names the file, read as every file of the workbook is (lib/core/fileio.h: a
+ * FIFO, a device or a file over 64 MiB is refused by name, never waited on).
+ * Without it, or without the kernel for the model's architecture, the count is
+ * unknown and the occupancy says so; no number is made up.
  */
 #include <cxxabi.h>
 
@@ -23,6 +24,7 @@
 #include <cstring>
 #include <map>
 
+#include "lib/core/fileio.h"
 #include "profile.h"
 
 namespace cudasim {
@@ -62,12 +64,19 @@ void read_resources()
     g_regs_read = true;
     const char *path = getenv("CUDASIM_NVCC_RESOURCES");
     if (!path || !*path) return;
-    FILE *f = fopen(path, "r");
-    if (!f) return; /* no counts: the occupancy says the registers are unknown */
+    char *text = nullptr;
+    size_t len = 0;
+    if (fileio_read_max(path, (size_t)64 << 20, "file of nvcc's resource usage", &text, &len) != ERR_OK) {
+        /* no counts: the occupancy says the registers are unknown, and this says why */
+        report("CUDASIM_NVCC_RESOURCES: %s; registers per thread are unknown", err_message());
+        return;
+    }
     g_regs_file = path;
-    char line[2048], kernel[1024] = "";
+    char kernel[1024] = "";
     int arch = 0;
-    while (fgets(line, sizeof line, f)) {
+    for (char *next = text, *line; (line = next);) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
         const char *p;
         if ((p = strstr(line, "Compiling entry function '"))) {
             p += strlen("Compiling entry function '");
@@ -93,7 +102,7 @@ void read_resources()
             kernel[0] = 0;
         }
     }
-    fclose(f);
+    free(text);
 }
 
 } // namespace

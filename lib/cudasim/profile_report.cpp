@@ -10,14 +10,25 @@
  * names: modelled for the GPU, not measured. When the program ends, the same
  * is summed up per kernel on standard error, each figure with one line saying
  * what it means.
+ *
+ * FILE is written as every file of the workbook is (lib/core/fileio.h): the
+ * rows are kept, and saved when the program ends through a new file renamed
+ * over FILE. A FILE that is a link, a FIFO, a device, a folder or read-only
+ * is refused by name at the first launch, before anything waits on it; a save
+ * that fails (a full disk, ulimit -f) is reported. Either way the program
+ * then ends with status 1 (or its own, when that is not 0): a profile that
+ * was asked for and not written is never a silent success. A program killed
+ * before it ends (a signal) leaves no profile.
  */
-#include <cerrno>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <vector>
 
+#include "lib/core/fileio.h"
 #include "profile.h"
 
 namespace cudasim {
@@ -25,8 +36,9 @@ namespace internal {
 
 namespace {
 
-FILE *g_csv = nullptr;
-bool g_csv_failed = false;
+FILE *g_csv = nullptr;         /* the rows, kept until the save at exit */
+bool g_csv_failed = false;     /* the file was refused, or its save failed */
+std::string g_csv_error;       /* why, for the summary */
 unsigned long long g_rows = 0;
 
 /* One kernel's launches, summed for the summary at exit. */
@@ -92,17 +104,18 @@ std::string dims(const dim3 &d)
     return b;
 }
 
+/* The file is looked at before the first row: what cannot be saved there is said now,
+ * not when the program ends. */
 bool open_csv()
 {
     if (g_csv) return true;
     if (g_csv_failed) return false;
     const char *path = getenv("CUDASIM_PROFILE");
-    g_csv = fopen(path, "w");
+    if (fileio_save_check(path, "profile") == ERR_OK) g_csv = fileio_save_stream(path, "profile");
     if (!g_csv) {
         g_csv_failed = true;
-        report("CUDASIM_PROFILE=%s: cannot write it (%s); no profile rows are written (name a "
-               "file in a folder that exists)",
-               path, strerror(errno));
+        g_csv_error = err_message();
+        report("CUDASIM_PROFILE: %s; no profile is written", g_csv_error.c_str());
         return false;
     }
     for (size_t i = 0; i < sizeof kColumns / sizeof *kColumns; i++)
@@ -139,7 +152,6 @@ void write_row(const RowInfo &r, const LaunchCounters &c, const Occupancy *o, co
     if (r.seconds >= 0) snprintf(us, sizeof us, "%.3f", r.seconds * 1e6);
     field(g_csv, us);
     field(g_csv, r.bound, true);
-    fflush(g_csv);
 }
 
 /* ---- the summary at exit --------------------------------------------------------- */
@@ -191,8 +203,10 @@ void summary()
     fflush(stdout); /* what the program printed comes first */
     const GpuModel *g = model_gpu();
     const char *path = getenv("CUDASIM_PROFILE");
-    fprintf(stderr, "\ncudasim profile (one row per launch in %s): counts as a GPU counts them%s%s%s\n",
-            path ? path : "?", g ? "; occupancy and times for " : "", g ? g->name.c_str() : "",
+    std::string where = g_csv_failed ? "NOT saved: " + g_csv_error
+                                     : std::string("one row per launch in ") + (path ? path : "?");
+    fprintf(stderr, "\ncudasim profile (%s): counts as a GPU counts them%s%s%s\n", where.c_str(),
+            g ? "; occupancy and times for " : "", g ? g->name.c_str() : "",
             g ? " (CUDASIM_GPU), times modelled, not measured" : "");
     for (const std::string &name : g_order) {
         const Agg &a = g_aggs[name];
@@ -255,6 +269,24 @@ void summary()
     }
 }
 
+/* When the program ends (exit, or a return from main): the save, then the summary, which
+ * says whether the profile was saved. A profile not written makes a status of 0 a 1, passed
+ * on by _exit after stdio's buffers are flushed as exit would flush them (what it skips: the
+ * destructors of the simulator's tables, and a sanitizer's leak check). */
+void finish(int status, void *)
+{
+    if (g_csv && fclose(g_csv) != 0) {
+        g_csv_failed = true;
+        g_csv_error = err_message();
+    }
+    g_csv = nullptr;
+    summary();
+    if (g_csv_failed && status == 0) {
+        fflush(nullptr);
+        _exit(1);
+    }
+}
+
 } // namespace
 
 bool profile_csv_wanted()
@@ -266,7 +298,7 @@ bool profile_csv_wanted()
 void profile_row(const RowInfo &r, const LaunchCounters &c)
 {
     if (!profile_csv_wanted()) return;
-    if (g_aggs.empty()) atexit(summary);
+    if (g_aggs.empty() && !g_csv && !g_csv_failed) on_exit(finish, nullptr);
     const GpuModel *g = model_running();
     Occupancy occ;
     std::string from;

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -434,6 +436,144 @@ START_TEST(test_a_failed_save_leaves_only_the_old_file)
 }
 END_TEST
 
+/* ---- what the user set on the old file ----------------------------------------------- */
+
+static mode_t mode_of(const char *path)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    return sb.st_mode & 07777;
+}
+
+/* A save keeps the old file's permissions (a 0600 checkpoint stays 0600), and its owner and
+ * group where the process may set them; a new file gets 0666 less the umask. */
+START_TEST(test_a_save_keeps_the_old_files_mode)
+{
+    const char *target = in_dir("ckpt");
+    const mode_t modes[] = {0600, 0640, 0604, 0751};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        tmpdir_write(target, "old", 3);
+        ck_assert_int_eq(chmod(target, modes[i]), 0);
+        ck_assert_msg(fileio_save_bytes(target, "test file", "new", 3) == ERR_OK, "%s", err_message());
+        ck_assert_msg(mode_of(target) == modes[i], "mode %04o came back %04o", (unsigned)modes[i],
+                      (unsigned)mode_of(target));
+        FILE *f = fileio_save_stream(target, "test file");
+        fputs("newer", f);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_uint_eq(mode_of(target), modes[i]);
+    }
+    ck_assert_int_eq(unlink(target), 0);
+    mode_t mask = umask(022);
+    ck_assert_int_eq(fileio_save_bytes(target, "test file", "new", 3), ERR_OK);
+    umask(mask);
+    ck_assert_uint_eq(mode_of(target), 0644);
+    if (geteuid() != 0) return; /* the owner and group below: root may set any */
+    ck_assert_int_eq(chown(target, 12345, 23456), 0);
+    ck_assert_int_eq(chmod(target, 0640), 0);
+    ck_assert_int_eq(fileio_save_bytes(target, "test file", "new", 3), ERR_OK);
+    struct stat sb;
+    ck_assert_int_eq(stat(target, &sb), 0);
+    ck_assert_uint_eq(sb.st_uid, 12345);
+    ck_assert_uint_eq(sb.st_gid, 23456);
+    ck_assert_uint_eq(sb.st_mode & 07777, 0640);
+}
+END_TEST
+
+/* A user who may not keep the old file's group: the new file is theirs, and that group's
+ * permissions are not given to their own group. (Run as nobody, from root.) */
+START_TEST(test_a_group_that_cannot_be_kept_gets_no_permissions)
+{
+    if (geteuid() != 0) return; /* it needs a second user */
+    const char *target = in_dir("shared.csv");
+    tmpdir_write(target, "old", 3);
+    ck_assert_int_eq(chmod(target, 0666), 0);
+    ck_assert_int_eq(chmod(g_dir, 0777), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+        _exit(fileio_save_bytes(target, "test file", "new", 3) == ERR_OK ? 0 : 4);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the save as nobody: status %d",
+                  status);
+    struct stat sb;
+    ck_assert_int_eq(stat(target, &sb), 0);
+    ck_assert_uint_eq(sb.st_uid, 65534);
+    ck_assert_uint_eq(sb.st_mode & 07777, 0606);
+    ck_assert_int_eq(chmod(g_dir, 0700), 0);
+}
+END_TEST
+
+static int put_new(FILE *f, void *ctx)
+{
+    (void)ctx;
+    fputs("new", f);
+    return ERR_OK;
+}
+
+/* A file without write permission is refused, as cp refuses it (root included), and left as
+ * it was; FILEIO_REPLACE_READONLY replaces it, keeping its mode. */
+START_TEST(test_a_read_only_target_is_refused)
+{
+    const char *target = in_dir("best.safetensors");
+    tmpdir_write(target, "old", 3);
+    ck_assert_int_eq(chmod(target, 0444), 0);
+    ck_assert_int_eq(fileio_save_bytes(target, "checkpoint", "new", 3), ERR_IO);
+    ck_assert_msg(strstr(err_message(), "best.safetensors: cannot save the checkpoint: the file is "
+                                        "read-only for this user (mode 0444)"),
+                  "%s", err_message());
+    ck_assert_int_eq(fileio_save_check(target, "checkpoint"), ERR_IO);
+    FILE *f = fileio_save_stream(target, "checkpoint");
+    fputs("new", f);
+    ck_assert_int_eq(fclose(f), EOF);
+    char *text = contents(target);
+    ck_assert_str_eq(text, "old");
+    free(text);
+    ck_assert_uint_eq(mode_of(target), 0444);
+    ck_assert_int_eq(count_entries(), 1);
+    ck_assert_msg(fileio_save_with(target, "checkpoint", FILEIO_REPLACE_READONLY, put_new, NULL) ==
+                      ERR_OK,
+                  "%s", err_message());
+    text = contents(target);
+    ck_assert_str_eq(text, "new");
+    free(text);
+    ck_assert_uint_eq(mode_of(target), 0444);
+    /* Write permission for the group only, and this user the owner: refused too. */
+    ck_assert_int_eq(chmod(target, 0464), 0);
+    ck_assert_int_eq(fileio_save_bytes(target, "checkpoint", "x", 1), ERR_IO);
+}
+END_TEST
+
+/* ulimit -f: the write fails (EFBIG), the save says so and leaves the old file; the process
+ * is not killed by SIGXFSZ. */
+START_TEST(test_a_file_size_limit_is_a_reported_error)
+{
+    const char *target = in_dir("big.csv");
+    tmpdir_write(target, "old", 3);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        struct rlimit lim = {1000, 1000};
+        if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(3);
+        static char data[100000];
+        int rc = fileio_save_bytes(target, "test file", data, sizeof data);
+        _exit(rc == ERR_IO && strstr(err_message(), "File too large") ? 0 : 4);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the save over ulimit -f: %s %d (0 is a reported error)",
+                  WIFSIGNALED(status) ? "killed by signal" : "status",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    char *text = contents(target);
+    ck_assert_str_eq(text, "old");
+    free(text);
+    ck_assert_int_eq(count_entries(), 1);
+}
+END_TEST
+
 /* ---- names and numbers as shown --------------------------------------------------------- */
 
 START_TEST(test_escapes_show_every_character)
@@ -504,6 +644,10 @@ Suite *fileio_suite(void)
     tcase_add_test(tc2, test_a_planted_temporary_link_is_never_followed);
     tcase_add_test(tc2, test_the_file_and_its_folder_are_synced);
     tcase_add_test(tc2, test_a_failed_save_leaves_only_the_old_file);
+    tcase_add_test(tc2, test_a_save_keeps_the_old_files_mode);
+    tcase_add_test(tc2, test_a_group_that_cannot_be_kept_gets_no_permissions);
+    tcase_add_test(tc2, test_a_read_only_target_is_refused);
+    tcase_add_test(tc2, test_a_file_size_limit_is_a_reported_error);
     suite_add_tcase(s, tc2);
     TCase *tc3 = tcase_create("shown");
     tcase_add_test(tc3, test_escapes_show_every_character);
