@@ -127,9 +127,9 @@ BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 
 # ---- the CUDA simulator: the same .cu sources, run on the CPU (docs/simulator.md)
 SIM_DIR    := lib/cudasim
-CU2SIM_DEPS := $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_variables.pl $(SIM_DIR)/cu2sim_refusals.pl
+CU2SIM_DEPS := $(addprefix $(SIM_DIR)/translate/,cu2sim.pl cu2sim_variables.pl cu2sim_refusals.pl)
 CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP \
-                -DCUDASIM_GPU_DIR='"$(CURDIR)/$(SIM_DIR)/gpus"'
+                -DCUDASIM_GPU_DIR='"$(CURDIR)/$(SIM_DIR)/profile/gpus"'
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
 # Every load and store of a translated file calls the simulator's checks
 # (bounds, freed buffers, reads of unwritten memory, races): GCC's
@@ -149,7 +149,7 @@ SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
 CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -fPIC -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
-                 -I$(SIM_DIR) -include $(SIM_DIR)/kernel.h -MMD -MP
+                 -I$(SIM_DIR) -include $(SIM_DIR)/exec/kernel.h -MMD -MP
 CXXFLAGS_KSIM_EX := $(filter-out -I. -MMD,$(CXXFLAGS_KSIM)) $(STUDENT_ONLY)
 # C code that calls the CUDA runtime, built against the simulator's headers.
 CFLAGS_SIMC := $(CFLAGS_LIB) -I$(SIM_DIR)/include
@@ -322,7 +322,7 @@ BENCH_TRAINER := $(BUILD)/solutions/bench_trainer
 
 KERNEL_CU  := $(wildcard kernels/*.cu)
 SIM_A      := $(BUILD)/libcudasim.a
-SIM_OBJ    := $(patsubst $(SIM_DIR)/%.cpp,$(BUILD)/obj/cudasim/%.o,$(sort $(wildcard $(SIM_DIR)/*.cpp)))
+SIM_OBJ    := $(patsubst $(SIM_DIR)/%.cpp,$(BUILD)/obj/cudasim/%.o,$(sort $(wildcard $(SIM_DIR)/*/*.cpp)))
 SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
 # Tests of the kernels and of lib's GPU paths, in the sim and cuda flavours;
 # the simulator's own tests only in the first.
@@ -593,7 +593,7 @@ gpu-check:
 SIMRUN_DIR := $(BUILD)/sim-run
 # The simulator's profiler (docs/simulator.md, "What a kernel's accesses cost"): PROFILE=FILE
 # (or CUDASIM_PROFILE=FILE in the environment) writes a CSV row per launch and a summary per
-# kernel; GPU=NAME picks the GPU of lib/cudasim/gpus/ its occupancy and time model are for.
+# kernel; GPU=NAME picks the GPU of lib/cudasim/profile/gpus/ its occupancy and time model are for.
 # Registers per thread come from nvcc's resource usage of the same sources, where nvcc is
 # installed: nvcc_res sets NVCC_RES to that output (compiled only, cached by content under
 # BUILD_ROOT/nvcc-res). This is the one place that says where the counts come from.
@@ -603,7 +603,7 @@ SIM_ENV = $(if $(GPU),CUDASIM_GPU=$(GPU)) $(if $(PROFILE),CUDASIM_PROFILE=$(PROF
 SIM_RES = $(if $(filter 1,$(SIM)),$(call nvcc_res,$(abspath $(KERNEL_CU) \
   $(foreach d,$(CU_LESSONS),$(if $(filter lessons,$(IMPL)),$(STUDENT_DIR),solutions)/$(d)/exercises.cu))))
 nvcc_res = NVCC_RES=; if [ -n "$(NVCC)" ] && [ -n "$(PROFILE)$${CUDASIM_PROFILE:-}" ]; then \
-  NVCC_RES=$$(NVCC=$(NVCC) bash $(SIM_DIR)/nvcc_resources.sh "$(or $(GPU),$${CUDASIM_GPU:-h100})" \
+  NVCC_RES=$$(NVCC=$(NVCC) bash $(SIM_DIR)/profile/nvcc_resources.sh "$(or $(GPU),$${CUDASIM_GPU:-h100})" \
   $(abspath $(BUILD_ROOT))/nvcc-res $(1)) || NVCC_RES=; fi;
 CU_FROM    := $(or $(PWD),$(CURDIR))
 CU_ABS     := $(if $(CU),$(abspath $(if $(filter /%,$(CU)),$(CU),$(CU_FROM)/$(CU))))
@@ -620,7 +620,7 @@ not_toolkit  = $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(1)),$(if $(w
 space       := $(subst ,, )
 SIM_INC_ENV := CPATH="$(call not_toolkit,$(CPATH))" CPLUS_INCLUDE_PATH="$(call not_toolkit,$(CPLUS_INCLUDE_PATH))"
 # Where nvcc, when installed, is asked first whether the program compiles for
-# a GPU (lib/cudasim/nvcc_check.sh; its results, by content, stay here for
+# a GPU (lib/cudasim/translate/nvcc_check.sh; its results, by content, stay here for
 # reruns and for tools that read a kernel's register count).
 NVCC_CHECK_DIR := $(BUILD_ROOT)/nvcc-check
 
@@ -629,7 +629,7 @@ sim-run: $(SIM_A)
 	  "[ARGS=\"its arguments\"] [INCLUDE=\"folders\"]"; exit 2; }
 	@test -f "$(CU_ABS)" || { echo "make sim-run: $(CU_ABS): no such file"; exit 2; }
 	@$(foreach d,$(SIM_INCLUDE),test -d "$(d)" || { echo "make sim-run: INCLUDE: $(d): no such folder"; exit 2; };) true
-	@nvcc=0; $(if $(NVCC),bash $(SIM_DIR)/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
+	@nvcc=0; $(if $(NVCC),bash $(SIM_DIR)/translate/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
 	  $(addprefix -I ,$(SIM_INCLUDE)) "$(CU_ABS)" || nvcc=$$?;) \
 	$(MAKE) --no-print-directory CU=$(CU_ABS) INCLUDE="$(SIM_INCLUDE)" $(CU_BIN) || exit $$?; \
 	case $$nvcc in 0) ;; 1) echo "make sim-run: nvcc rejects $(CU) (its errors are above), so it would" \
@@ -647,7 +647,7 @@ $(SIMRUN_DIR)/%.incs: FORCE
 $(SIMRUN_DIR)/%.cpp: /%.cu $(CU2SIM_DEPS) $(SIMRUN_DIR)/%.incs
 	@mkdir -p $(@D)
 	@echo "  CU2SIM /$*.cu"
-	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/cu2sim.pl $(addprefix -I ,$(SIM_INCLUDE)) /$*.cu > $@.tmp && mv $@.tmp $@
+	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/translate/cu2sim.pl $(addprefix -I ,$(SIM_INCLUDE)) /$*.cu > $@.tmp && mv $@.tmp $@
 
 # A program prints what nvcc's build prints only if float arithmetic is
 # IEEE's, in the order written: nvcc never reassociates (x + big - big is not
@@ -680,10 +680,10 @@ $(foreach c,$(wildcard tests/conformance/*.include),$(eval \
   $(call simrun_bin,$(abspath $(c:.include=.cu))): SIM_INCLUDE := $(abspath $(shell cat $(c)))))
 
 # Translate and compile (no link): the messages and the exit status.
-$(SIMRUN_DIR)/%.buildlog: /%.cu $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_refusals.pl \
-                          $(SIM_DIR)/kernel.h $(wildcard $(SIM_DIR)/include/*.h)
+$(SIMRUN_DIR)/%.buildlog: /%.cu $(SIM_DIR)/translate/cu2sim.pl $(SIM_DIR)/translate/cu2sim_refusals.pl \
+                          $(SIM_DIR)/exec/kernel.h $(wildcard $(SIM_DIR)/include/*.h)
 	@mkdir -p $(@D)
-	@{ perl $(SIM_DIR)/cu2sim.pl /$*.cu > $@.cpp && $(CXX) $(filter-out -MMD -MP,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) \
+	@{ perl $(SIM_DIR)/translate/cu2sim.pl /$*.cu > $@.cpp && $(CXX) $(filter-out -MMD -MP,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) \
 	   -iquote /$(dir $*) -fsyntax-only $@.cpp; } > $@.tmp 2>&1; echo "status $$?" >> $@.tmp; \
 	  mv $@.tmp $@
 
@@ -1028,7 +1028,7 @@ $(SIM_A): $(SIM_OBJ)
 $(BUILD)/sim/%.cpp: %.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
-	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+	$(Q)perl $(SIM_DIR)/translate/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 	@mkdir -p $(@D)
@@ -1042,7 +1042,7 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
-	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+	$(Q)perl $(SIM_DIR)/translate/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC)
 	@mkdir -p $(@D)

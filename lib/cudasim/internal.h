@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "include/cuda_runtime_api.h"
-#include "kernel_api.h"
+#include "exec/kernel_api.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>

@@ -44,7 +44,7 @@ check_build() {
     if [ -n "$nvcc_want" ] && [ -n "${NVCC:-}" ]; then
         local incs=() got=accepts
         if [ -f "$name.include" ]; then for d in $(cat "$name.include"); do incs+=(-I "$d"); done; fi
-        bash lib/cudasim/nvcc_check.sh --nvcc "$NVCC" --cache "${NVCC_CHECK_DIR:-build/nvcc-check}" \
+        bash lib/cudasim/translate/nvcc_check.sh --nvcc "$NVCC" --cache "${NVCC_CHECK_DIR:-build/nvcc-check}" \
             "${incs[@]}" "$cu" 2> "$tmp/nvcc" || got=rejects
         [ "$got" = "$nvcc_want" ] || problems+=("nvcc $got it, expected: nvcc $nvcc_want" "$(cat "$tmp/nvcc")")
     fi

@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cudasim/warp_access.h"
+#include "lib/cudasim/profile/warp_access.h"
 
 #define TRACE_WORDS 12 /* per access: lib/cudasim/cudasim.h, CUDASIM_TRACE_WORDS */
 
