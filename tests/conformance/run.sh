@@ -13,7 +13,7 @@
 #                that must each appear in the build's messages, optionally
 #                `errors N` (how many lines say error:) and `nvcc rejects` or
 #                `nvcc accepts` (what nvcc says of it, checked where NVCC is set,
-#                with lib/cudasim/nvcc_check.sh and its cache NVCC_CHECK_DIR).
+#                with lib/cudasim/translate/nvcc_check.sh and its cache NVCC_CHECK_DIR).
 #   NAME.include folders (from the repository's root) for its #include; the
 #                Makefile passes them as make sim-run's INCLUDE.
 # usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim,

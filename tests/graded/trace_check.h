@@ -21,7 +21,7 @@
  *    order, so which value stays would be luck).
  * Only then does the judge group the accesses into warp instructions (warp,
  * code, the n-th time the thread reached it) and cost them with the same
- * rules as the simulator's profiler (lib/cudasim/warp_access.h). A forged
+ * rules as the simulator's profiler (lib/cudasim/profile/warp_access.h). A forged
  * trace that passes must be a correct transpose, staged between threads
  * through shared memory with coalesced global accesses: the exercise itself,
  * written out access by access, which is more work than writing the kernel.

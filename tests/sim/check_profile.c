@@ -2,7 +2,7 @@
  * check_profile.c: the simulator's profiler and time model (make test, the
  * simulator build only).
  *
- * What one warp's access costs (lib/cudasim/warp_access.h), against values
+ * What one warp's access costs (lib/cudasim/profile/warp_access.h), against values
  * worked out by hand for each pattern a course teaches; the profiler's counts
  * of a real launch, which it must see even with the checks off; the time
  * model's clock against the formula of docs/simulator.md with the figures of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test (where nvcc is installed): lib/cudasim/nvcc_check.sh and the
+# make test (where nvcc is installed): lib/cudasim/translate/nvcc_check.sh and the
 # check make sim-run makes with it.
 #  - a program nvcc rejects: exit 1, nvcc's error on standard error;
 #  - a rerun of unchanged files does not run nvcc (the cache), an edited

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # nvcc_resources.sh GPU CACHE_DIR FILE.cu...: what nvcc says each kernel of
 # the files needs (registers per thread, shared memory) for the architecture
-# of GPU (a name of lib/cudasim/gpus/, or a file of that form), compiled only
+# of GPU (a name of lib/cudasim/profile/gpus/, or a file of that form), compiled only
 # (nothing is linked or run), and print the path of that output. The output
 # is kept in CACHE_DIR under a hash of what nvcc read (the preprocessed
 # sources), the architecture and nvcc's version, so a file is compiled again
 # only when it or a header it includes changes. The simulator's profiler
-# reads it (CUDASIM_NVCC_RESOURCES, lib/cudasim/profile_nvcc.cpp).
+# reads it (CUDASIM_NVCC_RESOURCES, lib/cudasim/profile/profile_nvcc.cpp).
 # Without nvcc, or when it fails, prints nothing and exits 1: the register
 # counts are then unknown, and the profile says so.
 set -u

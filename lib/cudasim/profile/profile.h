@@ -8,7 +8,7 @@
  *                      accesses the grader recomputes them from
  *  profile_report.cpp  CUDASIM_PROFILE: a CSV row per launch, and a summary per
  *                      kernel when the program ends
- *  profile_gpu.cpp     the GPU the model is for (lib/cudasim/gpus/NAME.json) and
+ *  profile_gpu.cpp     the GPU the model is for (lib/cudasim/profile/gpus/NAME.json) and
  *                      the occupancy of a launch on it
  *  profile_nvcc.cpp    registers per thread, from nvcc's resource usage
  *  profile_model.cpp   the time model: kernels, copies, syncs on the named GPU
@@ -63,7 +63,7 @@ void profile_launch_end(bool finished);
 
 /* ---- the GPU of the model (profile_gpu.cpp) -------------------------------- */
 
-/* One GPU's figures (lib/cudasim/gpus/NAME.json, each with its source). */
+/* One GPU's figures (lib/cudasim/profile/gpus/NAME.json, each with its source). */
 struct GpuModel {
     std::string key, name, file; /* "h100", "NVIDIA H100 SXM", the file read */
     int cc = 0;                  /* compute capability: 90 for 9.0 */

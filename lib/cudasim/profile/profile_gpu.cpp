@@ -2,7 +2,7 @@
  * profile_gpu.cpp: the GPU the profiler's model is for, and a launch's
  * occupancy on it.
  *
- * Each GPU is a file of lib/cudasim/gpus/, NAME.json: its name and figures,
+ * Each GPU is a file of lib/cudasim/profile/gpus/, NAME.json: its name and figures,
  * each {"value": number, "source": "where it comes from"} (the vendor's
  * datasheet or whitepaper, the CUDA Programming Guide, or "assumed: ..." for
  * what no vendor publishes). CUDASIM_GPU picks one by NAME (h100 when

@@ -4,7 +4,7 @@
 # header is pulled in), so compiler messages and simulator reports point at
 # the original files.
 #
-#   perl lib/cudasim/cu2sim.pl [-I DIR]... kernels/relu.cu > build/.../relu.sim.cpp
+#   perl lib/cudasim/translate/cu2sim.pl [-I DIR]... kernels/relu.cu > build/.../relu.sim.cpp
 #
 #   k<<<grid, block[, shared[, stream]]>>>(args)   cudasim::launch("k", k, grid, block, ...)(args)
 #   __shared__ T a[N], b;                           a and b become references into the block's

@@ -1,6 +1,6 @@
 # cu2sim_variables.pl: the part of cu2sim.pl that translates the __device__,
 # __constant__ and __managed__ variables of a file (namespace scope), so that
-# kernels' accesses to them are checked (lib/cudasim/variables.cpp: memcheck
+# kernels' accesses to them are checked (lib/cudasim/runtime/variables.cpp: memcheck
 # and races):
 #
 #   __constant__ float taps[5] = {...};
