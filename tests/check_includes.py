@@ -7,9 +7,10 @@ README's "May include:" line names, and nothing else of lib.
 lib/cudasim/ (lib/cudasim/README.md): each room (a folder) may include its own files
 and those its README's "May include:" line names: other rooms by folder name, the
 headers at the top of lib/cudasim by file name. The headers at the top follow the
-line of lib/cudasim/README.md. A file names what it includes relative to itself; no
-files include each other in a loop; and from outside lib/cudasim the simulator is
-entered only by its doors (cudasim.h, include/, profile/warp_access.h).
+line of lib/cudasim/README.md, and no other file stands at the top. A file names
+what it includes relative to itself; no files include each other in a loop; and from
+outside lib/cudasim the simulator is entered only by its doors (cudasim.h, include/,
+profile/warp_access.h).
 
     python3 tests/check_includes.py [--root DIR]   # exit 1 and one line per broken rule
 """
@@ -26,6 +27,8 @@ SIM_SOURCES = (".c", ".cpp", ".h")
 # The one include that crosses the rules: a translated kernel (CUDASIM_KERNEL_SOURCE)
 # that includes <cuda_runtime.h> gets the device side of CUDA C++ with it.
 SIM_EXCEPTIONS = {("include/cuda_runtime.h", "exec/kernel.h")}
+# The files at the top of lib/cudasim; everything else is in a room.
+TOP = {"README.md", "cudasim.h", "internal.h"}
 # What code outside lib/cudasim may include of it.
 DOORS = ("cudasim.h", "include/", "profile/warp_access.h")
 OUTSIDE = ("lib", "kernels", "lessons", "solutions", "tests", "docs")
@@ -150,6 +153,11 @@ def loops(edges):
 def check_sim(root, broken):
     rules = sim_rules(root)
     sim = os.path.realpath(os.path.join(root, SIM))
+    for name in sorted(os.listdir(sim)):
+        if os.path.isfile(os.path.join(sim, name)) and name not in TOP:
+            broken.append("lib/cudasim/%s stands at the top of lib/cudasim, where only %s do: "
+                          "move it into the room of its concept (lib/cudasim/README.md; the "
+                          "Makefile builds only the rooms' files)" % (name, ", ".join(sorted(TOP))))
     edges = {}
     for rel, path in sim_files(root):
         room = place(rel) if "/" in rel else ""

@@ -44,6 +44,10 @@ CASES = [
     ("a folder of lib that includes one above it",
      [("lib/core/err.h", '#include "lib/device/tensor.h"\n')],
      "lib/core/err.h:%d includes lib/device/tensor.h: lib/core may include only core"),
+    ("a source file left at the top, outside every room",
+     [("lib/cudasim/new_api.cpp", '#include "internal.h"\n')],
+     "lib/cudasim/new_api.cpp stands at the top of lib/cudasim, where only README.md, "
+     "cudasim.h, internal.h do: move it into the room of its concept"),
     ("a room's README that names no room",
      [("lib/cudasim/libs/README.md", "")],
      "names kernel, which is no room or header at the top of lib/cudasim"),
