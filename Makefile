@@ -122,7 +122,7 @@ bad     = $(error $(1)=$(call shown,$($(1))): $(2))
 # The forms. The lessons and the GPUs are what the tree holds.
 LESSON_NUMBERS := $(sort $(foreach d,$(wildcard lessons/[0-9][0-9]_*/),$(firstword $(subst _, ,$(notdir $(d:/=))))))
 PART_NUMBERS   := $(patsubst 0%,%,$(LESSON_NUMBERS))
-GPU_NAMES      := $(sort $(basename $(notdir $(wildcard lib/cudasim/gpus/*.json lib/cudasim/*/gpus/*.json))))
+GPU_NAMES      := $(sort $(basename $(notdir $(wildcard lib/cudasim/profile/gpus/*.json))))
 one_of  = $(and $(filter 1,$(words $(1))),$(filter $(2),$(1)))
 $(if $(filter-out solutions lessons,$(IMPL))$(filter-out 1,$(words $(IMPL))),$(call bad,IMPL,give solutions or lessons))
 $(if $(PART),$(if $(call one_of,$(PART),$(PART_NUMBERS) $(LESSON_NUMBERS)),,$(call bad,PART,give the \
@@ -167,7 +167,7 @@ $(foreach c,$(subst $(comma), ,$(call enc,$(GRADEBOOK_COLUMNS))),$(if $(strip $(
 # a make this one starts runs in this folder, so it is given them absolute).
 CU_FROM    := $(or $(call typed,PWD),$(CURDIR))
 from_abs    = $(abspath $(if $(filter /%,$(1)),$(1),$(call enc,$(CU_FROM))/$(1)))
-# GPU: a GPU of lib/cudasim/gpus by name, or a readable regular file of that form.
+# GPU: a GPU of lib/cudasim/profile/gpus by name, or a readable regular file of that form.
 GPU_ARG    := $(if $(GPU),$(if $(call one_of,$(GPU),$(GPU_NAMES)),$(strip $(GPU)),$(call dec,$(call from_abs,$(call enc,$(GPU))))))
 $(if $(GPU),$(if $(or $(call one_of,$(GPU),$(GPU_NAMES)),$(shell test -f $(call sq,$(GPU_ARG)) && test -r \
   $(call sq,$(GPU_ARG)) && echo y)),,$(call bad,GPU,give a GPU the simulator knows ($(GPU_NAMES)) or a readable \
@@ -256,9 +256,9 @@ BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 
 # ---- the CUDA simulator: the same .cu sources, run on the CPU (docs/simulator.md)
 SIM_DIR    := lib/cudasim
-CU2SIM_DEPS := $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_variables.pl $(SIM_DIR)/cu2sim_refusals.pl
+CU2SIM_DEPS := $(addprefix $(SIM_DIR)/translate/,cu2sim.pl cu2sim_variables.pl cu2sim_refusals.pl)
 CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP \
-                -DCUDASIM_GPU_DIR='"$(CURDIR)/$(SIM_DIR)/gpus"'
+                -DCUDASIM_GPU_DIR='"$(CURDIR)/$(SIM_DIR)/profile/gpus"'
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
 # Every load and store of a translated file calls the simulator's checks
 # (bounds, freed buffers, reads of unwritten memory, races): GCC's
@@ -278,7 +278,7 @@ SIM_CHECK := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
 OPT_KSIM  := $(subst -fsanitize=address$(comma)undefined,-fsanitize=undefined,$(OPT)) $(SIM_CHECK)
 CXXFLAGS_KSIM := -std=c++17 $(OPT_KSIM) -fPIC -Wall -Wextra -Wno-unknown-pragmas \
                  -Wno-unused-parameter -DCUDASIM_KERNEL_SOURCE -I. -I$(SIM_DIR)/include \
-                 -I$(SIM_DIR) -include $(SIM_DIR)/kernel.h -MMD -MP
+                 -I$(SIM_DIR) -include $(SIM_DIR)/exec/kernel.h -MMD -MP
 CXXFLAGS_KSIM_EX := $(filter-out -I. -MMD,$(CXXFLAGS_KSIM)) $(STUDENT_ONLY)
 # C code that calls the CUDA runtime, built against the simulator's headers.
 CFLAGS_SIMC := $(CFLAGS_LIB) -I$(SIM_DIR)/include
@@ -458,7 +458,7 @@ BENCH_TRAINER := $(BUILD)/solutions/bench_trainer
 
 KERNEL_CU  := $(wildcard kernels/*.cu)
 SIM_A      := $(BUILD)/libcudasim.a
-SIM_OBJ    := $(patsubst $(SIM_DIR)/%.cpp,$(BUILD)/obj/cudasim/%.o,$(sort $(wildcard $(SIM_DIR)/*.cpp)))
+SIM_OBJ    := $(patsubst $(SIM_DIR)/%.cpp,$(BUILD)/obj/cudasim/%.o,$(sort $(wildcard $(SIM_DIR)/*/*.cpp)))
 SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
 # Tests of the kernels and of lib's GPU paths, in the sim and cuda flavours;
 # the simulator's own tests only in the first.
@@ -732,7 +732,7 @@ gpu-check:
 SIMRUN_DIR := $(BUILD)/sim-run
 # The simulator's profiler (docs/simulator.md, "What a kernel's accesses cost"): PROFILE=FILE
 # (or CUDASIM_PROFILE=FILE in the environment) writes a CSV row per launch and a summary per
-# kernel; GPU=NAME picks the GPU of lib/cudasim/gpus/ its occupancy and time model are for.
+# kernel; GPU=NAME picks the GPU of lib/cudasim/profile/gpus/ its occupancy and time model are for.
 # Registers per thread come from nvcc's resource usage of the same sources, where nvcc is
 # installed: nvcc_res sets NVCC_RES to that output (compiled only, cached by content under
 # BUILD_ROOT/nvcc-res). This is the one place that says where the counts come from.
@@ -743,7 +743,7 @@ SIM_RES = $(if $(filter 1,$(SIM)),$(call nvcc_res,$(abspath $(KERNEL_CU) \
   $(foreach d,$(CU_LESSONS),$(if $(filter lessons,$(IMPL)),$(call enc,$(STUDENT_DIR)),solutions)/$(d)/exercises.cu))))
 # (its files are words of enc's form)
 nvcc_res = NVCC_RES=; if [ -n "$(NVCC)" ] && [ -n $(call sq,$(PROFILE))"$${CUDASIM_PROFILE:-}" ]; then \
-  NVCC_RES=$$(NVCC=$(NVCC) bash $(SIM_DIR)/nvcc_resources.sh $(if $(GPU),$(call sq,$(GPU_ARG)),"$${CUDASIM_GPU:-h100}") \
+  NVCC_RES=$$(NVCC=$(NVCC) bash $(SIM_DIR)/profile/nvcc_resources.sh $(if $(GPU),$(call sq,$(GPU_ARG)),"$${CUDASIM_GPU:-h100}") \
   $(abspath $(BUILD_ROOT))/nvcc-res $(call sim_include_flags,-I ) $(foreach f,$(1),$(call sqd,$(f)))) || NVCC_RES=; fi;
 CU_ABS     := $(if $(strip $(CU)),$(call dec,$(call from_abs,$(call enc,$(CU)))))
 # build/.../sim-run/<the program's absolute path, .cu made .sim>. A program whose path make
@@ -768,7 +768,7 @@ not_toolkit  = $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(call enc,$(1
 SIM_INC_ENV := CPATH=$(call sqd,$(call not_toolkit,$(call typed,CPATH))) \
                CPLUS_INCLUDE_PATH=$(call sqd,$(call not_toolkit,$(call typed,CPLUS_INCLUDE_PATH)))
 # Where nvcc, when installed, is asked first whether the program compiles for
-# a GPU (lib/cudasim/nvcc_check.sh; its results, by content, stay here for
+# a GPU (lib/cudasim/translate/nvcc_check.sh; its results, by content, stay here for
 # reruns and for tools that read a kernel's register count).
 NVCC_CHECK_DIR := $(BUILD_ROOT)/nvcc-check
 
@@ -778,7 +778,7 @@ sim-run: $(SIM_A)
 	@test -f $(call sq,$(CU_ABS)) || { echo "make sim-run: "$(call sq,$(CU_ABS))": no such file"; exit 2; }
 	@$(foreach d,$(SIM_INCLUDE),test -d $(call sqd,$(d)) || { echo "make sim-run: INCLUDE: "$(call sqd,$(d))": no such \
 	  folder"; exit 2; };) true
-	@nvcc=0; $(if $(NVCC),bash $(SIM_DIR)/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
+	@nvcc=0; $(if $(NVCC),bash $(SIM_DIR)/translate/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
 	  $(call sim_include_flags,-I ) $(call sq,$(CU_ABS)) || nvcc=$$?;) \
 	$(MAKE) --no-print-directory CU=$(call sq,$(CU_ABS)) INCLUDE=$(call sq,$(call list_text,$(SIM_INCLUDE))) \
 	  $(if $(GPU),GPU=$(call sq,$(GPU_ARG))) $(CU_BIN) || exit $$?; \
@@ -798,14 +798,14 @@ $(SIMRUN_DIR)/%.incs: FORCE
 $(SIMRUN_DIR)/%.cpp: /%.cu $(CU2SIM_DEPS) $(SIMRUN_DIR)/%.incs
 	@mkdir -p $(@D)
 	@echo "  CU2SIM /$*.cu"
-	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/cu2sim.pl $(call sim_include_flags,-I ) /$*.cu > $@.tmp && mv $@.tmp $@
+	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/translate/cu2sim.pl $(call sim_include_flags,-I ) /$*.cu > $@.tmp && mv $@.tmp $@
 
 ifneq ($(CU_ALIAS),)
 $(CU_ALIAS):
 	@mkdir -p $(@D) && ln -sfn $(call sq,$(CU_ABS)) $@
 $(CU_ALIAS:.cu=.cpp): $(CU_ALIAS) $(CU2SIM_DEPS) $(CU_ALIAS:.cu=.incs)
 	@echo "  CU2SIM "$(call sq,$(CU_ABS))
-	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/cu2sim.pl $(call sim_include_flags,-I ) $(call sq,$(CU_ABS)) > $@.tmp && \
+	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/translate/cu2sim.pl $(call sim_include_flags,-I ) $(call sq,$(CU_ABS)) > $@.tmp && \
 	  mv $@.tmp $@
 endif
 
@@ -874,10 +874,10 @@ $(foreach c,$(wildcard tests/conformance/*.include),$(eval \
   $(call simrun_bin,$(abspath $(c:.include=.cu))): SIM_INCLUDE := $(abspath $(shell cat $(c)))))
 
 # Translate and compile (no link): the messages and the exit status.
-$(SIMRUN_DIR)/%.buildlog: /%.cu $(SIM_DIR)/cu2sim.pl $(SIM_DIR)/cu2sim_refusals.pl \
-                          $(SIM_DIR)/kernel.h $(wildcard $(SIM_DIR)/include/*.h)
+$(SIMRUN_DIR)/%.buildlog: /%.cu $(SIM_DIR)/translate/cu2sim.pl $(SIM_DIR)/translate/cu2sim_refusals.pl \
+                          $(SIM_DIR)/exec/kernel.h $(wildcard $(SIM_DIR)/include/*.h)
 	@mkdir -p $(@D)
-	@{ perl $(SIM_DIR)/cu2sim.pl /$*.cu > $@.cpp && $(CXX) $(filter-out -MMD -MP,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) \
+	@{ perl $(SIM_DIR)/translate/cu2sim.pl /$*.cu > $@.cpp && $(CXX) $(filter-out -MMD -MP,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) \
 	   -iquote /$(dir $*) -fsyntax-only $@.cpp; } > $@.tmp 2>&1; echo "status $$?" >> $@.tmp; \
 	  mv $@.tmp $@
 
@@ -1224,7 +1224,7 @@ $(SIM_A): $(BUILD)/obj/lib/core/fileio.o $(BUILD)/obj/lib/core/err.o
 $(BUILD)/sim/%.cpp: %.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
-	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+	$(Q)perl $(SIM_DIR)/translate/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 	@mkdir -p $(@D)
@@ -1238,7 +1238,7 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
-	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+	$(Q)perl $(SIM_DIR)/translate/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC)
 	@mkdir -p $(@D)

@@ -55,7 +55,7 @@ for d in "${samples[@]}"; do
     args=${sample_args[$name]:-}
     verdict= note=
     : > "$log"
-    if [ -n "$nvcc" ] && ! bash "$repo/lib/cudasim/nvcc_check.sh" --nvcc "$nvcc" \
+    if [ -n "$nvcc" ] && ! bash "$repo/lib/cudasim/translate/nvcc_check.sh" --nvcc "$nvcc" \
             --cache "$repo/build/nvcc-check" -I "$checkout/Common" -I "$d" "$cu" >> "$log" 2>&1; then
         verdict="nvcc rejects it"; note=$(grep -m1 'error' "$log")
     elif ! make --no-print-directory -C "$repo" CU="$cu" INCLUDE="$checkout/Common $d" "$target" \

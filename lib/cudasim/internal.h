@@ -1,9 +1,10 @@
 /*
- * internal.h: what the files of the CUDA simulator's runtime share. The
- * programs' calls are in cudasim.h and include/, the translated kernels' in
- * kernel_api.h; this header is for the .cpp files of lib/cudasim alone. Each
- * section names the file that defines what it declares (docs/simulator.md,
- * "How the simulator is built", has the whole list).
+ * internal.h: what the files of the CUDA simulator's rooms declare to each
+ * other. The programs' calls are in cudasim.h and include/, the translated
+ * kernels' in exec/kernel_api.h; this header is for the .cpp files of
+ * lib/cudasim alone. Each section names the room and file that defines what
+ * it declares (lib/cudasim/README.md walks the rooms; docs/simulator.md,
+ * "How the simulator is built", lists every file).
  */
 #ifndef CUDASIM_INTERNAL_H
 #define CUDASIM_INTERNAL_H
@@ -21,7 +22,7 @@
 #include <vector>
 
 #include "include/cuda_runtime_api.h"
-#include "kernel_api.h"
+#include "exec/kernel_api.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -50,7 +51,7 @@ const size_t kSharedPerBlock = 48 * 1024;
 const size_t kSharedPerBlockOptin = 163 * 1024;
 const size_t kTotalMemory = (size_t)16 << 30;
 
-/* ---- reports, errors and source lines (report.cpp) ---------------------- */
+/* ---- reports, errors and source lines (check/report.cpp) ---------------- */
 
 extern cudaError_t g_last;          /* what cudaGetLastError returns next */
 extern cudaError_t g_sticky;        /* a kernel fault: returned until reset */
@@ -75,7 +76,7 @@ uint32_t pc_id(const void *pc); /* a number for the code address pc */
 bool hazard_reported(int kind, uint64_t a, uint64_t b);
 bool first_report(int kind, uint64_t a, uint64_t b, const std::string &lines);
 
-/* ---- device memory and its allocation table (memory.cpp) ---------------- */
+/* ---- device memory and its allocation table (runtime/memory.cpp) -------- */
 
 /* A buffer: device memory (cudaMalloc, cudaMallocManaged) or pinned host
  * memory (cudaMallocHost), placed against a guard page. */
@@ -145,7 +146,7 @@ void memory_reset();
 bool host_registered(const void *p);
 void host_register_reset();
 
-/* ---- keeping host code out of device memory (host_guard.cpp) ------------ */
+/* ---- keeping host code out of device memory (runtime/host_guard.cpp) ---- */
 
 extern int g_pkey;                 /* the protection key of device buffers, or -1 */
 extern bool g_use_pkeys;           /* shut with g_pkey (else with mprotect) */
@@ -166,7 +167,7 @@ struct DeviceOp {
     DeviceOp &operator=(const DeviceOp &) = delete;
 };
 
-/* ---- faults (faults.cpp) ------------------------------------------------- */
+/* ---- faults (check/faults.cpp) ------------------------------------------- */
 
 /* The handler of SIGSEGV, SIGBUS and SIGFPE; the page size; protection keys. */
 void install_fault_handler();
@@ -178,7 +179,7 @@ void install_fault_handler();
         if (cudasim::internal::g_sticky) return cudasim::internal::fail(cudasim::internal::g_sticky); \
     } while (0)
 
-/* ---- managed memory and the host's waits (managed.cpp) ------------------- */
+/* ---- managed memory and the host's waits (runtime/managed.cpp) ----------- */
 
 /* A cudaMallocManaged buffer is allocated (flags: cudaMallocManaged's), freed. */
 void managed_allocated(uintptr_t start, unsigned flags);
@@ -204,7 +205,7 @@ struct GraphWork {
  * and the call stack that issued it; NULL when it is the host's. */
 const char *managed_busy_with(void *const **frames, int *nframes);
 
-/* ---- streams and events (streams.cpp), graphs (graphs.cpp) --------------- */
+/* ---- streams and events, graphs (runtime/streams.cpp, graphs.cpp) ------ */
 
 /* A node of a graph: an operation that a stream capture recorded instead of
  * running, run each time the graph is launched. What it needs (a kernel's
@@ -261,7 +262,7 @@ cudaError_t check_legacy(const char *call);
 void streams_reset();
 void graphs_reset();
 
-/* ---- a launch (launch.cpp) and its blocks' threads (fibers.cpp) ---------- */
+/* ---- a launch and its blocks' threads (exec/launch.cpp, fibers.cpp) ---- */
 
 enum State { READY, AT_BARRIER, AT_WARP, DONE };
 
@@ -349,7 +350,7 @@ extern const void *g_main_stack_bottom;
 extern size_t g_main_stack_size;
 #endif
 
-/* ---- shared memory (shared_memory.cpp) ----------------------------------- */
+/* ---- shared memory (exec/shared_memory.cpp) ------------------------------ */
 
 /* A word's (or byte's) accesses since the last barrier, for the race check. */
 struct Cell {
@@ -376,7 +377,8 @@ std::string missed_shared(uintptr_t a, size_t n);
 /* "s[3][5]" for the word at arena offset off. */
 std::string shared_name(size_t off);
 
-/* ---- the checks of every access (access.cpp, check_memory.cpp, check_races.cpp) */
+/* ---- the checks of every access (check/: access.cpp, check_memory.cpp,
+ *      check_races.cpp) -------------------------------------------------- */
 
 extern int g_check_level; /* CUDASIM_CHECK (see check_level) */
 int check_level();
@@ -406,7 +408,7 @@ void find_read_only_buffers(const cudasim::Args *args);
  * older value (check_races_blocks.cpp) see memory as it is again. */
 void races_launch_end();
 
-/* ---- variables (variables.cpp) ------------------------------------------ */
+/* ---- variables (runtime/variables.cpp) ---------------------------------- */
 
 /* A namespace-scope __device__, __constant__ or __managed__ variable of a
  * translated file, registered by it (cu2sim_variables.pl). Those the
@@ -438,7 +440,7 @@ std::string variable_text(uintptr_t a);
 [[noreturn]] void report_variable(const Variable &v, uintptr_t a, size_t n, AccessKind kind,
                                   const void *pc);
 
-/* ---- the runtime API (api_device.cpp, api_memory.cpp, api_copy.cpp) ----- */
+/* ---- the runtime API (runtime/: api_device, api_memory, api_copy.cpp) -- */
 
 extern int g_device; /* cudaSetDevice's */
 /* Whether [p, p + n) is in one device buffer or variable (reported if not). */

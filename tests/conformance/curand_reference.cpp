@@ -4,7 +4,7 @@
  * that the simulator's cuRAND is checked against NVIDIA's own code wherever
  * the toolkit is installed (curand_reference.sh builds and runs this; no
  * GPU needed). A third mode compares the simulator's XORWOW jumps
- * (lib/cudasim/curand_xorwow.cpp, linked in) with the toolkit's tables of
+ * (lib/cudasim/libs/curand_xorwow.cpp, linked in) with the toolkit's tables of
  * the same matrix powers (curand_precalc.h).
  *
  * The device API's numbers come from the host generator by its layout:

@@ -21,7 +21,7 @@ echo "== cuRAND against NVIDIA's libcurand (its host generator, on the CPU)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! ${CXX:-g++} -std=c++17 -O1 -I"$cuda/include" tests/conformance/curand_reference.cpp \
-        lib/cudasim/curand_xorwow.cpp -L"$lib" -Wl,-rpath,"$lib" -lcurand -o "$tmp/ref" 2> "$tmp/err"; then
+        lib/cudasim/libs/curand_xorwow.cpp -L"$lib" -Wl,-rpath,"$lib" -lcurand -o "$tmp/ref" 2> "$tmp/err"; then
     echo "FAIL the reference program does not build:"; sed 's/^/      /' "$tmp/err"; exit 1
 fi
 failed=0

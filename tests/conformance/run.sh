@@ -13,7 +13,7 @@
 #                that must each appear in the build's messages, optionally
 #                `errors N` (how many lines say error:) and `nvcc rejects` or
 #                `nvcc accepts` (what nvcc says of it, checked where NVCC is set,
-#                with lib/cudasim/nvcc_check.sh and its cache NVCC_CHECK_DIR).
+#                with lib/cudasim/translate/nvcc_check.sh and its cache NVCC_CHECK_DIR).
 #   NAME.include folders (from the repository's root) for its #include; the
 #                Makefile passes them as make sim-run's INCLUDE.
 # usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim,
@@ -44,7 +44,7 @@ check_build() {
     if [ -n "$nvcc_want" ] && [ -n "${NVCC:-}" ]; then
         local incs=() got=accepts
         if [ -f "$name.include" ]; then for d in $(cat "$name.include"); do incs+=(-I "$d"); done; fi
-        bash lib/cudasim/nvcc_check.sh --nvcc "$NVCC" --cache "${NVCC_CHECK_DIR:-build/nvcc-check}" \
+        bash lib/cudasim/translate/nvcc_check.sh --nvcc "$NVCC" --cache "${NVCC_CHECK_DIR:-build/nvcc-check}" \
             "${incs[@]}" "$cu" 2> "$tmp/nvcc" || got=rejects
         [ "$got" = "$nvcc_want" ] || problems+=("nvcc $got it, expected: nvcc $nvcc_want" "$(cat "$tmp/nvcc")")
     fi

@@ -7,7 +7,7 @@ Each file holds model_check's lines "case,seconds,how" (tests/gpu/model_check.cu
 MODELLED from the simulator's build (how = modelled), MEASURED from nvcc's on a GPU
 (how = measured). Prints one row per case, the model's error where both are there
 ((modelled - measured) / measured), and the cases whose error is beyond a factor of
-two, which are where a constant of the GPU's file (lib/cudasim/gpus/) wants checking.
+two, which are where a constant of the GPU's file (lib/cudasim/profile/gpus/) wants checking.
 Without MEASURED (no GPU here), prints the modelled column alone and says so.
 """
 import sys
@@ -55,7 +55,7 @@ def main():
               "measures the same cases)")
     elif off:
         print(f"  beyond a factor of two: {', '.join(off)}: check the GPU's file "
-              "(lib/cudasim/gpus/), whose figures these times come from")
+              "(lib/cudasim/profile/gpus/), whose figures these times come from")
     else:
         print("  every case within a factor of two of its measurement")
 

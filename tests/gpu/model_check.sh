@@ -2,7 +2,7 @@
 # The simulator's time model and counters against a GPU (make gpu-check runs
 # this; without a GPU it is a dry run). Three things:
 #  1. tests/gpu/model_check.cu on the simulator, with the time model of the GPU
-#     here (its lib/cudasim/gpus/ file; h100 when there is none for it): the
+#     here (its lib/cudasim/profile/gpus/ file; h100 when there is none for it): the
 #     modelled time of each case;
 #  2. the same program built by nvcc and, on a GPU, run: the measured time of
 #     each case (CUDA events around kernels, the host's clock around launches,
@@ -31,9 +31,9 @@ case $name in
     *) gpu=h100 ;;
 esac
 if [ -n "$name" ]; then
-    echo "GPU here: $name; its model: lib/cudasim/gpus/$gpu.json"
+    echo "GPU here: $name; its model: lib/cudasim/profile/gpus/$gpu.json"
 else
-    echo "no GPU here (a dry run): the model of lib/cudasim/gpus/$gpu.json alone"
+    echo "no GPU here (a dry run): the model of lib/cudasim/profile/gpus/$gpu.json alone"
 fi
 status=0
 

@@ -21,7 +21,7 @@
  *    order, so which value stays would be luck).
  * Only then does the judge group the accesses into warp instructions (warp,
  * code, the n-th time the thread reached it) and cost them with the same
- * rules as the simulator's profiler (lib/cudasim/warp_access.h). A forged
+ * rules as the simulator's profiler (lib/cudasim/profile/warp_access.h). A forged
  * trace that passes must be a correct transpose, staged between threads
  * through shared memory with coalesced global accesses: the exercise itself,
  * written out access by access, which is more work than writing the kernel.
@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cudasim/warp_access.h"
+#include "lib/cudasim/profile/warp_access.h"
 
 #define TRACE_WORDS 12 /* per access: lib/cudasim/cudasim.h, CUDASIM_TRACE_WORDS */
 

@@ -152,8 +152,7 @@ int main(int argc, char **argv) {
     printf("\n");
     return 0;
 }'
-cp "$repo/lib/cudasim/gpus/t4.json" "$d/my t4.json" 2>/dev/null ||
-    cp "$(find "$repo/lib/cudasim" -name t4.json | head -1)" "$d/my t4.json"
+cp "$repo/lib/cudasim/profile/gpus/t4.json" "$d/my t4.json"
 prof="$d/my 'prof' \$(touch MARK).csv"
 inc=$(printf '%s' "$d/inc dir" | sed 's/[\\ ]/\\&/g')
 for with in none "$nvcc"; do

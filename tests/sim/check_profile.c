@@ -2,7 +2,7 @@
  * check_profile.c: the simulator's profiler and time model (make test, the
  * simulator build only).
  *
- * What one warp's access costs (lib/cudasim/warp_access.h), against values
+ * What one warp's access costs (lib/cudasim/profile/warp_access.h), against values
  * worked out by hand for each pattern a course teaches; the profiler's counts
  * of a real launch, which it must see even with the checks off; the time
  * model's clock against the formula of docs/simulator.md with the figures of
@@ -23,7 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "lib/cudasim/cudasim.h"
-#include "lib/cudasim/warp_access.h"
+#include "lib/cudasim/profile/warp_access.h"
 #include "tests/sim/sim_kernels.h"
 #include "tests/sim/sim_suites.h"
 
@@ -135,7 +135,7 @@ END_TEST
 static double figure(const char *gpu, const char *field, double scale)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/lib/cudasim/gpus/%s.json", WB_ROOT, gpu);
+    snprintf(path, sizeof path, "%s/lib/cudasim/profile/gpus/%s.json", WB_ROOT, gpu);
     json_error_t err;
     json_t *root = json_load_file(path, 0, &err);
     ck_assert_msg(root, "%s: %s", path, err.text);
@@ -193,7 +193,7 @@ START_TEST(test_bad_gpu_file_is_refused)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     char src[512];
-    snprintf(src, sizeof src, "%s/lib/cudasim/gpus/t4.json", WB_ROOT);
+    snprintf(src, sizeof src, "%s/lib/cudasim/profile/gpus/t4.json", WB_ROOT);
     json_error_t err;
     json_t *root = json_load_file(src, 0, &err);
     ck_assert(root);

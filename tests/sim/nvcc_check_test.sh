@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test (where nvcc is installed): lib/cudasim/nvcc_check.sh and the
+# make test (where nvcc is installed): lib/cudasim/translate/nvcc_check.sh and the
 # check make sim-run makes with it.
 #  - a program nvcc rejects: exit 1, nvcc's error on standard error;
 #  - a rerun of unchanged files does not run nvcc (the cache), an edited
@@ -29,7 +29,7 @@ exec "$nvcc" "\$@"
 EOS
 chmod +x "$tmp/nvcc"
 runs() { wc -l < "$tmp/runs" 2>/dev/null || echo 0; }
-check() { bash lib/cudasim/nvcc_check.sh --nvcc "$tmp/nvcc" --cache "$tmp/cache" "$@"; }
+check() { bash lib/cudasim/translate/nvcc_check.sh --nvcc "$tmp/nvcc" --cache "$tmp/cache" "$@"; }
 
 printf '#define SCALE 2.0f\n' > "$tmp/prog/scale.h"
 cat > "$tmp/prog/good.cu" <<'EOS'

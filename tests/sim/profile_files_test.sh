@@ -103,7 +103,7 @@ out=$(timeout 20 make --no-print-directory -C "$repo" sim-run CU="$work/prog.cu"
 
 # nvcc_resources.sh, where nvcc is: the GPU file and its cache as files are read and saved.
 if [ -n "$nvcc" ]; then
-    res=$repo/lib/cudasim/nvcc_resources.sh
+    res=$repo/lib/cudasim/profile/nvcc_resources.sh
     for gpu in ./fifo /dev/zero; do
         out=$(NVCC=$nvcc timeout 10 bash "$res" "$gpu" "$work/nvcc-res" "$work/prog.cu" 2>&1)
         [ $? = 1 ] && [[ "$out" == *"$gpu: cannot read it as a GPU file"* ]] ||

@@ -182,7 +182,7 @@ CUDASIM_INLINE cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, 
 }
 
 #ifdef CUDASIM_KERNEL_SOURCE
-#include "../kernel.h"
+#include "../exec/kernel.h"
 #endif
 
 #endif /* __cplusplus */

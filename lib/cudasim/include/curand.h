@@ -1,7 +1,7 @@
 /*
  * curand.h for the CUDA simulator: cuRAND's host API for the generators a
  * course uses, XORWOW (CURAND_RNG_PSEUDO_DEFAULT, _XORWOW) and
- * Philox4_32_10, on simulator memory (lib/cudasim/curand_host.cpp). A
+ * Philox4_32_10, on simulator memory (lib/cudasim/libs/curand_host.cpp). A
  * generator fills a device buffer (curandCreateGenerator) or a host one
  * (curandCreateGeneratorHost) with NVIDIA's sequences for its seed and
  * offset, laid out as cuRAND lays them out: curandGenerate,

@@ -15,7 +15,7 @@
  * cudaMalloc'd memory is checked (a state read before curand_init is an
  * uninitialized read). XORWOW's jumps (a subsequence is 2^67 numbers) are
  * matrix powers over GF(2), done by the simulator's library
- * (lib/cudasim/curand_xorwow.cpp). MRG32k3a, MTGP32, the Sobol generators
+ * (lib/cudasim/libs/curand_xorwow.cpp). MRG32k3a, MTGP32, the Sobol generators
  * and the discrete distributions (curand_poisson) are not here; the
  * translator refuses them by name.
  */

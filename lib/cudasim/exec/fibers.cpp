@@ -1,0 +1,484 @@
+/*
+ * fibers.cpp: a block's threads. A kernel that never waits for other threads
+ * runs each thread as a plain call, one after another. One that does
+ * (__syncthreads, warp operations) runs each thread as a fiber, with its own
+ * stack, that yields to the scheduler at every barrier and warp operation:
+ * the block advances in lock-step from barrier to barrier, as on a GPU. The
+ * scheduler settles warp operations when every lane of their mask has
+ * arrived, releases a barrier when every thread has reached it, and reports
+ * the barriers and warp operations that cannot be settled.
+ */
+#include <cstring>
+
+#include "../internal.h"
+
+namespace cudasim {
+namespace internal {
+
+#if CUDASIM_ASAN
+const void *g_main_stack_bottom = nullptr;
+size_t g_main_stack_size = 0;
+#endif
+
+namespace {
+
+const size_t kStackBytes = CUDASIM_ASAN ? (512 << 10) : (128 << 10);
+
+/* Fibers switch with a few instructions on x86-64 (saving the callee-saved
+ * registers and the FP control words, as a function call would) and with
+ * ucontext elsewhere (correct, but each switch makes a system call). */
+#if defined(__x86_64__)
+#define CUDASIM_FAST_SWITCH 1
+extern "C" void cudasim_switch(void **save_sp, void *new_sp);
+__asm__(".text\n"
+        ".globl cudasim_switch\n"
+        ".type cudasim_switch,@function\n"
+        "cudasim_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size cudasim_switch,.-cudasim_switch\n");
+#else
+#define CUDASIM_FAST_SWITCH 0
+#endif
+
+/* AddressSanitizer must be told about every switch between stacks. */
+#if CUDASIM_ASAN
+void *g_main_fake_stack = nullptr;
+#endif
+
+std::vector<char *> g_stack_pool;
+
+/* From a fiber back to the scheduler, which runs on the main stack. */
+void yield()
+{
+    Thread *t = g_launch.current;
+#if CUDASIM_ASAN
+    __sanitizer_start_switch_fiber(&t->asan_fake_stack, g_main_stack_bottom, g_main_stack_size);
+#endif
+    g_launch.on_fiber = false;
+#if CUDASIM_FAST_SWITCH
+    cudasim_switch(&t->sp, g_launch.scheduler_sp);
+#else
+    swapcontext(&t->ctx, &g_launch.scheduler);
+#endif
+    g_launch.on_fiber = true;
+#if CUDASIM_ASAN
+    __sanitizer_finish_switch_fiber(t->asan_fake_stack, nullptr, nullptr);
+#endif
+}
+
+void fiber_main()
+{
+#if CUDASIM_ASAN
+    __sanitizer_finish_switch_fiber(nullptr, &g_main_stack_bottom, &g_main_stack_size);
+#endif
+    g_launch.on_fiber = true;
+    g_launch.args->run();
+    g_launch.current->state = DONE;
+    g_launch.on_fiber = false;
+#if CUDASIM_ASAN
+    __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
+#endif
+#if CUDASIM_FAST_SWITCH
+    void *dead;
+    cudasim_switch(&dead, g_launch.scheduler_sp); /* never comes back */
+#else
+    setcontext(&g_launch.scheduler);
+#endif
+    __builtin_unreachable();
+}
+
+char *stack_for(int i)
+{
+    while ((int)g_stack_pool.size() <= i) {
+        char *s = (char *)mmap(nullptr, kStackBytes + g_page, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (s == MAP_FAILED) return nullptr;
+        mprotect(s, g_page, PROT_NONE); /* a stack overflow faults */
+        g_stack_pool.push_back(s + g_page);
+    }
+    return g_stack_pool[i];
+}
+
+void set_coordinates(const Thread &t)
+{
+    cudasim_thread_idx = t.idx;
+    g_launch.tid = (int)(&t - g_launch.threads.data());
+    g_launch.wsync = t.wsync;
+}
+
+void run_fiber(Thread &t, int i)
+{
+    g_launch.current = &t;
+    set_coordinates(t);
+    if (!t.started) {
+        t.started = true;
+        t.stack = stack_for(i);
+        if (!t.stack) {
+            report("kernel %s: out of memory for the simulator's thread stacks",
+                   g_launch.cfg->name);
+            abort_launch(cudaErrorLaunchOutOfResources);
+        }
+#if CUDASIM_ASAN
+        /* A reused stack still carries the poison of its last fiber's frames. */
+        __asan_unpoison_memory_region(t.stack, kStackBytes);
+#endif
+#if CUDASIM_FAST_SWITCH
+        /* A frame that cudasim_switch "returns" into fiber_main from:
+         * [fp control words][r15 r14 r13 r12 rbx rbp][fiber_main][0] */
+        uint64_t *top = (uint64_t *)(t.stack + kStackBytes);
+        top -= 2;
+        top[1] = 0;                         /* fiber_main's return address: never used */
+        top[0] = (uint64_t)(uintptr_t)fiber_main;
+        top -= 6;
+        for (int r = 0; r < 6; r++) top[r] = 0;
+        top -= 1;
+        top[0] = 0x1f80 | ((uint64_t)0x037f << 32); /* default MXCSR and x87 control word */
+        t.sp = top;
+#else
+        getcontext(&t.ctx);
+        t.ctx.uc_stack.ss_sp = t.stack;
+        t.ctx.uc_stack.ss_size = kStackBytes;
+        t.ctx.uc_link = nullptr;
+        makecontext(&t.ctx, fiber_main, 0);
+#endif
+    }
+    t.state = READY;
+#if CUDASIM_ASAN
+    __sanitizer_start_switch_fiber(&g_main_fake_stack, t.stack, kStackBytes);
+#endif
+#if CUDASIM_FAST_SWITCH
+    cudasim_switch(&g_launch.scheduler_sp, t.sp);
+#else
+    swapcontext(&g_launch.scheduler, &t.ctx);
+#endif
+    g_launch.on_fiber = false;
+#if CUDASIM_ASAN
+    __sanitizer_finish_switch_fiber(g_main_fake_stack, nullptr, nullptr);
+#endif
+}
+
+void range_text(const std::vector<int> &ids, char *buf, size_t n)
+{
+    /* "0-31, 64" */
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ids.size() && used < n;) {
+        size_t j = i;
+        while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) j++;
+        used += snprintf(buf + used, n - used, "%s%d", used ? ", " : "", ids[i]);
+        if (j > i && used < n) used += snprintf(buf + used, n - used, "-%d", ids[j]);
+        i = j + 1;
+        if (used > n - 40) {
+            snprintf(buf + used, n - used, ", ...");
+            break;
+        }
+    }
+}
+
+/* Settle the warp operations whose lanes have all arrived. Lanes of one warp
+ * may wait in separate groups (half-warp masks, say): each group, the lanes
+ * named in a waiting lane's mask, goes on when all of them wait at an
+ * operation with that same mask. A lane of the group that returned or waits
+ * at __syncthreads can never come: that is reported (and the launch fails). */
+bool resolve_warps()
+{
+    bool progress = false;
+    int n = g_launch.nthreads;
+    for (int w = 0; w * 32 < n; w++) {
+        int base = w * 32, lanes = n - base < 32 ? n - base : 32;
+        for (int first = 0; first < lanes; first++) {
+            Thread &lead = g_launch.threads[base + first];
+            if (lead.state != AT_WARP) continue;
+            unsigned mask = lead.mask;
+            bool ready = true;
+            for (int l = 0; l < lanes && ready; l++) {
+                if (!(mask >> l & 1)) continue;
+                Thread &t = g_launch.threads[base + l];
+                if (t.state == DONE || t.state == AT_BARRIER) {
+                    report("kernel %s, block (%u,%u,%u): lane %d of warp %d %s, but the warp "
+                           "operation at %s:%d waits for it (mask 0x%08x): a warp operation "
+                           "inside a branch that not every lane of its mask takes",
+                           g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y,
+                           cudasim_block_idx.z, l, w,
+                           t.state == DONE ? "returned" : "waits at __syncthreads", lead.file,
+                           lead.line, mask);
+                    abort_launch(cudaErrorLaunchFailure);
+                }
+                ready = t.state == AT_WARP && t.mask == mask && t.op == lead.op;
+            }
+            if (!ready) continue;
+            uint16_t sync = ++g_launch.warp_sync[w]; /* these lanes are now ordered (race checks) */
+            unsigned long long vote = 0;
+            bool any = false, all = true;
+            for (int l = 0; l < lanes; l++)
+                if (mask >> l & 1) {
+                    Thread &t = g_launch.threads[base + l];
+                    vote |= (unsigned long long)(t.value != 0) << l;
+                    any = any || t.value != 0;
+                    all = all && t.value != 0;
+                }
+            for (int l = 0; l < lanes; l++) {
+                if (!(mask >> l & 1)) continue;
+                Thread &t = g_launch.threads[base + l];
+                int width = t.width, seg = l & ~(width - 1), src = l;
+                switch (t.op) {
+                case cudasim::SHFL_IDX: src = seg + (t.arg & (width - 1)); break;
+                case cudasim::SHFL_UP: src = l - t.arg >= seg ? l - t.arg : l; break;
+                case cudasim::SHFL_DOWN: src = l + t.arg < seg + width ? l + t.arg : l; break;
+                case cudasim::SHFL_XOR:
+                    src = (l ^ t.arg) < seg + width ? (l ^ t.arg) : l;
+                    break;
+                default: break;
+                }
+                if (src >= lanes) src = l;
+                switch (t.op) {
+                case cudasim::BALLOT: t.result = vote; break;
+                case cudasim::ANY: t.result = any; break;
+                case cudasim::ALL: t.result = all; break;
+                case cudasim::WARP_SYNC: t.result = 0; break;
+                default: t.result = g_launch.threads[base + src].value; break;
+                }
+                t.wsync = sync;
+                t.state = READY;
+            }
+            progress = true;
+        }
+    }
+    return progress;
+}
+
+/* Why nothing can go on: two lanes of a warp whose operations wait for each
+ * other (different masks or operations), for the report. */
+void explain_stuck(char *buf, size_t size)
+{
+    snprintf(buf, size, "the threads wait for one another and none can go on");
+    for (int i = 0; i < g_launch.nthreads; i++) {
+        const Thread &a = g_launch.threads[i];
+        if (a.state != AT_WARP) continue;
+        int base = i - i % 32;
+        for (int l = 0; l < 32 && base + l < g_launch.nthreads; l++) {
+            const Thread &b = g_launch.threads[base + l];
+            if ((a.mask >> l & 1) && b.state == AT_WARP && (b.mask != a.mask || b.op != a.op)) {
+                snprintf(buf, size,
+                         "lane %d of warp %d waits at the warp operation at %s:%d with mask "
+                         "0x%08x, which names lane %d, and lane %d waits at the one at %s:%d "
+                         "with mask 0x%08x: every lane named in a mask must reach the same "
+                         "operation",
+                         i % 32, i / 32, a.file, a.line, a.mask, l, l, b.file, b.line, b.mask);
+                return;
+            }
+        }
+    }
+}
+
+/* Release a barrier that every live thread of the block has reached; returns
+ * false when there is none, and reports a barrier that cannot be released
+ * (1 in *bad; the caller aborts, after the vectors here are gone). */
+bool resolve_barrier(int *bad)
+{
+    *bad = 0;
+    static std::vector<int> waiting, done, elsewhere; /* kept: no allocation per barrier */
+    waiting.clear();
+    done.clear();
+    elsewhere.clear();
+    const Thread *first = nullptr;
+    for (int i = 0; i < g_launch.nthreads; i++) {
+        Thread &t = g_launch.threads[i];
+        if (t.state == AT_BARRIER) {
+            if (!first) first = &t;
+            if (t.line != first->line || (t.file != first->file && strcmp(t.file, first->file) != 0))
+                elsewhere.push_back(i);
+            else
+                waiting.push_back(i);
+        } else if (t.state == DONE) {
+            done.push_back(i);
+        } else {
+            return false; /* someone is still at a warp operation */
+        }
+    }
+    if (!first) return false;
+    char a[200], b[200];
+    if (!done.empty()) {
+        range_text(waiting, a, sizeof a);
+        range_text(done, b, sizeof b);
+        report("kernel %s, block (%u,%u,%u): the __syncthreads at %s:%d was reached by threads "
+               "%s of %d, but threads %s returned without reaching it: every thread of a block "
+               "must reach every __syncthreads (do not put one inside a branch, or return "
+               "early, for some threads only)",
+               g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z,
+               first->file, first->line, a, g_launch.nthreads, b);
+        *bad = 1;
+        return false;
+    }
+    if (!elsewhere.empty()) {
+        range_text(waiting, a, sizeof a);
+        range_text(elsewhere, b, sizeof b);
+        const Thread &o = g_launch.threads[elsewhere[0]];
+        report("kernel %s, block (%u,%u,%u): threads %s wait at the __syncthreads at %s:%d, "
+               "threads %s at the one at %s:%d: a barrier inside a branch that threads take "
+               "differently",
+               g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z, a,
+               first->file, first->line, b, o.file, o.line);
+        *bad = 1;
+        return false;
+    }
+    /* __syncthreads_count, _and, _or: every thread gets the block's answer. */
+    unsigned long long count = 0;
+    for (int i : waiting) count += g_launch.threads[i].value != 0;
+    unsigned long long result = first->op == cudasim::SYNC_COUNT ? count
+                                : first->op == cudasim::SYNC_AND ? count == waiting.size()
+                                : first->op == cudasim::SYNC_OR  ? count != 0
+                                                                 : 0;
+    for (int i : waiting) {
+        g_launch.threads[i].result = result;
+        g_launch.threads[i].state = READY;
+    }
+    g_launch.stamp++; /* a new epoch: what came before is ordered with what comes after */
+    printf_flush();
+    return true;
+}
+
+} // namespace
+
+
+void run_block_fibers()
+{
+    for (int i = 0; i < g_launch.nthreads; i++) {
+        Thread &t = g_launch.threads[i];
+        t.state = READY;
+        t.started = false;
+        t.wsync = 0;
+    }
+    g_launch.warp_sync.assign((size_t)(g_launch.nthreads + 31) / 32, 0);
+    /* Odd blocks run their threads last to first: a missing barrier then shows
+     * whichever neighbour a thread reads (a thread runs before the one whose
+     * value it needs, and finds the shared memory's NaN fill). */
+    bool reverse = g_launch.block_serial & 1;
+    for (;;) {
+        bool ran = false;
+        for (int k = 0; k < g_launch.nthreads; k++) {
+            int i = reverse ? g_launch.nthreads - 1 - k : k;
+            if (g_launch.threads[i].state == READY) {
+                run_fiber(g_launch.threads[i], i);
+                ran = true;
+            }
+        }
+        bool all_done = true;
+        for (int i = 0; i < g_launch.nthreads; i++) all_done &= g_launch.threads[i].state == DONE;
+        if (all_done) return;
+        if (resolve_warps()) continue;
+        int bad;
+        if (resolve_barrier(&bad)) continue;
+        if (bad) abort_launch(cudaErrorLaunchFailure);
+        if (!ran) {
+            char why[512];
+            explain_stuck(why, sizeof why);
+            report("kernel %s, block (%u,%u,%u): %s", g_launch.cfg->name, cudasim_block_idx.x,
+                   cudasim_block_idx.y, cudasim_block_idx.z, why);
+            abort_launch(cudaErrorLaunchFailure);
+        }
+    }
+}
+
+/* A kernel without barriers: its threads are plain calls, one after another. */
+void run_block_plain()
+{
+    const dim3 &b = g_launch.cfg->block;
+    g_launch.current = nullptr;
+    bool reverse = g_launch.block_serial & 1; /* as in run_block_fibers */
+    unsigned count = b.x * b.y * b.z;
+    g_launch.wsync = 0;
+    g_launch.plain_done = 0;
+    for (unsigned k = 0; k < count; k++) {
+        unsigned i = reverse ? count - 1 - k : k;
+        cudasim_thread_idx = uint3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
+        g_launch.tid = (int)i;
+        g_launch.args->run();
+        g_launch.plain_done++;
+    }
+}
+
+namespace {
+/* A kernel run without fibers reached a barrier or a warp operation: if no
+ * thread has finished yet, run_kernel starts it again with fibers; if some
+ * have, say so. */
+[[noreturn]] void needs_fibers(const char *what, const char *file, int line)
+{
+    g_launch.need_fibers = true;
+    if (!(g_launch.block_serial == g_launch.first_block && g_launch.plain_done == 0))
+        report("kernel %s: %s at %s:%d, but the kernel was run without fibers (the translator did "
+               "not see it, and some threads had finished: call it from the kernel or a "
+               "__device__ function of the same file)",
+               g_launch.cfg->name, what, file, line);
+    abort_launch(cudaErrorLaunchFailure);
+}
+
+int block_barrier(int op, int predicate, const char *file, int line)
+{
+    if (!g_launch.fibers) needs_fibers("__syncthreads", file, line);
+    Thread *t = g_launch.current;
+    t->state = AT_BARRIER;
+    t->op = op;
+    t->value = predicate != 0;
+    t->file = file;
+    t->line = line;
+    yield();
+    set_coordinates(*t);
+    return (int)t->result;
+}
+} // namespace
+
+} // namespace internal
+} // namespace cudasim
+
+using namespace cudasim::internal;
+
+extern "C" void cudasim_syncthreads(const char *file, int line)
+{
+    block_barrier(cudasim::SYNC_PLAIN, 0, file, line);
+}
+
+extern "C" int cudasim_syncthreads_op(int op, int predicate, const char *file, int line)
+{
+    return block_barrier(op, predicate, file, line);
+}
+
+extern "C" unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value,
+                                              int arg, int width, const char *file, int line)
+{
+    if (!g_launch.fibers) needs_fibers("a warp operation", file, line);
+    if (width <= 0 || width > 32 || (width & (width - 1))) {
+        char who[256];
+        describe_thread(who, sizeof who);
+        report("%s: a shuffle width of %d at %s:%d; it must be a power of 2 up to 32", who,
+               width, file, line);
+        abort_launch(cudaErrorLaunchFailure);
+    }
+    Thread *t = g_launch.current;
+    int lane = (int)(t - g_launch.threads.data()) % 32;
+    if (!(mask >> lane & 1)) {
+        char who[256];
+        describe_thread(who, sizeof who);
+        report("%s: lane %d calls the warp operation at %s:%d with mask 0x%08x, which does not "
+               "include it",
+               who, lane, file, line, mask);
+        abort_launch(cudaErrorLaunchFailure);
+    }
+    t->state = AT_WARP;
+    t->op = op;
+    t->mask = mask;
+    t->value = value;
+    t->arg = arg;
+    t->width = width;
+    t->file = file;
+    t->line = line;
+    yield();
+    set_coordinates(*t);
+    return t->result;
+}

@@ -1,0 +1,103 @@
+/*
+ * kernel_api.h: what translated kernels and the simulator's runtime share: the
+ * launch configuration, the warp operations, shared memory, and the entry
+ * points that kernel.h's macros and templates call.
+ */
+#ifndef CUDASIM_KERNEL_API_H
+#define CUDASIM_KERNEL_API_H
+
+#include <stdint.h>
+
+#include "../include/cuda_runtime_api.h"
+
+namespace cudasim {
+
+/* The configuration of one launch, as the <<< >>> brackets gave it. */
+struct LaunchConfig {
+    const char *name;
+    const void *fn; /* the kernel, for cudaFuncSetAttribute; NULL when deduced */
+    dim3 grid, block;
+    size_t shared_bytes;
+    cudaStream_t stream;
+};
+
+/* A launch's kernel and arguments. Kernel parameters are passed by value and
+ * CUDA copies them when the launch is issued: a launch that a stream capture
+ * records keeps a copy (copy()), so the graph runs with the values of that
+ * moment however often it is launched. */
+struct Args {
+    virtual ~Args() = default;
+    virtual void run() const = 0; /* the kernel, for one thread */
+    virtual Args *copy() const = 0;
+    /* Calls visit with each argument that is a pointer (the buffers the
+     * launch will likely touch: the runtime opens them beforehand). */
+    virtual void pointers(void (*visit)(const void *)) const = 0;
+    /* The same, less the pointers to const: the buffers the kernel may
+     * write through its arguments (the others are not checked for races). */
+    virtual void writable_pointers(void (*visit)(const void *)) const { pointers(visit); }
+    /* Calls visit with each argument whose type is a pointer (not the words
+     * of a struct): each must be device memory, or NULL. */
+    virtual void pointer_arguments(void (*visit)(const void *)) const { (void)visit; }
+};
+
+enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };
+enum BlockOp { SYNC_PLAIN, SYNC_COUNT, SYNC_AND, SYNC_OR };
+
+/* A `__shared__` declaration: where this launch placed it (the translator
+ * gives each declaration a static slot) and what it is, for the reports. */
+struct SharedSlot {
+    unsigned long long launch; /* the launch that placed it (cudasim_launch_serial) */
+    size_t offset;             /* from cudasim_shared_base */
+};
+struct SharedDecl {
+    const char *name, *file;
+    int line;
+    size_t bytes, align, elem; /* elem: the size of one element of the array */
+    int rank;                  /* 0 for a scalar, else the array's dimensions */
+    size_t extent[3];
+};
+
+} // namespace cudasim
+
+extern "C" {
+/* The simulated thread's coordinates, set before a thread runs or resumes. */
+extern thread_local uint3 cudasim_thread_idx, cudasim_block_idx;
+extern thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
+/* Shared memory: one arena, at a fixed address; a new number each launch. */
+extern unsigned long long cudasim_launch_serial;
+extern char *cudasim_shared_base;
+
+cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args);
+void cudasim_syncthreads(const char *file, int line);
+int cudasim_syncthreads_op(int op, int predicate, const char *file, int line);
+unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value, int arg,
+                                   int width, const char *file, int line);
+void *cudasim_dynamic_shared(const char *name, size_t elem, const char *file, int line);
+void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::SharedDecl *decl);
+/* Translated files register their kernels: whether one needs fibers
+ * (barriers, warp operations), and whether its memory accesses are checked
+ * (compiled with the simulator's instrumentation). */
+int cudasim_register_kernel(const char *name, int uses_barriers, int instrumented);
+/* An atomic operation on n bytes at p, called from the code at pc: checked
+ * like any access, but never a race. */
+void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc);
+/* __threadfence() (and _system): what the block wrote before it is visible to
+ * other blocks before what it does next (an atomic ticket: a release). */
+void cudasim_threadfence(void);
+/* A namespace-scope variable of a translated file, which the translator
+ * (cu2sim_variables.pl) registers: size bytes at p, a __device__ (kind 0),
+ * __constant__ (1) or __managed__ (2) variable called name, declared at
+ * file:line, with red_zone bytes before and after it that belong to it (the
+ * translator placed it between them; 0 where it left the declaration as
+ * written). Kernels' accesses to it are checked: memcheck (its red zones,
+ * writes to a __constant__ one) and races, within and between blocks. */
+int cudasim_register_variable(const void *p, size_t size, const char *name, int kind,
+                              size_t red_zone, const char *file, int line);
+unsigned long long cudasim_clock64(void);
+/* printf in device code (the translator renames it): inside a kernel the
+ * text is kept and printed, as a GPU's printf buffer is, lane by lane at the
+ * block's next barrier or its end; outside one it is printf. */
+int cudasim_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+}
+
+#endif /* CUDASIM_KERNEL_API_H */

@@ -1,0 +1,500 @@
+/*
+ * launch.cpp: a kernel launch. The configuration is checked when the launch
+ * is issued (as CUDA does); then the launch runs now, or a stream capture
+ * records it. Running it, the blocks of the grid run one after another
+ * (fibers.cpp runs a block's threads), with the checks of every access on
+ * (access.cpp) when the kernel was compiled with the simulator's
+ * instrumentation. A fault, a failed assert or a bad barrier leaves the
+ * launch through abort_launch. The kernels' registry, their attributes, and
+ * the printf buffer of a block are here too.
+ */
+#include <stdarg.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "../cudasim.h"
+#include "../internal.h"
+#include "../profile/profile.h"
+
+/* ---- the coordinates kernels read ---------------------------------------- */
+
+thread_local uint3 cudasim_thread_idx, cudasim_block_idx;
+thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
+
+namespace cudasim {
+namespace internal {
+
+Launch g_launch;
+unsigned long long g_launches = 0;
+std::map<const void *, int> g_dynamic_limit; /* cudaFuncSetAttribute's, by kernel */
+
+namespace {
+
+/* What the translator found of each kernel: whether it uses barriers or warp
+ * operations, and whether its accesses are instrumented; filled by static
+ * initializers of translated files, hence a function-local static
+ * (constructed on first use). */
+struct KernelInfo {
+    int barriers = 0;
+    int instrumented = 1;
+    unsigned long long launches = 0; /* run so far (global races: the first few only) */
+};
+std::map<std::string, KernelInfo> &kernels()
+{
+    static std::map<std::string, KernelInfo> table;
+    return table;
+}
+
+/* printf in a kernel: each thread's lines since its block's last barrier,
+ * printed at the barrier or the block's end, the k-th printf of every lane
+ * of a warp together, lane by lane, warp after warp: the order a GPU's printf
+ * buffer gives a warp (the simulator runs the threads one at a time, some
+ * blocks last to first). */
+std::vector<std::vector<std::string>> g_printf;
+bool g_printf_any = false;
+
+void printf_begin(int nthreads)
+{
+    if ((int)g_printf.size() < nthreads) g_printf.resize(nthreads);
+    for (auto &v : g_printf) v.clear();
+    g_printf_any = false;
+}
+
+} // namespace
+
+void printf_flush()
+{
+    if (!g_printf_any) return;
+    g_printf_any = false;
+    size_t n = g_printf.size();
+    for (size_t w = 0; w < n; w += 32) {
+        size_t end = std::min(n, w + 32), most = 0;
+        for (size_t i = w; i < end; i++) most = std::max(most, g_printf[i].size());
+        for (size_t k = 0; k < most; k++)
+            for (size_t i = w; i < end; i++)
+                if (k < g_printf[i].size()) fputs(g_printf[i][k].c_str(), stdout);
+    }
+    for (auto &v : g_printf) v.clear();
+}
+
+void describe_thread(char *buf, size_t n)
+{
+    const uint3 &b = cudasim_block_idx, &t = cudasim_thread_idx;
+    snprintf(buf, n, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u)", g_launch.cfg->name, b.x, b.y,
+             b.z, t.x, t.y, t.z);
+}
+
+/* Leave the launch: from a fiber, a plain thread or the fault handler. */
+[[noreturn]] void abort_launch(cudaError_t e)
+{
+    if (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorAssert ||
+        e == cudaErrorLaunchTimeout || e == cudaErrorMisalignedAddress)
+        g_sticky = e;
+    g_last = g_launch.error = e;
+    g_launch.checking = false;
+#if CUDASIM_ASAN
+    /* Leaving a fiber for good: tell ASan we are back on the main stack. */
+    if (g_launch.on_fiber)
+        __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
+#endif
+    siglongjmp(g_launch.abort_env, 1);
+}
+
+namespace {
+
+/* The name the translator registered a kernel under: without namespaces
+ * and template arguments. */
+std::string kernel_base(const char *name)
+{
+    std::string base(name);
+    size_t lt = base.find('<');
+    if (lt != std::string::npos) base.resize(lt);
+    size_t colon = base.rfind("::");
+    if (colon != std::string::npos) base = base.substr(colon + 2);
+    return base;
+}
+
+/* A pointer argument into host memory (malloc, new, a host array or
+ * variable): a GPU's kernel cannot dereference it, and faults where it does.
+ * Here the kernel could reach it: reported once per kernel, and it runs. */
+void check_host_pointer(const void *p)
+{
+    uintptr_t a = (uintptr_t)p, start;
+    if (!p || a - g_rg_lo < g_rg_span || a - g_sh_lo < g_sh_span || find_alloc(p) ||
+        find_symbol(p, &start) || host_registered(p))
+        return;
+    static std::set<std::string> told;
+    if (!told.insert(g_launch.cfg->name).second) return;
+    g_hazards++;
+    report("kernel %s is given %p as a pointer argument, which is host memory (malloc, new, or "
+           "a host array or variable), not device memory: on most GPU machines the kernel "
+           "cannot dereference it and fails with an illegal address where it does; pass "
+           "the cudaMalloc (or cudaMallocManaged) pointer",
+           g_launch.cfg->name, p);
+}
+
+/* Unknown kernels get fibers (the safe choice) and are taken as not
+ * instrumented (their buffers count as written after the launch). */
+KernelInfo kernel_info(const char *name)
+{
+    auto it = kernels().find(kernel_base(name));
+    if (it == kernels().end()) {
+        KernelInfo unknown;
+        unknown.barriers = 1;
+        unknown.instrumented = 0;
+        return unknown;
+    }
+    return it->second;
+}
+
+/* A kernel that is not instrumented may have written any buffer it was given. */
+void mark_argument_written(const void *p)
+{
+    uintptr_t start;
+    const Alloc *a = find_alloc(p, &start);
+    if (a && a->device) mark_written((const void *)start, a->size);
+}
+
+cudaError_t check_config(const cudasim::LaunchConfig *c)
+{
+    const dim3 &g = c->grid, &b = c->block;
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0) {
+        report("kernel %s: launched with an empty grid (%u,%u,%u) or block (%u,%u,%u) "
+               "(CUDA reports: invalid configuration argument)",
+               c->name, g.x, g.y, g.z, b.x, b.y, b.z);
+        return cudaErrorInvalidConfiguration;
+    }
+    if (threads > (unsigned long long)kMaxThreadsPerBlock || b.x > (unsigned)kMaxBlockDim[0] ||
+        b.y > (unsigned)kMaxBlockDim[1] || b.z > (unsigned)kMaxBlockDim[2]) {
+        report("kernel %s: a block of %llu threads (%u x %u x %u); a block may have at most "
+               "%d threads, and at most %d in z (CUDA reports: invalid configuration argument)",
+               c->name, threads, b.x, b.y, b.z, kMaxThreadsPerBlock, kMaxBlockDim[2]);
+        return cudaErrorInvalidConfiguration;
+    }
+    if (g.y > (unsigned)kMaxGridDim[1] || g.z > (unsigned)kMaxGridDim[2] ||
+        g.x > (unsigned)kMaxGridDim[0]) {
+        report("kernel %s: a grid of (%u,%u,%u) blocks; y and z may be at most %d (CUDA "
+               "reports: invalid configuration argument)",
+               c->name, g.x, g.y, g.z, kMaxGridDim[1]);
+        return cudaErrorInvalidConfiguration;
+    }
+    size_t limit = kSharedPerBlock;
+    auto it = g_dynamic_limit.find(c->fn);
+    if (it != g_dynamic_limit.end()) limit = (size_t)it->second;
+    if (c->shared_bytes > limit) {
+        report("kernel %s: asks for %zu bytes of dynamic shared memory; the limit is %zu "
+               "without cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize) and "
+               "%zu with it (CUDA reports: invalid argument)",
+               c->name, c->shared_bytes, limit, kSharedPerBlockOptin);
+        return cudaErrorInvalidValue;
+    }
+    if (!stream_ok(c->stream)) {
+        report("kernel %s: launched on a stream that does not exist (destroyed?) (CUDA reports: "
+               "invalid resource handle)",
+               c->name);
+        return cudaErrorInvalidResourceHandle;
+    }
+    return cudaSuccess;
+}
+
+/* A launch begins: the one place every launch that runs passes first (now,
+ * or each time a graph runs it), before any of its threads. It takes
+ * g_launch, and decides what the launch checks. (Per-launch counters start
+ * here.) */
+cudaError_t launch_begin(const cudasim::LaunchConfig *cfg, const cudasim::Args *args)
+{
+    g_launch.cfg = cfg;
+    g_launch.args = args;
+    g_launch.error = cudaSuccess;
+    KernelInfo info = kernel_info(cfg->name);
+    g_launch.fibers = info.barriers;
+    g_launch.instrumented = info.instrumented;
+    unsigned long long launches =
+        info.instrumented ? ++kernels()[kernel_base(cfg->name)].launches : 0;
+    if (!arena_init()) {
+        report("kernel %s: no memory for the simulator's shared memory", cfg->name);
+        return fail(cudaErrorLaunchOutOfResources);
+    }
+    check_level();
+    g_launch.global_races =
+        g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches);
+    find_read_only_buffers(args);
+    args->pointer_arguments(check_host_pointer);
+    profile_launch_begin();
+    return cudaSuccess;
+}
+
+enum Attempt { FINISHED, ABORTED, AGAIN_WITH_FIBERS };
+
+/* Run the grid's blocks, one after another, unless something aborts the
+ * launch (abort_launch comes back here). A kernel run without fibers that
+ * reaches a barrier before any thread of its first block has finished is to
+ * be run again, with fibers: whatever an attempt did is forgotten then. */
+Attempt run_grid()
+{
+    const cudasim::LaunchConfig *cfg = g_launch.cfg;
+    g_launch.need_fibers = false;
+    g_launch.nthreads = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
+    if (g_launch.fibers) {
+        if ((int)g_launch.threads.size() < g_launch.nthreads)
+            g_launch.threads.resize(g_launch.nthreads);
+        for (int i = 0; i < g_launch.nthreads; i++) {
+            Thread &t = g_launch.threads[i];
+            t.idx.x = i % cfg->block.x;
+            t.idx.y = i / cfg->block.x % cfg->block.y;
+            t.idx.z = i / (cfg->block.x * cfg->block.y);
+        }
+    }
+    g_launch.static_shared = 0;
+    printf_begin(g_launch.nthreads); /* (a restart forgets what its first try printed) */
+    arena_begin(cfg);
+    cudasim_grid_dim = cfg->grid;
+    cudasim_block_dim = cfg->block;
+    /* With mprotect, open the buffers passed as arguments now: cheaper than
+     * a fault each (those reached otherwise fault, and open then). */
+    if (!g_use_pkeys) g_launch.args->pointers(open_for_device);
+
+    g_launch.first_block = g_launch.block_serial + 1;
+    g_launch.in_kernel = true;
+    g_launch.on_fiber = false;
+    Attempt how = FINISHED;
+    if (sigsetjmp(g_launch.abort_env, 1) != 0) {
+#if CUDASIM_ASAN
+        if (g_launch.on_fiber) __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+        g_launch.on_fiber = false;
+        g_launch.checking = false;
+        /* Back from the fault handler, which ran with the signal's PKRU. */
+        allow_device_memory(true);
+        printf_flush(); /* what the block printed before it stopped */
+        how = ABORTED;
+    } else {
+        g_launch.checking = g_launch.instrumented && (g_check_level > 0 || g_launch.profiling);
+        if (g_launch.profiling) profile_grid_begin();
+        for (unsigned z = 0; z < cfg->grid.z; z++)
+            for (unsigned y = 0; y < cfg->grid.y; y++)
+                for (unsigned x = 0; x < cfg->grid.x; x++) {
+                    cudasim_block_idx = uint3{x, y, z};
+                    g_launch.block_serial++;
+                    g_launch.stamp = (uint64_t)g_launch.block_serial << 24;
+                    arena_block();
+                    if (g_launch.fibers)
+                        run_block_fibers();
+                    else
+                        run_block_plain();
+                    if (g_launch.profiling) profile_block_end();
+                    printf_flush();
+                }
+        g_launch.checking = false;
+    }
+    races_launch_end();
+    g_launch.in_kernel = false;
+    if (g_launch.need_fibers && !g_launch.fibers &&
+        g_launch.block_serial == g_launch.first_block && g_launch.plain_done == 0)
+        return AGAIN_WITH_FIBERS;
+    return how;
+}
+
+/* A launch ends: the one place every launch that began passes last, its
+ * threads done or aborted (g_launch.error says which). A kernel that was not
+ * instrumented is checked as a whole here. (Per-launch counters end here.) */
+void launch_end(Attempt how)
+{
+    profile_launch_end(how == FINISHED);
+    if (how != FINISHED || g_launch.instrumented) return;
+    /* Its accesses were not checked: look for writes around its buffers, and
+     * count what it was given as written. */
+    g_launch.args->pointers(mark_argument_written);
+    uintptr_t start;
+    bool before = false;
+    const Alloc *bad = check_canaries(&start, &before);
+    if (bad) {
+        report("kernel %s wrote %s %s (build it with the simulator's flags to learn "
+               "which thread) (CUDA reports: an illegal memory access was encountered)",
+               g_launch.cfg->name, before ? "before the start of" : "past the end of",
+               buffer_text(*bad).c_str());
+        g_sticky = g_last = g_launch.error = cudaErrorIllegalAddress;
+    }
+}
+
+/* Run a launch whose configuration has been checked: now, or as a node of a
+ * graph. */
+cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args)
+{
+    DeviceOp op;
+    const cudaError_t sticky_before = g_sticky, last_before = g_last;
+    if (cudaError_t e = launch_begin(cfg, args)) return e;
+    Attempt how;
+    while ((how = run_grid()) == AGAIN_WITH_FIBERS) {
+        /* It reached a barrier the translator did not see (in a function of
+         * another file): before any thread of the first block finished, so
+         * it starts again, with fibers. */
+        kernels()[kernel_base(cfg->name)].barriers = 1;
+        g_launch.fibers = true;
+        g_sticky = sticky_before;
+        g_last = last_before;
+        g_launch.error = cudaSuccess;
+    }
+    launch_end(how);
+    managed_work(cfg->stream, "kernel", cfg->name);
+    return g_launch.error;
+}
+
+} // namespace
+
+void launch_reset() { g_dynamic_limit.clear(); }
+
+} // namespace internal
+} // namespace cudasim
+
+using namespace cudasim::internal;
+
+/* ---- the kernel-side entry points ----------------------------------------------- */
+
+extern "C" int cudasim_register_kernel(const char *name, int uses_barriers, int instrumented)
+{
+    KernelInfo &k = kernels()[name];
+    k.barriers = k.barriers || uses_barriers;
+    k.instrumented = k.instrumented && instrumented;
+    return 0;
+}
+
+extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
+                                             const cudasim::Args *args)
+{
+    install_fault_handler();
+    Stream *capture = capture_of(cfg->stream);
+    if (!capture) g_launches++; /* a recorded launch counts each time its graph runs */
+    if (g_sticky) return fail(g_sticky);
+    /* The configuration is checked when the launch is issued, captured or not. */
+    cudaError_t e = check_config(cfg);
+    if (e) return refuse(cfg->stream, e);
+    std::string what = std::string("kernel ") + cfg->name;
+    Use use = stream_use(what.c_str(), cfg->stream, &e);
+    if (use == REFUSED) return e;
+    if (use == RECORD) {
+        /* CUDA copies the parameters when the launch is issued. */
+        std::shared_ptr<const cudasim::Args> kept(args->copy());
+        record(*capture, what, [c = *cfg, kept] {
+            g_launches++;
+            return run_kernel(&c, kept.get());
+        });
+        return cudaSuccess;
+    }
+    return run_kernel(cfg, args);
+}
+
+extern "C" int cudasim_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n;
+    if (!g_launch.in_kernel || g_launch.tid < 0 || (size_t)g_launch.tid >= g_printf.size()) {
+        n = vprintf(fmt, ap);
+        va_end(ap);
+        return n;
+    }
+    va_list again;
+    va_copy(again, ap);
+    char buf[512];
+    n = vsnprintf(buf, sizeof buf, fmt, ap);
+    std::string text;
+    if (n >= (int)sizeof buf) {
+        text.resize((size_t)n + 1);
+        vsnprintf(&text[0], (size_t)n + 1, fmt, again);
+        text.resize((size_t)n);
+    } else if (n > 0) {
+        text = buf;
+    }
+    va_end(again);
+    va_end(ap);
+    g_printf[g_launch.tid].push_back(std::move(text));
+    g_printf_any = true;
+    return n;
+}
+
+extern "C" unsigned long long cudasim_clock64(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* A failed assert() in a kernel stops the launch, as on a GPU
+ * (cudaErrorAssert, sticky); in host code it is glibc's. (This definition
+ * takes the place of glibc's for the whole program.) */
+extern "C" void __assert_fail(const char *expr, const char *file, unsigned int line,
+                              const char *function)
+{
+    if (g_launch.in_kernel) {
+        char who[256];
+        describe_thread(who, sizeof who);
+        report("assertion failed in %s: `%s` at %s:%u (CUDA reports: device-side assert triggered)",
+               who, expr, file, line);
+        abort_launch(cudaErrorAssert);
+    }
+    fprintf(stderr, "%s: %s:%u: %s: Assertion `%s' failed.\n", program_invocation_short_name, file,
+            line, function, expr);
+    fflush(stderr);
+    abort();
+}
+
+extern "C" unsigned long long cudasim_launch_count(void) { return g_launches; }
+
+/* ---- the kernels' attributes ---- */
+
+extern "C" {
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    API_ENTER();
+    (void)func;
+    (void)cacheConfig;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    API_ENTER();
+    if (!attr || !func) return fail(cudaErrorInvalidDeviceFunction);
+    memset(attr, 0, sizeof *attr);
+    attr->maxThreadsPerBlock = kMaxThreadsPerBlock;
+    attr->numRegs = 32;
+    attr->ptxVersion = 80;
+    attr->binaryVersion = 80;
+    auto it = g_dynamic_limit.find(func);
+    attr->maxDynamicSharedSizeBytes = it != g_dynamic_limit.end() ? it->second : (int)kSharedPerBlock;
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize)
+{
+    API_ENTER();
+    (void)func;
+    if (!numBlocks || blockSize <= 0 || blockSize > kMaxThreadsPerBlock)
+        return fail(cudaErrorInvalidValue);
+    int n = 2048 / blockSize;
+    if (n > 32) n = 32;
+    if (dynamicSMemSize && (size_t)n * dynamicSMemSize > kSharedPerBlockOptin)
+        n = (int)(kSharedPerBlockOptin / dynamicSMemSize);
+    *numBlocks = n;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value)
+{
+    API_ENTER();
+    if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 ||
+        (size_t)value > kSharedPerBlockOptin)
+        return fail(cudaErrorInvalidValue);
+    g_dynamic_limit[func] = value;
+    return cudaSuccess;
+}
+
+} // extern "C"

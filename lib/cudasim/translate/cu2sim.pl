@@ -1,0 +1,565 @@
+#!/usr/bin/perl
+# cu2sim.pl: translate a CUDA .cu file so that g++ can build it for the CUDA
+# simulator (lib/cudasim). Line numbers are kept (with #line where a local
+# header is pulled in), so compiler messages and simulator reports point at
+# the original files.
+#
+#   perl lib/cudasim/translate/cu2sim.pl [-I DIR]... kernels/relu.cu > build/.../relu.sim.cpp
+#
+#   k<<<grid, block[, shared[, stream]]>>>(args)   cudasim::launch("k", k, grid, block, ...)(args)
+#   __shared__ T a[N], b;                           a and b become references into the block's
+#                                                   shared memory (cudasim::shared_var)
+#   extern __shared__ T name[];                     T *name = (T *)cudasim_dynamic_shared(...)
+#   __device__ T v[N]; (and __constant__,           v is placed between red zones and registered
+#   __managed__, at namespace scope)                (cu2sim_variables.pl)
+#
+# Launches may be written with any spacing, over several lines, with template
+# arguments (`k<float, 256><<<g, b>>>`) or without (a template kernel whose
+# arguments deduce its parameters). A local header (`#include "x.cuh"`, or one
+# found in a -I folder or on CPATH, as g++ finds it) that holds kernels, device
+# functions or launches is translated and pulled in.
+#
+# It also notes which kernels need fibers: those whose body, or a __device__
+# function they call, uses __syncthreads, __syncwarp, a warp vote or shuffle,
+# or cooperative groups.
+# Everything else runs as a plain loop over the threads.
+#
+# What the simulator cannot run (inline PTX, textures, dynamic parallelism,
+# cuFFT, the parts of cuRAND, Thrust and cooperative groups it lacks, the
+# driver API, ...: also cu2sim_refusals.pl) is refused here, one line each:
+# FILE:LINE: error: ...
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use File::Spec;
+use Cwd qw(realpath);
+use FindBin;
+require "$FindBin::RealBin/cu2sim_variables.pl";
+require "$FindBin::RealBin/cu2sim_refusals.pl";
+
+# Where #include looks, after the including file's own folder for "x.h":
+# the simulator's headers (which g++ finds first), then -I folders, then
+# CPATH and CPLUS_INCLUDE_PATH (the Makefile leaves out a toolkit's folder).
+my $include_dir = dirname(dirname(realpath(__FILE__))) . "/include"; # the simulator's headers
+my @include_dirs;
+while (@ARGV && $ARGV[0] =~ /^-I(.*)$/) {
+    shift @ARGV;
+    push @include_dirs, $1 ne '' ? $1 : shift @ARGV;
+}
+push @include_dirs, grep { $_ ne '' } map { split /:/, ($ENV{$_} // '') } qw(CPATH CPLUS_INCLUDE_PATH);
+my $path = shift @ARGV or die "usage: cu2sim.pl [-I DIR]... FILE.cu\n";
+
+# The file an #include names: [path, 1 when it is the simulator's own], or
+# an empty list when none of the folders has it.
+sub find_include
+{
+    my ($dir, $name, $quoted) = @_;
+    my $own = File::Spec->catfile($dir, $name);
+    return ($own, 0) if $quoted && -f $own;
+    return (File::Spec->catfile($include_dir, $name), 1) if -f File::Spec->catfile($include_dir, $name);
+    for my $d (@include_dirs) {
+        my $f = File::Spec->catfile($d, $name);
+        return ($f, 0) if -f $f;
+    }
+    return ();
+}
+my $errors = 0;
+my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %inlined);
+
+sub fail
+{
+    my ($file, $line, $msg) = @_;
+    print STDERR "$file:$line: error: $msg\n";
+    $errors++;
+}
+
+# Comments become spaces, string and character literals keep their quotes
+# and lose their contents; newlines stay, so positions and lines match.
+sub mask
+{
+    my ($t) = @_;
+    $t =~ s{(//[^\n]*)|(/\*.*?\*/)|("(?:\\.|[^"\\\n])*")|('(?:\\.|[^'\\\n])*')}{
+        my $x = defined $1 ? $1 : defined $2 ? $2 : defined $3 ? $3 : $4;
+        if (defined $3 || defined $4) {
+            my $in = substr($x, 1, length($x) - 2);
+            $in =~ s/[^\n]/ /g;
+            substr($x, 0, 1) . $in . substr($x, -1);
+        } else {
+            $x =~ s/[^\n]/ /g;
+            $x;
+        }
+    }gse;
+    return $t;
+}
+
+# The position of the bracket that matches the one at $i (forwards).
+sub match_forward
+{
+    my ($s, $i, $open, $close) = @_;
+    my $depth = 0;
+    for (my $j = $i; $j < length $s; $j++) {
+        my $c = substr($s, $j, 1);
+        $depth++ if $c eq $open;
+        $depth-- if $c eq $close;
+        return $j if $depth == 0;
+    }
+    return -1;
+}
+
+sub translate
+{
+    my ($file, $shown) = @_;
+    open my $in, '<', $file or die "cu2sim: cannot open $file: $!\n";
+    local $/;
+    my $text = <$in>;
+    close $in;
+    $text .= "\n" unless $text =~ /\n\z/;
+    my $m = mask($text);
+    my @nl = (0);
+    while ($text =~ /\n/g) { push @nl, pos($text); }
+    my $line_of = sub {
+        my ($pos) = @_;
+        my ($lo, $hi) = (0, $#nl);
+        while ($lo < $hi) {
+            my $mid = int(($lo + $hi + 1) / 2);
+            if ($nl[$mid] <= $pos) { $lo = $mid; } else { $hi = $mid - 1; }
+        }
+        return $lo + 1;
+    };
+    my $bad = sub { fail($shown, $line_of->($_[0]), $_[1]); };
+    my @edits; # [start, end, replacement]
+
+    # ---- functions: kernels, device functions, their bodies ----------------
+    (my $an = $m) =~ s{__launch_bounds__\s*\([^()]*(?:\([^()]*\)[^()]*)*\)}{' ' x length $&}ge;
+    my (@device_ranges, @hd_ranges);
+    while ($an =~ /\b(__global__|__device__)\b/g) {
+        my ($kind, $at) = ($1, $-[0]);
+        my $after = pos($an);
+        my $seg = substr($an, $after, 4000);
+        next unless $seg =~ /^([^;{}()=]*?)\b(\w+)\s*(?:<[^;{}()]*>\s*)?\(/;
+        my ($name, $open) = ($2, $after + $+[0] - 1);
+        next if $name =~ /^(?:__\w+__|operator|if|for|while|switch|return|sizeof)$/;
+        my $close = match_forward($an, $open, '(', ')');
+        next if $close < 0;
+        my $head_start = $at;
+        $head_start-- while $head_start > 0 && substr($an, $head_start - 1, 1) !~ /[;{}]/;
+        my $head = substr($an, $head_start, $close - $head_start);
+        $is_kernel{$name} = 1 if $kind eq '__global__' || $head =~ /\b__global__\b/;
+        $template_kernel{$name} = 1 if $is_kernel{$name} && $head =~ /\btemplate\s*</;
+        # Parameters with default values: a launch may leave them out.
+        my $params = substr($an, $open + 1, $close - $open - 1);
+        1 while $params =~ s/\([^()]*\)|<[^<>]*>|\{[^{}]*\}/ /g;
+        $default_args{$name} = 1 if $is_kernel{$name} && $params =~ /(?<![=!<>])=(?!=)/;
+        my $rest = substr($an, $close + 1, 400);
+        next unless $rest =~ /^\s*(?:const\s*|noexcept\s*|->\s*[\w:<>\s*&]+)?\{/;
+        my $start = $close + 1 + $+[0] - 1;
+        my $end = match_forward($an, $start, '{', '}');
+        $end = length($an) - 1 if $end < 0;
+        $body{$name} .= substr($an, $start, $end - $start + 1);
+        $kernel_defs{$name}++ if $is_kernel{$name};
+        if ($head =~ /\b__host__\b/) { push @hd_ranges, [$start, $end]; }
+        else { push @device_ranges, [$start, $end]; }
+        pos($an) = $start + 1;
+    }
+    my $in_device = sub {
+        my ($pos) = @_;
+        for my $r (@device_ranges) { return 1 if $pos > $r->[0] && $pos < $r->[1]; }
+        return 0;
+    };
+    my $in_hd = sub {
+        my ($pos) = @_;
+        for my $r (@hd_ranges) { return 1 if $pos > $r->[0] && $pos < $r->[1]; }
+        return 0;
+    };
+
+    # ---- printf in device code: printed lane by lane, as a GPU prints it ----
+    while ($m =~ /(?<![\w.>:])(?:std\s*::\s*|::\s*)?printf\s*\(/g) {
+        my ($s, $e) = ($-[0], $+[0]);
+        next unless $in_device->($s) || $in_hd->($s);
+        push @edits, [$s, $e, 'cudasim_printf('];
+    }
+
+    # ---- what the simulator cannot run --------------------------------------
+    while ($m =~ /\b(asm|__asm__)\b\s*(?:volatile\s*|__volatile__\s*)?\(/g) {
+        $bad->($-[0], "inline PTX assembly (asm) cannot run on the CUDA simulator; write it in "
+                      . "CUDA C++") if $in_device->($-[0]);
+    }
+    while ($m =~ /\b(__shfl|__shfl_up|__shfl_down|__shfl_xor|__ballot|__any|__all)\s*\(/g) {
+        $bad->($-[0], "$1 without _sync was removed in CUDA 9 (nvcc refuses it for current "
+                      . "GPUs): use ${1}_sync(0xffffffff, ...)");
+    }
+    while ($m =~ /\b(cudaLaunchCooperativeKernel\w*|cudaLaunchCooperative\w*)/g) {
+        $bad->($-[0], "grid-wide synchronization (cooperative launch) is not "
+                      . "supported by the CUDA simulator: split the kernel in two launches");
+    }
+    my %libraries = (
+        'cub/'             => 'CUB',
+        'cufft'            => 'cuFFT',
+        'cusparse'         => 'cuSPARSE',
+        'cusolver'         => 'cuSOLVER',
+        'cudnn'            => 'cuDNN',
+        'mma.h'            => 'warp matrix functions (WMMA)',
+    );
+    my (@includes, %library_said);
+    INCLUDE: while ($text =~ /^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]/mg) {
+        my ($inc, $at) = ($2, $-[0]);
+        my ($found) = find_include(dirname($file), $inc, $1 eq '"');
+        push @includes, [$at, $inc, $found ? 1 : 0];
+        next if $found;
+        $includes[-1][2] = 1; # said here (unless no branch below says it)
+        if ($inc =~ m{(?:^|/)helper_\w+\.h$}) {
+            $bad->($at, "#include <$inc>: not found in the program's folder, INCLUDE or CPATH; the "
+                        . "CUDA samples' helpers are in their Common folder: make sim-run "
+                        . "CU=... INCLUDE=path/to/cuda-samples/Common");
+            next;
+        }
+        if ($inc =~ m{^cooperative_groups/}) {
+            $bad->($at, "#include <$inc>: this part of cooperative groups is not in the CUDA "
+                        . "simulator, which has <cooperative_groups.h> and "
+                        . "<cooperative_groups/reduce.h>") unless $library_said{'cg/'}++;
+            next;
+        }
+        if ($inc =~ m{^thrust/}) {
+            $bad->($at, "#include <$inc>: this part of Thrust is not in the CUDA simulator, whose "
+                        . "Thrust has device_vector, host_vector, device_ptr, the counting and "
+                        . "constant iterators, copy, fill, sequence, generate, transform, for_each, "
+                        . "reduce, transform_reduce, inner_product, count, min/max_element, "
+                        . "equal, is_sorted, the scans, the sorts and thrust::random's minstd engines and "
+                        . "uniform distributions") unless $library_said{'thrust/'}++;
+            next;
+        }
+        for my $k (sort keys %libraries) {
+            if (index($inc, $k) == 0 || $inc =~ m{(?:^|/)\Q$k\E}) {
+                $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
+                            . "which has the runtime API, cuBLAS, cuRAND (curand.h, "
+                            . "curand_kernel.h), Thrust, cooperative groups, cuda_fp16.h and "
+                            . "cuda_bf16.h") unless $library_said{$libraries{$k}}++;
+                next INCLUDE;
+            }
+        }
+        $includes[-1][2] = 0; # for cu2sim_refusals.pl to say
+    }
+    Cu2simRefusals::check($m, $bad, \@includes);
+
+    # The parts of the libraries it has that it does not have, by name.
+    my $curand = "its cuRAND has XORWOW (curandState) and Philox4_32_10 "
+               . "(curandStatePhilox4_32_10_t) with uniform, normal and log-normal numbers";
+    my %missing = (
+        'curandStateMRG32k3a'         => "cuRAND's MRG32k3a generator|$curand",
+        'curandStateMtgp32'           => "cuRAND's MTGP32 generator|$curand",
+        'curandStateSobol32'          => "cuRAND's Sobol generators|$curand",
+        'curandStateSobol64'          => "cuRAND's Sobol generators|$curand",
+        'curandStateScrambledSobol32' => "cuRAND's Sobol generators|$curand",
+        'curandStateScrambledSobol64' => "cuRAND's Sobol generators|$curand",
+        'curand_poisson'              => "cuRAND's Poisson distribution|$curand",
+        'curand_discrete'             => "cuRAND's discrete distributions|$curand",
+        'curandCreatePoissonDistribution' => "cuRAND's Poisson distribution|$curand",
+        'thrust::placeholders'        => "Thrust's placeholder expressions _1, _2|write a "
+                                         . "functor or a lambda instead",
+        'thrust::cuda::par'           => "Thrust's CUDA execution policy|use thrust::device",
+        'thrust::cuda::par_nosync'    => "Thrust's CUDA execution policy|use thrust::device",
+    );
+    my $missing_re = join '|', map { quotemeta } sort { length $b <=> length $a } keys %missing;
+    while ($m =~ /\b($missing_re)\w*/g) {
+        my ($what, $has) = split /\|/, $missing{$1};
+        $bad->($-[0], "$1 is not in the CUDA simulator ($what): $has");
+    }
+
+    # ---- launches ----------------------------------------------------------
+    while ($m =~ /<<</g) {
+        my $lt = $-[0];
+        my $gt = index($m, '>>>', $lt + 3);
+        if ($gt < 0) {
+            $bad->($lt, "a kernel launch <<< without its >>>");
+            last;
+        }
+        pos($m) = $gt + 3;
+        unless (substr($m, $gt + 3) =~ /^\s*\(/) {
+            $bad->($gt, "a kernel launch <<< ... >>> must be followed by the kernel's arguments "
+                        . "in parentheses");
+            next;
+        }
+        # The kernel: a name with ::, and template arguments in balanced < >.
+        my $j = $lt - 1;
+        $j-- while $j >= 0 && substr($m, $j, 1) =~ /\s/;
+        my $end = $j + 1;
+        my $templated = 0;
+        if ($j >= 0 && substr($m, $j, 1) eq '>') {
+            # Back to the matching <; a parenthesized part is passed whole,
+            # as its < and > compare (k<(N > 4) ? 8 : 4><<<...>>>).
+            my $depth = 0;
+            for (; $j >= 0; $j--) {
+                my $c = substr($m, $j, 1);
+                if ($c eq ')') {
+                    my $close = 0;
+                    for (; $j >= 0; $j--) {
+                        my $d = substr($m, $j, 1);
+                        $close++ if $d eq ')';
+                        $close-- if $d eq '(';
+                        last if $close == 0 || $d =~ /[;{}]/;
+                    }
+                    last if $j < 0 || substr($m, $j, 1) ne '(';
+                    next;
+                }
+                last if $c =~ /[;{}]/;
+                $depth++ if $c eq '>';
+                $depth-- if $c eq '<';
+                last if $depth == 0;
+            }
+            if ($j < 0 || substr($m, $j, 1) ne '<') {
+                $bad->($lt, "cannot tell which kernel this <<< >>> launches (its template "
+                            . "arguments do not balance)");
+                next;
+            }
+            $j--;
+            $j-- while $j >= 0 && substr($m, $j, 1) =~ /\s/;
+            $templated = 1;
+        }
+        $j-- while $j >= 0 && substr($m, $j, 1) =~ /[\w:]/;
+        my $start = $j + 1;
+        my $expr = substr($text, $start, $end - $start);
+        unless ($expr =~ /^(?:::)?(?:\w+::)*(\w+)/) {
+            $bad->($lt, "cannot tell which kernel this <<< >>> launches");
+            next;
+        }
+        my $base = $1;
+        if ($in_device->($lt)) {
+            $bad->($lt, "a kernel launch inside device code (dynamic parallelism) is not "
+                        . "supported by the CUDA simulator: launch $base from the host");
+            next;
+        }
+        (my $label = $expr) =~ s/\s+//g;
+        # A launch in a macro whose parameter is the kernel
+        # (#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)): which kernel
+        # is known only where the macro is used.
+        my $macro_param = 0;
+        {
+            my $ls = rindex($m, "\n", $lt) + 1;
+            while ($ls > 1 && substr($m, $ls - 2, 1) eq '\\') { $ls = rindex($m, "\n", $ls - 2) + 1; }
+            if (substr($m, $ls, $lt - $ls) =~ /^\s*#\s*define\s+\w+\(([^()]*)\)/) {
+                my %params = map { s/^\s+|\s+$//gr => 1 } split /,/, $1;
+                $macro_param = 1 if $params{$base} && $expr eq $base;
+            }
+        }
+        my $call;
+        my $lambda = "[](auto &&...cudasim_a) { $expr("
+                   . "static_cast<decltype(cudasim_a) &&>(cudasim_a)...); }, ";
+        if ($macro_param) {
+            $call = "cudasim::launch_deduced(#$base, $lambda";
+        } elsif (!$templated && ($template_kernel{$base} || ($kernel_defs{$base} || 0) > 1)) {
+            # Template arguments deduced from the call's arguments (or overloads).
+            $call = "cudasim::launch_deduced(\"$label\", $lambda";
+        } elsif (!$templated && $default_args{$base}) {
+            # Parameters left to their default values: the call supplies them.
+            $call = "cudasim::launch_deduced(\"$label\", reinterpret_cast<const void *>(&$expr), "
+                  . $lambda;
+        } else {
+            $call = "cudasim::launch(\"$label\", $expr, ";
+        }
+        push @edits, [$start, $lt + 3, $call], [$gt, $gt + 3, ')'];
+    }
+
+    # ---- __shared__ declarations -------------------------------------------
+    # Which braces hold code (function bodies and their blocks), to tell a
+    # declaration in a function from one at namespace scope.
+    my (@stack, %code_at);
+    my $last_stmt = 0;
+    my $code_depth = 0;
+    while ($m =~ /([{};])|\b__shared__\b/g) {
+        my $at = $-[0];
+        if (!defined $1) {
+            $code_at{$at} = $code_depth;
+            next;
+        }
+        if ($1 eq '{') {
+            my $before = substr($m, $last_stmt, $at - $last_stmt);
+            1 while $before =~ s/<[^<>]*>|\([^()]*\)/ /g; # template and parameter lists
+            my $code = $before !~ /\b(?:namespace|struct|class|union|enum)\b/
+                    && $before !~ /\bextern\s*"\s*"\s*$/;
+            $code = 1 if $code_depth > 0;
+            push @stack, $code;
+            $code_depth++ if $code;
+        } elsif ($1 eq '}') {
+            my $code = pop @stack;
+            $code_depth-- if $code;
+        }
+        $last_stmt = $at + 1;
+    }
+    while ($m =~ /\b__shared__\b/g) {
+        my $at = $-[0];
+        my $s = $at;
+        $s-- while $s > 0 && substr($m, $s - 1, 1) !~ /[;{}]/;
+        # Skip whole preprocessor lines (#pragma unroll, say) before the declaration.
+        my $prefix = substr($m, $s, $at - $s);
+        while ($prefix =~ /^(\s*#[^\n]*\n)/) {
+            $s += length $1;
+            $prefix = substr($m, $s, $at - $s);
+        }
+        $s++ while substr($m, $s, 1) =~ /\s/ && $s < $at;
+        $prefix = substr($m, $s, $at - $s);
+        my $semi = $at;
+        my $depth = 0;
+        for (; $semi < length $m; $semi++) {
+            my $c = substr($m, $semi, 1);
+            $depth++ if $c =~ /[(\[{]/;
+            $depth-- if $c =~ /[)\]}]/;
+            last if $c eq ';' && $depth == 0;
+        }
+        pos($m) = $semi + 1;
+        my $decl = substr($m, $s, $semi - $s);
+        my $newlines = ($decl =~ tr/\n//);
+        if (!$code_at{$at}) {
+            $bad->($at, "a __shared__ variable outside a function: the CUDA simulator needs it "
+                        . "declared inside the kernel (or __device__ function) that uses it");
+            next;
+        }
+        my $quals = $prefix . ' ' . substr($m, $at + 10, $semi - $at - 10);
+        my $extern = $quals =~ s/\bextern\b/ /g;
+        $quals =~ s/\bstatic\b/ /g;
+        my $align = '0';
+        while ($quals =~ s/\b__align__\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
+        # Qualifiers, or the type itself: `extern float __shared__ smem[];`
+        # is `extern __shared__ float smem[];` (the type stays in $quals).
+        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|__align__\s*\([^)]*\))\s*)*(?:(?>[\w:]+)(?:\s*<[\w\s:,*]*>)?[\s*]*)*$/) {
+            $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
+                        . "write it as `__shared__ TYPE NAME[SIZE];`");
+            next;
+        }
+        $quals =~ s/\s+/ /g;
+        $quals =~ s/^ | $//g;
+        # Split the declarators at commas outside brackets.
+        my @parts;
+        my ($cur, $d) = ('', 0);
+        for my $c (split //, $quals) {
+            $d++ if $c =~ /[(\[<]/;
+            $d-- if $c =~ /[)\]>]/;
+            if ($c eq ',' && $d == 0) { push @parts, $cur; $cur = ''; } else { $cur .= $c; }
+        }
+        push @parts, $cur;
+        my $first = shift @parts;
+        unless ($first =~ /^(.*?)\s*((?:\*\s*)*)\b(\w+)\s*((?:\[[^\]]*\]\s*)*)$/ && $1 ne '') {
+            $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
+                        . "write it as `__shared__ TYPE NAME[SIZE];`");
+            next;
+        }
+        my $type = $1;
+        my @decls = ([$2, $3, $4]);
+        my $ok = 1;
+        for my $p (@parts) {
+            if ($p =~ /^\s*((?:\*\s*)*)(\w+)\s*((?:\[[^\]]*\]\s*)*)$/) { push @decls, [$1, $2, $3]; }
+            else { $ok = 0; }
+        }
+        unless ($ok) {
+            $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
+                        . "declare one variable at a time");
+            next;
+        }
+        my $out = '';
+        for my $dcl (@decls) {
+            my ($stars, $name, $dims) = @$dcl;
+            $stars =~ s/\s+//g;
+            $dims =~ s/\s+$//;
+            if ($extern) {
+                unless ($dims =~ /^\[\s*\](.*)$/) {
+                    $bad->($at, "extern __shared__ $name must be an array of unknown size: "
+                                . "extern __shared__ TYPE $name" . "[];");
+                    next;
+                }
+                my $inner = $1;
+                if ($inner eq '') {
+                    $out .= "$type $stars*$name = ($type $stars*)cudasim_dynamic_shared(\"$name\", "
+                          . "sizeof($type $stars), __FILE__, __LINE__); ";
+                } else {
+                    $out .= "$type $stars(*$name)$inner = ($type $stars(*)$inner)"
+                          . "cudasim_dynamic_shared(\"$name\", sizeof($type $stars$inner), "
+                          . "__FILE__, __LINE__); ";
+                }
+            } else {
+                if ($dims =~ /\[\s*\]/) {
+                    $bad->($at, "__shared__ $name" . "[] needs a size (or extern, for dynamic "
+                                . "shared memory)");
+                    next;
+                }
+                $out .= "typedef $type $stars cudasim_st_$name$dims; "
+                      . "static cudasim::SharedSlot cudasim_ss_$name; "
+                      . "cudasim_st_$name &$name = cudasim::shared_var<cudasim_st_$name>("
+                      . "cudasim_ss_$name, $align, \"$name\", __FILE__, __LINE__);";
+            }
+        }
+        $out =~ s/ $//;
+        push @edits, [$s, $semi + 1, $out . ("\n" x $newlines)];
+    }
+
+    # ---- __device__, __constant__ and __managed__ variables: registered,
+    # between red zones where the declaration can be rewritten -------------
+    push @edits, Cu2simVariables::edits($m, $text);
+
+    # ---- local headers with CUDA in them -----------------------------------
+    # (the program's folder, -I folders and CPATH; never the simulator's own)
+    my $dir = dirname($file);
+    my $shown_dir = dirname($shown);
+    while ($text =~ /^([ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"][^\n]*)/mg) {
+        my ($whole, $inc, $at) = ($1, $3, $-[0]);
+        my ($f, $own) = find_include($dir, $inc, $2 eq '"');
+        next unless defined $f && !$own;
+        open my $h, '<', $f or next;
+        local $/;
+        my $t = <$h>;
+        close $h;
+        next unless mask($t) =~ /\b(?:__global__|__device__|__shared__|__constant__)\b|<<</;
+        my $real = realpath($f);
+        my $rel = File::Spec->catfile($dir, $inc) ne $f ? $f
+                : $shown_dir eq '.' ? $inc : File::Spec->catfile($shown_dir, $inc);
+        my $rep = '';
+        if (!$inlined{$real}++) {
+            my $sub = translate($f, $rel);
+            # pulled in once already (%inlined); in the main file g++ would warn
+            $sub =~ s/^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*//mg;
+            $rep = $sub . "\n#line " . ($line_of->($at) + 1) . ' "' . c_string($shown) . '"';
+        }
+        push @edits, [$at, $at + length $whole, $rep];
+    }
+
+    # ---- apply, last first -------------------------------------------------
+    my $out = $text;
+    for my $e (sort { $b->[0] <=> $a->[0] } @edits) {
+        substr($out, $e->[0], $e->[1] - $e->[0]) = $e->[2];
+    }
+    return '#line 1 "' . c_string($shown) . "\"\n" . $out;
+}
+
+# A file's name in a #line: a path may hold " and \ (and a newline), which a C string escapes.
+sub c_string
+{
+    (my $s = shift) =~ s/([\\"])/\\$1/g;
+    $s =~ s/\n/\\n/g;
+    return $s;
+}
+
+my $result = translate($path, $path);
+
+# Which kernels need fibers.
+my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync)\b/;
+# Cooperative groups' barriers and warp operations (a group's methods, or
+# anything of the namespace: taken to need fibers).
+my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b/;
+my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups ? 1 : 0) } keys %body;
+for (my $changed = 1; $changed;) {
+    $changed = 0;
+    for my $f (keys %body) {
+        next if $uses{$f};
+        for my $g (keys %body) {
+            if ($uses{$g} && $body{$f} =~ /\b\Q$g\E\s*[(<]/) { $uses{$f} = 1; $changed = 1; last; }
+        }
+    }
+}
+
+exit 1 if $errors;
+print $result;
+print "\n/* cu2sim: kernels of this file and whether they need fibers */\n";
+my $k = 0;
+for my $name (sort keys %is_kernel) {
+    next unless exists $body{$name};
+    printf "static const int cudasim_kernel_%d __attribute__((unused)) = "
+         . "cudasim_register_kernel(\"%s\", %d, CUDASIM_INSTRUMENTED);\n", $k++, $name, $uses{$name};
+}
