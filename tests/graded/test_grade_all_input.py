@@ -209,6 +209,8 @@ class TestGradebook(Input):
         with zipfile.ZipFile(z, "w") as zf:
             zf.writestr("ann lee_42_901_exercises.c", "score 1")
             zf.writestr("ann-lee_42_902_exercises.c", "score 2")
+            zf.writestr("bo_%s_903_exercises.c" % ("9" * 30), "score 3")  # a number too long
+            zf.writestr("cy_44_904_exercises-%s.c" % ("9" * 5000), "score 4")
         self.cls = z
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
@@ -218,7 +220,10 @@ class TestGradebook(Input):
         self.assertEqual(rc, 0, buf.getvalue())
         self.assertIn("graded as ann-lee_42-2, since ann-lee_42 is another submission's", buf.getvalue())
         rows = {r["student"]: r["score"] for r in csv.DictReader(io.StringIO(self.read("o", "summary.csv").decode()))}
-        self.assertEqual(rows, {"ann lee": "1", "ann-lee": "2"})
+        self.assertEqual(rows, {"ann lee": "1", "ann-lee": "2", "cy": "0"})
+        self.assertIn("ignored: bo_999999999999999999999999999999_903_exercises.c (not named as "
+                      "Canvas names files)", buf.getvalue())
+        self.assertIn("exercises-99999", self.read("o", "report.html").decode())
 
 
 def damaged(path, member, how):
@@ -315,6 +320,7 @@ class TestBadInput(Input):
                             (("--seed", "²"), ["GRADE_SEED=²: give a positive integer"]),
                             (("--seed", "٣"), ["GRADE_SEED=٣"]),
                             (("--seed", str(1 << 64)), ["GRADE_SEED=18446744073709551616"]),
+                            (("--seed", "9" * 5000), ["GRADE_SEED=9999", "... (5000 characters)"]),
                             (("--shard", "１/２"), ["SHARD=１/２: give K/N"])):
             self.refused(words, *more)
         self.assertEqual(self.graded(), [])

@@ -187,8 +187,8 @@ def save(path, data, what, replace_readonly=False, new=False):
     """Save data (bytes, or str written as UTF-8) at path, as the module's comment says.
     new=True: only where path does not exist; the new file is linked into place, so that
     one another process put there meanwhile stays; returns False when path existed."""
-    if isinstance(data, str):
-        data = data.encode("utf-8")
+    if isinstance(data, str):  # escaped text (shown.escape); a stray surrogate stays visible
+        data = data.encode("utf-8", "backslashreplace")
     old = None if new else _target(path, what, replace_readonly)
     fd, tmp = _new_temp(path, what)
     step = "writing"

@@ -37,9 +37,9 @@ from . import fileio, files, metadata, shown
 # that may be invisible or look like another) gets a generated one (generated_key()).
 KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@+-]{0,99}", re.ASCII)
 RESERVED = {"summary.csv", "gradebook.csv", "report.html", "report.png", "seed.txt"}  # OUT's own
-CANVAS_NAME = re.compile(r"(?P<who>[^_/]+?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)",
-                         re.ASCII)
-RESUBMITTED = re.compile(r"(?P<stem>.+?)(?:-(?P<n>\d+))?(?P<ext>\.[A-Za-z0-9]+)?", re.ASCII)
+CANVAS_NAME = re.compile(r"(?P<who>[^_/]+?)(?P<late>_LATE)?_(?P<uid>\d{1,20})_(?P<sid>\d{1,20})_"
+                         r"(?P<file>.+)", re.ASCII)
+RESUBMITTED = re.compile(r"(?P<stem>.+?)(?:-(?P<n>\d{1,9}))?(?P<ext>\.[A-Za-z0-9]+)?", re.ASCII)
 NESTED_ZIP_MAX = 64 << 20
 
 
@@ -263,8 +263,6 @@ def _folders(path, course):
                                    loose=course.single,
                                    notes=["graded from its folder %s" % root] if root else []))
     return Class("folders", subs, notes)
-
-
 
 
 # ---- Gradescope ----------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from . import fileio, files, shown
 GRADE_TIMEOUT = 3600  # seconds for one submission's make grade, its cases' own limits aside
 JOBS_MAX = 1024  # submissions graded at once, at most
 SEED_MAX = (1 << 64) - 1  # the grader reads GRADE_SEED as an unsigned 64-bit number
-DIGITS = re.compile(r"[0-9]+")  # str.isdigit() takes '²' and '٣', which int() refuses or reads
+DIGITS = re.compile(r"[0-9]{1,30}")  # isdigit() takes "²", which int() refuses; int() limits digits
 RECORD_MAX = 64 << 20  # bytes of a submission.json
 LOG_KEPT = 1 << 20  # the last bytes of a failed make grade's log kept in OUT/.failed/
 
