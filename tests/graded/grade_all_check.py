@@ -11,13 +11,14 @@ graded on Lessons 01 and 04:
      2/2, under a stand-in for sbatch), then make grade-report: the same files again;
   3. the grader's shared files untouched by all those make grade running at once;
   4. report.html in headless Chromium (tests/graded/check_report.py);
-  5. a class of bad input on Lesson 04 (odd names, links, a FIFO, a hard link, an
-     enormous file, nothing handed in, a loose file, files named like results, code that
-     reaches for another's results): each graded or refused with its line, and the one
-     good submission's results the same as when it is graded alone;
+  5. a class of bad input on Lesson 04 (odd names: a space, bytes that are not UTF-8, a
+     spreadsheet formula; links, a FIFO, a hard link, an enormous file, nothing handed in,
+     a loose file, files named like results, code that reaches for another's results):
+     each graded or refused with its line, the odd names graded from copies and shown
+     escaped, and the one good submission's results the same as when it is graded alone;
   6. a Gradescope export and a Canvas download (zips) graded into gradebook.csv.
 
-Before that, the unit tests of grade-all (test_grade_all_layouts.py, _run.py).
+Before that, the unit tests of grade-all (test_grade_all_layouts.py, _run.py, _input.py).
 
     python3 tests/graded/grade_all_check.py [--no-browser] [--keep]
 
@@ -38,6 +39,8 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from gradeall.layouts import generated_key  # noqa: E402
 WORK = "build/grade-all-check"
 SEED = "20261204"
 L01, L04 = "01_cpu_baseline/exercises.c", "04_callable_objects/exercises.c"
@@ -210,6 +213,11 @@ def bad_class(cls, out):
     good = read("solutions/" + L04)
     put(os.path.join(cls, "good", L04), good)
     put(os.path.join(cls, "Bad Name", L04), good)
+    put(os.path.join(cls, "=HYPERLINK(1)", L04), good)
+    odd = os.path.join(os.fsencode(os.path.join(REPO, cls)), b"n\xffo\x1b[2J", os.fsencode(L04))
+    os.makedirs(os.path.dirname(odd))
+    with open(odd, "w") as f:
+        f.write(good)
     os.symlink("good", os.path.join(REPO, cls, "linked"))
     os.makedirs(os.path.join(REPO, cls, "lnfile", "04_callable_objects"))
     os.symlink(os.path.join(REPO, "solutions", L04), os.path.join(REPO, cls, "lnfile", L04))
@@ -238,10 +246,19 @@ def check_bad_class(cls, out, alone):
     text, _ = grade_all(cls, out, "LESSON=04", "JOBS=2")
     for line in ("ignored: roster.csv is a regular file, not a submission folder",
                  "ignored: .DS_Store (hidden)",
-                 "linked: refused: linked is a symbolic link (to good)",
-                 "refused: the folder name 'Bad Name' has characters"):
+                 "linked: refused: linked is a symbolic link (to good)"):
         if line not in text:
             fail("bad input: no line %r in:\n%s" % (line, text))
+    if "\x1b" in text:
+        fail("bad input: a name's escape code reached the terminal:\n" + text)
+    odd = {n: generated_key(os.fsdecode(n)) for n in ("Bad Name", "=HYPERLINK(1)", b"n\xffo\x1b[2J")}
+    expect_scores(out, {k: ("70", "graded") for k in odd.values()})
+    got = summary(out)
+    for name, shown in (("Bad Name", "Bad Name"), ("=HYPERLINK(1)", "'=HYPERLINK(1)"),
+                        (b"n\xffo\x1b[2J", "n\\xffo\\x1b[2J")):
+        if got[odd[name]]["student"] != shown:
+            fail("bad input: %r shows as %r in summary.csv, not %r" % (
+                name, got[odd[name]]["student"], shown))
     expect_scores(out, {"good": ("70", "graded"), "loose": ("70", "graded"),
                         "nothing": ("0", "graded"), "lnfile": ("0", "graded"),
                         "huge": ("0", "graded"), "fifo": ("0", "graded"),
@@ -255,7 +272,7 @@ def check_bad_class(cls, out, alone):
         if w not in why[k]:
             fail("bad input: %s's lesson 04 should say %r, says %r" % (k, w, why[k]))
     report = read(os.path.join(out, "report.html"))
-    for w in ("is a FIFO", "not handed in", "has 2 names", "Bad Name"):
+    for w in ("is a FIFO", "not handed in", "has 2 names", "Bad Name", "n\\xffo\\x1b[2J"):
         if w not in report:
             fail("bad input: the report does not show %r" % w)
     # nothing any other submission holds or does changed the good one's results
@@ -304,7 +321,7 @@ def main():
     a = ap.parse_args()
     t_start = time.monotonic()
     step("grade-all's unit tests (a stand-in for make)")
-    for t in ("test_grade_all_layouts.py", "test_grade_all_run.py"):
+    for t in ("test_grade_all_layouts.py", "test_grade_all_run.py", "test_grade_all_input.py"):
         r = subprocess.run([sys.executable, os.path.join(HERE, t)], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:

@@ -104,7 +104,11 @@ class TestFolders(Case):
         self.assertIn("graded from its folder lessons/", subs["bob"].notes)
         self.assertRegex(subs["mallory"].refused, r"mallory is a symbolic link \(to .*solutions\)")
         odd = [s for k, s in subs.items() if k.startswith("Ann-Lee-")][0]
-        self.assertRegex(odd.refused, r"the folder name 'Ann Lee' has characters")
+        self.assertIsNone(odd.refused)  # graded from a copy under a name make takes
+        self.assertEqual(odd.people, [{"name": "Ann Lee", "id": "Ann Lee"}])
+        self.assertIn("graded from a copy under the name %s" % odd.key, odd.notes[0])
+        dest, notes = self.stage(odd)
+        self.assertEqual((files.state(dest, L01).split()[0], files.state(dest, L04)), ("file", "missing"))
         self.assertTrue(any("notes.txt is a regular file, not a submission folder" in n
                             for n in cls.notes))
         self.assertTrue(any(".git (hidden)" in n for n in cls.notes))

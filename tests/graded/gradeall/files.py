@@ -9,12 +9,22 @@ intake.c refuses it with its own words; what it cannot reproduce it names in a n
 """
 import errno
 import hashlib
+import lzma
 import os
 import stat
+import zipfile
+import zlib
+
+from . import shown
 
 FILE_MAX = 1 << 20  # intake.c's limit on an exercise file
 SPARSE_MAX = 1 << 40  # the largest size a refused file is reproduced at
 ENTRIES_MAX = 2000  # entries of one archive looked at
+
+# what reading a damaged or unusual archive raises: a bad CRC or header, a damaged stream,
+# a compression method or encryption zipfile lacks, a truncated member
+ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, lzma.LZMAError,
+              NotImplementedError, RuntimeError, EOFError, ValueError, OSError)
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -164,37 +174,78 @@ def _write_new(dest, rel, data=b"", size=None, link=None):
         os.close(fd)
 
 
-def take_file(src_dir, name, dest, rel):
-    """Reproduce file `name` of folder src_dir as rel under dest (a folder this run made):
-    a plain file is copied, a link stays a link, a file over FILE_MAX becomes a sparse file
-    of its size, so that intake.c refuses what it refuses. Returns None, or a note saying
-    why the file was not taken (a second name, a special file)."""
-    path = os.path.join(src_dir, name)
+def _take_at(fd, name, shown_name, dest, rel):
+    """take_file of the entry name of the folder open as fd (shown_name: in notes)."""
     try:
-        st = os.lstat(path)
+        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         if stat.S_ISLNK(st.st_mode):
-            _write_new(dest, rel, link=os.readlink(path))
+            _write_new(dest, rel, link=os.readlink(name, dir_fd=fd))
             return None
         if not stat.S_ISREG(st.st_mode):
             return "refused: %s is %s, not a regular file: hand in the file itself" % (
-                name, kind_of(st.st_mode))
+                shown_name, kind_of(st.st_mode))
         if st.st_nlink != 1:
             return ("refused: %s has %d names (a hard link): its other name may be any "
-                    "file, so the grader takes only a file of its own" % (name, st.st_nlink))
+                    "file, so the grader takes only a file of its own" % (shown_name, st.st_nlink))
         if st.st_size > FILE_MAX:
             _write_new(dest, rel, size=st.st_size)
             return None
-        f = os.open(path, _FILE)
+        f = os.open(name, _FILE, dir_fd=fd)
         try:
             if not stat.S_ISREG(os.fstat(f).st_mode):
-                return "refused: %s changed while it was read" % name
+                return "refused: %s changed while it was read" % shown_name
             data = _read_capped(f, FILE_MAX)
         finally:
             os.close(f)
         _write_new(dest, rel, data=data, size=st.st_size)
         return None
     except OSError as e:
-        return "refused: %s cannot be read (%s)" % (name, e.strerror)
+        return "refused: %s cannot be read (%s)" % (shown_name, e.strerror)
+
+
+def take_file(src_dir, name, dest, rel):
+    """Reproduce file `name` of folder src_dir as rel under dest (a folder this run made):
+    a plain file is copied, a link stays a link, a file over FILE_MAX becomes a sparse file
+    of its size, so that intake.c refuses what it refuses. Returns None, or a note saying
+    why the file was not taken (a second name, a special file)."""
+    try:
+        fd = os.open(src_dir, _DIR)
+    except OSError as e:
+        return "refused: %s cannot be read (%s)" % (shown.escape(name), e.strerror)
+    try:
+        return _take_at(fd, name, shown.escape(name), dest, rel)
+    finally:
+        os.close(fd)
+
+
+def take_path(root, rel, dest):
+    """Reproduce rel of the folder root as rel under dest, following no link on the way:
+    a folder on the way that is a link stays a link (intake.c refuses it), the file is
+    taken as take_file() takes it, a path that is missing is left missing. Returns None
+    or a note."""
+    parts = rel.split("/")
+    try:
+        fd = os.open(root, _DIR)
+    except OSError as e:
+        return "refused: %s cannot be read (%s)" % (shown.escape(rel), e.strerror)
+    try:
+        for i, part in enumerate(parts):
+            where = "/".join(parts[:i + 1])
+            try:
+                st = os.stat(part, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                return None
+            if i == len(parts) - 1 or stat.S_ISLNK(st.st_mode):
+                return _take_at(fd, part, shown.escape(where), dest, where)
+            if not stat.S_ISDIR(st.st_mode):
+                return None  # a file where a folder should be: nothing handed in there
+            nfd = os.open(part, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+    except OSError as e:
+        return "refused: %s cannot be read (%s)" % (shown.escape(rel), e.strerror)
+    finally:
+        os.close(fd)
 
 
 def safe_member(name):
@@ -238,18 +289,3 @@ def extract_member(zf, info, dest, rel):
     if not ok:
         return "ignored: %s (a part of its path is already a link or a file)" % info.filename
     return None
-
-
-def write_atomic(path, text):
-    """Write text to path through a temporary name in the same folder, flushed to disk,
-    then renamed into place: a reader sees the old file or the new one, never half."""
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)

@@ -12,20 +12,34 @@ In every layout a submission holds its lesson folders (01_cpu_baseline/exercises
 inside one folder of its own, or, for a class graded on one lesson (LESSON=NN), a loose
 exercises.c (and exercises.cu); a Canvas upload may also be a zip of those. A submission
 is graded from a folder: the student's own folder or Gradescope's, read by make grade's
-intake; or, for an archive and for Canvas's flat names, a folder this run lays out
-(files.py: links, oversized and special files reproduced or named, never followed).
+intake; or, for an archive, for Canvas's flat names and for a folder whose name make
+cannot take as it is, a folder this run lays out (files.py: links, oversized and special
+files reproduced or named, never followed).
+
+Each submission has a key, its folder under OUT: its folder's name where that is a plain
+ASCII name (KEY), else one generated from the name (a Canvas student's, a folder named
+"Ann Lee" or with bytes that are not UTF-8); a generated key that another submission's
+name, or one of OUT's own files, already holds is renamed, with a note (settle_keys()).
+A damaged archive, or a Gradescope metadata file that Gradescope would not write
+(metadata.py), is a LayoutError: one line, and nothing graded.
 """
 import io
 import os
 import re
 import stat
 import zipfile
+import zlib
 
-from . import files
+from . import fileio, files, metadata, shown
 
-SAFE_NAME = re.compile(r"[\w@+][\w.@+-]{0,99}")  # what make and a shell take as they are
-CANVAS_NAME = re.compile(r"(?P<who>[^_/]+?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)")
-RESUBMITTED = re.compile(r"(?P<stem>.+?)(?:-(?P<n>\d+))?(?P<ext>\.[A-Za-z0-9]+)?")
+# A key: a submission's folder under OUT, and its line's name. A name of this form is its
+# own key; any other (a space, a quote, a byte that is not UTF-8, a letter beyond ASCII
+# that may be invisible or look like another) gets a generated one (generated_key()).
+KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@+-]{0,99}", re.ASCII)
+RESERVED = {"summary.csv", "gradebook.csv", "report.html", "report.png", "seed.txt"}  # OUT's own
+CANVAS_NAME = re.compile(r"(?P<who>[^_/]+?)(?P<late>_LATE)?_(?P<uid>\d{1,20})_(?P<sid>\d{1,20})_"
+                         r"(?P<file>.+)", re.ASCII)
+RESUBMITTED = re.compile(r"(?P<stem>.+?)(?:-(?P<n>\d{1,9}))?(?P<ext>\.[A-Za-z0-9]+)?", re.ASCII)
 NESTED_ZIP_MAX = 64 << 20
 
 
@@ -79,8 +93,10 @@ class Submission:
     """One submission: its key (its folder under OUT, a safe name), the people it is for
     (name, id, email: what a gradebook matches), and where its files come from."""
 
-    def __init__(self, key, people, source=None, stage=None, loose=None, notes=(), refused=None):
+    def __init__(self, key, people, source=None, stage=None, loose=None, notes=(), refused=None,
+                 generated=False):
         self.key, self.people = key, people
+        self.generated = generated  # the key is made of a name, not the name itself
         self.source = source    # a folder make grade reads as STUDENT_DIR
         self.stage = stage      # or: lays the files out in a new folder, returns notes
         self.loose = loose      # the lesson of a loose exercises.c (intake.c --loose)
@@ -94,14 +110,42 @@ class Submission:
 
 class Class:
     def __init__(self, layout, submissions, notes):
-        self.layout, self.notes = layout, notes
+        self.layout, self.notes = layout, list(notes)
+        self.notes += settle_keys(submissions)
         self.submissions = sorted(submissions, key=lambda s: s.key)
+
+
+def settle_keys(subs):
+    """Give every submission a key of its own: a name that is its own key keeps it (unless
+    it is one of OUT's own files); a generated key, or a reserved name, taken by another is
+    renamed KEY-2, KEY-3, ... Returns a note for each renamed one (also in its own notes)."""
+    taken = {s.key for s in subs if not s.generated and s.key not in RESERVED}
+    notes = []
+    for s in sorted((s for s in subs if s.generated or s.key in RESERVED),
+                    key=lambda s: (s.key, [os.fsencode(p.get("name", "")) for p in s.people])):
+        key, n = s.key, 2
+        while key in taken or key in RESERVED:
+            key, n = "%s-%d" % (s.key, n), n + 1
+        if key != s.key:
+            why = "one of OUT's own files" if s.key in RESERVED else "another submission's"
+            note = "%s: graded as %s, since %s is %s" % (
+                shown.escape(s.name), key, s.key, why)
+            s.notes.append("graded as %s, since %s is %s" % (key, s.key, why))
+            notes.append(note)
+            s.key = key
+        taken.add(key)
+    return notes
 
 
 def slug(text):
     """A safe key made of a name: other characters become '-'."""
-    s = re.sub(r"[^A-Za-z0-9.@+-]", "-", text).strip("-.") or "x"
+    s = re.sub(r"[^A-Za-z0-9.@+-]", "-", text).lstrip("-.@+").rstrip("-.") or "x"
     return s[:60]
+
+
+def generated_key(name):
+    """The key of a name that is not one: its letters and digits, and a hash of all of it."""
+    return "%s-%08x" % (slug(name), zlib.crc32(os.fsencode(name)))
 
 
 def _pick_root(present, wanted, loose):
@@ -170,11 +214,23 @@ def _members(zf, prefix=""):
     return out, notes
 
 
-def _check_name(name):
-    if SAFE_NAME.fullmatch(name):
-        return None
-    return ("refused: the folder name %r has characters make and the shell cannot take as "
-            "they are; rename it with letters, digits and . _ - @ +" % name)
+def _stage_folder(full, course):
+    """A stage() that copies a folder's exercise files (files.take_path: no link followed):
+    a submission whose name is not a key is graded from that copy."""
+    def stage(dest):
+        root = _folder_root(full, course)
+        notes = ["graded from its folder %s" % shown.escape(root)] if root else []
+        for rel in course.graded_files() + course.loose_names():
+            note = files.take_path(os.path.join(full, root) if root else full, rel, dest)
+            if note:
+                notes.append(note)
+        return notes
+    return stage
+
+
+def _renamed(name, key):
+    return ("graded from a copy under the name %s: its folder's name %s is not one make and "
+            "the shell take as it is" % (key, shown.escape(name)))
 
 
 # ---- one folder per student ----------------------------------------------------------------
@@ -187,16 +243,20 @@ def _folders(path, course):
         if e.startswith(".") or e == "__MACOSX":
             notes.append("ignored: %s (hidden)" % e)
             continue
-        key = e if SAFE_NAME.fullmatch(e) else "%s-%08x" % (slug(e), _crc(e))
+        own = KEY.fullmatch(e) is not None
+        key = e if own else generated_key(e)
         person = [{"name": e, "id": e}]
         if stat.S_ISLNK(st.st_mode):
-            subs.append(Submission(key, person, refused="refused: %s is a symbolic link (to %s): "
-                                   "the grader copies files, never what a link points to; hand in "
-                                   "the folder itself" % (e, os.readlink(full))))
+            subs.append(Submission(key, person, generated=not own, refused=(
+                "refused: %s is a symbolic link (to %s): the grader copies files, never what a "
+                "link points to; hand in the folder itself" % (
+                    shown.escape(e), shown.escape(os.readlink(full))))))
         elif not stat.S_ISDIR(st.st_mode):
-            notes.append("ignored: %s is %s, not a submission folder" % (e, files.kind_of(st.st_mode)))
-        elif _check_name(e):
-            subs.append(Submission(key, person, refused=_check_name(e)))
+            notes.append("ignored: %s is %s, not a submission folder" % (
+                shown.escape(e), files.kind_of(st.st_mode)))
+        elif not own:
+            subs.append(Submission(key, person, stage=_stage_folder(full, course), loose=course.single,
+                                   notes=[_renamed(e, key)], generated=True))
         else:
             root = _folder_root(full, course)
             subs.append(Submission(key, person, source=os.path.join(full, root) if root else full,
@@ -205,74 +265,39 @@ def _folders(path, course):
     return Class("folders", subs, notes)
 
 
-def _crc(text):
-    import zlib
-    return zlib.crc32(text.encode("utf-8", "surrogateescape"))
-
-
 # ---- Gradescope ----------------------------------------------------------------------------
 
-def _yaml_load(text, where):
+def _meta(data, where):
     try:
-        import yaml
-    except ImportError:
-        raise LayoutError("%s: reading a Gradescope export needs PyYAML: sudo apt-get install "
-                          "python3-yaml" % where)
-
-    class Loader(yaml.SafeLoader):  # Ruby's tags (!ruby/object:...) read as plain values
-        pass
-
-    def plain(loader, suffix, node):
-        if isinstance(node, yaml.MappingNode):
-            return loader.construct_mapping(node, deep=True)
-        if isinstance(node, yaml.SequenceNode):
-            return loader.construct_sequence(node, deep=True)
-        return loader.construct_scalar(node)
-    Loader.add_multi_constructor("!", plain)
-    try:
-        data = yaml.load(text, Loader=Loader)
-    except yaml.YAMLError as e:
-        raise LayoutError("%s: not YAML Gradescope wrote (%s)" % (where, str(e).splitlines()[0]))
-    if not isinstance(data, dict):
-        raise LayoutError("%s: expected one entry per submission folder" % where)
-    return data
+        return metadata.load(data, where)
+    except metadata.MetadataError as e:
+        raise LayoutError(str(e))
 
 
-def _field(d, name):
-    """A field of Gradescope's yml, written by Ruby as :name: (or plain name:)."""
-    if not isinstance(d, dict):
-        return None
-    v = d.get(":" + name, d.get(name))
-    return None if v is None else v
-
-
-def _people(entry, folder):
-    people = []
-    for s in _field(entry, "submitters") or []:
-        name, sid, email = (_field(s, k) for k in ("name", "sid", "email"))
-        people.append({"name": str(name or email or sid or folder), "id": str(sid or email or ""),
-                       "email": str(email or "")})
-    return people or [{"name": folder, "id": "", "email": ""}]
-
-
-def _gradescope(meta, folders, course, source_of, stage_of):
-    """Submissions of a Gradescope export: meta (the yml's mapping), folders (the
-    submission folders the export holds)."""
-    subs, notes = [], []
+def _gradescope(meta, folders, course, source_of, stage_of, links=()):
+    """Submissions of a Gradescope export: meta ({folder: people} of the yml), folders (the
+    submission folders the export holds), links (those of them that are symbolic links)."""
+    subs = []
     for folder in sorted(set(meta) | set(folders)):
-        entry = meta.get(folder)
-        people = _people(entry, folder)
-        if not SAFE_NAME.fullmatch(folder):
-            subs.append(Submission(slug(folder), people, refused=_check_name(folder)))
-        elif folder not in folders:
-            subs.append(Submission(folder, people, refused="refused: the export has no folder "
-                                   "%s (submission_metadata.yml names it)" % folder))
+        people = meta.get(folder) or [{"name": folder, "id": "", "email": ""}]
+        own = KEY.fullmatch(folder) is not None
+        key = folder if own else generated_key(folder)
+        notes = [] if own else [_renamed(folder, key)]
+        if folder not in folders:
+            subs.append(Submission(key, people, generated=not own, refused=(
+                "refused: the export has no folder %s (submission_metadata.yml names it)" %
+                shown.escape(folder))))
+        elif folder in links and not own:
+            subs.append(Submission(key, people, generated=True, refused=(
+                "refused: %s is a symbolic link: the grader copies files, never what a link "
+                "points to" % shown.escape(folder))))
         else:
-            extra = [] if entry is not None else ["not in submission_metadata.yml"]
-            src, stage = source_of(folder), stage_of(folder)
-            subs.append(Submission(folder, people, source=src, stage=stage, loose=course.single,
-                                   notes=extra))
-    return Class("gradescope", subs, notes)
+            if folder not in meta:
+                notes.append("not in submission_metadata.yml")
+            src, stage = (source_of(folder), stage_of(folder)) if own else (None, stage_of(folder, True))
+            subs.append(Submission(key, people, source=src, stage=stage, loose=course.single,
+                                   notes=notes, generated=not own))
+    return Class("gradescope", subs, [])
 
 
 def _find_meta(path):
@@ -285,37 +310,49 @@ def _find_meta(path):
 
 
 def _gradescope_folder(top, course):
-    with open(os.path.join(top, "submission_metadata.yml"), encoding="utf-8", errors="replace") as f:
-        meta = _yaml_load(f.read(), os.path.join(top, "submission_metadata.yml"))
-    folders = {e for e in os.listdir(top)
-               if not e.startswith(".") and stat.S_ISDIR(os.lstat(os.path.join(top, e)).st_mode)}
+    where = os.path.join(top, "submission_metadata.yml")
+    try:
+        meta = _meta(fileio.read(where, "Gradescope export's metadata", metadata.META_MAX), where)
+    except fileio.FileError as e:
+        raise LayoutError(str(e))
+    kinds = {e: os.lstat(os.path.join(top, e)).st_mode for e in os.listdir(top)
+             if not e.startswith(".")}
+    folders = {e for e, m in kinds.items() if stat.S_ISDIR(m)}
     # a symbolic link where a submission's folder should be: refused by make grade's intake
-    folders |= {e for e in meta if os.path.islink(os.path.join(top, e))}
+    links = {e for e in meta if e in kinds and stat.S_ISLNK(kinds[e])}
 
     def source_of(folder):
         full = os.path.join(top, folder)
-        if os.path.islink(full):
+        if folder in links:
             return full
         root = _folder_root(full, course)
         return os.path.join(full, root) if root else full
-    return _gradescope(meta, folders, course, source_of, lambda folder: None)
+
+    def stage_of(folder, copy=False):
+        return _stage_folder(os.path.join(top, folder), course) if copy else None
+    return _gradescope(meta, folders | links, course, source_of, stage_of, links)
 
 
 def _gradescope_zip(path, zf, meta_name, course):
     prefix = meta_name[:-len("submission_metadata.yml")]
     with zf.open(meta_name) as f:
-        meta = _yaml_load(f.read(1 << 26).decode("utf-8", "replace"), path + ":" + meta_name)
+        data = f.read(metadata.META_MAX + 1)
+    if len(data) > metadata.META_MAX:
+        raise LayoutError("%s:%s: more than the %d bytes a submission_metadata.yml may have" % (
+            shown.escape(path), shown.escape(meta_name), metadata.META_MAX))
+    meta = _meta(data, path + ":" + meta_name)
     members, notes = _members(zf, prefix)
     by_folder = {}
     for info, rel in members:
         if "/" in rel:
             by_folder.setdefault(rel.split("/")[0], []).append((info, rel))
-    def stage_of(folder):
+
+    def stage_of(folder, copy=True):
         def stage(dest):
             own = [(i, r[len(folder) + 1:]) for i, r in by_folder[folder]]
             root = _pick_root({r for _, r in own}, course.graded_files(), course.loose_names())
             with zipfile.ZipFile(path) as z:
-                return (["graded from its folder %s" % root] if root else []) + \
+                return (["graded from its folder %s" % shown.escape(root)] if root else []) + \
                     _stage_members(z, own, root, course, dest)
         return stage
     cls = _gradescope(meta, set(by_folder), course, lambda folder: None, stage_of)
@@ -336,7 +373,8 @@ def _canvas(names, course, take, open_zip):
     for (who, uid), ms in sorted(people.items()):
         late = ["handed in late (Canvas marked it LATE)"] if any(m.group("late") for m in ms) else []
         subs.append(Submission("%s_%s" % (slug(who), uid), [{"name": who, "id": uid}],
-                               stage=_canvas_stage(ms, course, take, open_zip), notes=late))
+                               stage=_canvas_stage(ms, course, take, open_zip), notes=late,
+                               generated=True))
     return Class("canvas", subs, [])
 
 
@@ -394,12 +432,12 @@ def _canvas_folder(path, names, course):
         full = os.path.join(path, name)
         st = os.lstat(full)
         if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-            return "refused: %s is %s of its own, not a plain zip" % (name, files.kind_of(st.st_mode))
-        if st.st_size > NESTED_ZIP_MAX:
-            return "refused: %s is %d bytes, more than a submission's zip may have" % (name, st.st_size)
-        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as f:
-            return _open_nested(name, f.read(NESTED_ZIP_MAX + 1))
+            return "refused: %s is %s of its own, not a plain zip" % (
+                shown.escape(name), files.kind_of(st.st_mode))
+        try:
+            return _open_nested(name, fileio.read(full, "submission's zip", NESTED_ZIP_MAX))
+        except fileio.FileError as e:
+            return "refused: %s" % e
     take = lambda name, dest, rel: files.take_file(path, name, dest, rel)
     return _canvas(names, course, take, open_zip)
 
@@ -407,22 +445,29 @@ def _canvas_folder(path, names, course):
 def _open_nested(name, data):
     try:
         return zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        return "refused: %s is not a zip archive that can be read" % name
+    except files.ZIP_ERRORS as e:
+        return "refused: %s is not a zip archive that can be read (%s)" % (
+            shown.escape(name), shown.escape(str(e), 200))
 
 
 def _canvas_zip(path, names, course):
     def take(name, dest, rel):
         with zipfile.ZipFile(path) as z:
             return files.extract_member(z, z.getinfo(name), dest, rel)
+
     def open_zip(name):
         with zipfile.ZipFile(path) as z:
             info = z.getinfo(name)
             if info.file_size > NESTED_ZIP_MAX:
                 return "refused: %s is %d bytes, more than a submission's zip may have" % (
-                    name, info.file_size)
-            with z.open(info) as f:
-                return _open_nested(name, f.read(NESTED_ZIP_MAX + 1))
+                    shown.escape(name), info.file_size)
+            try:
+                with z.open(info) as f:
+                    data = f.read(NESTED_ZIP_MAX + 1)
+            except files.ZIP_ERRORS as e:
+                return "refused: %s cannot be read from the archive (%s)" % (
+                    shown.escape(name), shown.escape(str(e), 200))
+            return _open_nested(name, data)
     return _canvas(names, course, take, open_zip)
 
 
@@ -437,23 +482,11 @@ def discover(path, course):
         if not zipfile.is_zipfile(path):
             raise LayoutError("SUBMISSIONS=%s is a file but not a zip archive (a Gradescope or "
                               "Canvas export); give the folder of submissions instead" % path)
-        with zipfile.ZipFile(path) as zf:
-            metas = sorted((n for n in zf.namelist()
-                            if n.split("/")[-1] == "submission_metadata.yml" and n.count("/") <= 1),
-                           key=len)
-            if metas:
-                return _gradescope_zip(path, zf, metas[0], course)
-            members, notes = _members(zf)
-            names = [r for i, r in members if "/" not in r and not i.is_dir()]
-            canvas = [n for n in names if CANVAS_NAME.fullmatch(n)]
-            if not canvas:
-                raise LayoutError("SUBMISSIONS=%s: neither a Gradescope export (no "
-                                  "submission_metadata.yml) nor a Canvas download (no file named "
-                                  "NAME_USERID_SUBMISSIONID_FILE at its top)" % path)
-            cls = _canvas_zip(path, canvas, course)
-            cls.notes = notes + ["ignored: %s (not named as Canvas names files)" % n
-                                 for n in names if n not in canvas]
-            return cls
+        try:
+            return _zip_class(path, course)
+        except files.ZIP_ERRORS as e:
+            raise LayoutError("SUBMISSIONS=%s: a damaged zip archive (%s): download the export "
+                              "again" % (path, shown.escape(str(e) or type(e).__name__, 200)))
     if not os.path.isdir(path):
         raise LayoutError("SUBMISSIONS=%s is neither a folder nor a zip archive" % path)
     top = _find_meta(path)
@@ -467,6 +500,26 @@ def discover(path, course):
     if canvas and not folders:
         cls = _canvas_folder(path, canvas, course)
         cls.notes = ["ignored: %s (not named as Canvas names files)" % e for e in entries
-                     if e not in canvas and not e.startswith(".")]
+                     if e not in canvas and not e.startswith(".")] + cls.notes
         return cls
     return _folders(path, course)
+
+
+def _zip_class(path, course):
+    with zipfile.ZipFile(path) as zf:
+        metas = sorted((n for n in zf.namelist()
+                        if n.split("/")[-1] == "submission_metadata.yml" and n.count("/") <= 1),
+                       key=len)
+        if metas:
+            return _gradescope_zip(path, zf, metas[0], course)
+        members, notes = _members(zf)
+        names = [r for i, r in members if "/" not in r and not i.is_dir()]
+        canvas = [n for n in names if CANVAS_NAME.fullmatch(n)]
+        if not canvas:
+            raise LayoutError("SUBMISSIONS=%s: neither a Gradescope export (no "
+                              "submission_metadata.yml) nor a Canvas download (no file named "
+                              "NAME_USERID_SUBMISSIONID_FILE at its top)" % path)
+        cls = _canvas_zip(path, canvas, course)
+        cls.notes = notes + ["ignored: %s (not named as Canvas names files)" % n
+                             for n in names if n not in canvas] + cls.notes
+        return cls

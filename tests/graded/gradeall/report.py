@@ -7,14 +7,17 @@
                  every exercise, the most common first failure of each, the lessons not
                  graded and the cases that timed out, every student's points (sortable)
 
+Names are shown as shown.py writes them (one line, every character visible, bytes that
+are not UTF-8 as \\xNN), and a CSV cell that a spreadsheet would read as a formula (a
+name starting with =, +, -, @) starts with ' and is quoted. Each file is saved through
+fileio.save(): a new file renamed into place, a failed write an error.
+
 Everything is computed from the results alone, in the submissions' order, with no time
 or path of this run in it: the same results give the same files, byte for byte, whether
 they were graded in one run or in shards.
 """
 import base64
-import csv
 import html
-import io
 import os
 import re
 import shutil
@@ -24,11 +27,16 @@ import tempfile
 from collections import Counter
 from urllib.parse import quote
 
-from . import files
+from . import fileio, shown
 from .results import read_result
 from .run import UsageError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _h(text):
+    """Text for the page: every character visible (shown.escape), then HTML-escaped."""
+    return html.escape(shown.escape(text))
 
 
 class Row:
@@ -67,13 +75,12 @@ def _fmt(x):
 # ---- summary and gradebook -----------------------------------------------------------------
 
 def write_summary(out, rows):
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["student", "score", "max_score", "status", "submission"])
+    lines = [shown.csv_row(["student", "score", "max_score", "status", "submission"])]
     for r in rows:
         t = r.total()
-        w.writerow([r.sub.name, _fmt(t and t[0]), _fmt(t and t[1]), r.status, r.sub.key])
-    files.write_atomic(os.path.join(out, "summary.csv"), buf.getvalue())
+        lines.append(shown.csv_row([r.sub.name, _fmt(t and t[0]), _fmt(t and t[1]), r.status,
+                                    r.sub.key]))
+    fileio.save(os.path.join(out, "summary.csv"), "".join(lines), "class summary")
 
 
 def gradebook_columns(spec, lessons, has_email):
@@ -95,9 +102,7 @@ def gradebook_columns(spec, lessons, has_email):
 def write_gradebook(out, rows, lessons, spec):
     has_email = any(p.get("email") for r in rows for p in r.sub.people)
     cols = gradebook_columns(spec, lessons, has_email)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([name for _, name in cols])
+    lines = [shown.csv_row([name for _, name in cols])]
     for r in rows:
         t = r.total()
         for p in r.sub.people:
@@ -108,8 +113,8 @@ def write_gradebook(out, rows, lessons, spec):
                     vals[l] = _fmt(r.res["lessons"][l]["score"])
                 else:
                     vals[l] = "0" if r.status == "refused" else ""
-            w.writerow([vals[f] for f, _ in cols])
-    files.write_atomic(os.path.join(out, "gradebook.csv"), buf.getvalue())
+            lines.append(shown.csv_row([vals[f] for f, _ in cols]))
+    fileio.save(os.path.join(out, "gradebook.csv"), "".join(lines), "gradebook")
 
 
 # ---- figures -------------------------------------------------------------------------------
@@ -120,16 +125,18 @@ def _plot(script, data, title, tmp):
     if not gnuplot:
         return None
     datafile, outfile = os.path.join(tmp, script + ".dat"), os.path.join(tmp, script + ".png")
-    with open(datafile, "w") as f:
-        f.write(data)
+    fileio.save(datafile, data, "figure's data")
     q = lambda s: "'" + s.replace("'", "") + "'"
     r = subprocess.run([gnuplot, "-e", "datafile=%s; outfile=%s; title=%s" % (
         q(datafile), q(outfile), q(title)), os.path.join(HERE, script + ".gp")],
         capture_output=True, text=True, timeout=120)
     if r.returncode != 0 or not os.path.isfile(outfile):
         return None
-    with open(outfile, "rb") as f:
-        return "data:image/png;base64," + base64.b64encode(f.read()).decode()
+    try:
+        png = fileio.read(outfile, "figure", 64 << 20)
+    except fileio.FileError:
+        return None
+    return "data:image/png;base64," + base64.b64encode(png).decode()
 
 
 def _figure(fid, uri, alt, caption):
@@ -137,7 +144,7 @@ def _figure(fid, uri, alt, caption):
         return ('<p class="missing" id="%s">No figure: gnuplot is not installed (sudo apt-get '
                 'install gnuplot-nox); the table below has the numbers.</p>' % fid)
     return ('<figure id="%s"><img src="%s" alt="%s"><figcaption>%s</figcaption></figure>'
-            % (fid, uri, html.escape(alt), caption))
+            % (fid, uri, _h(alt), caption))
 
 
 # ---- the page ------------------------------------------------------------------------------
@@ -176,7 +183,7 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 def _table(head, rows, cls="", tid=""):
     out = ['<table%s%s><thead><tr>%s</tr></thead><tbody>' % (
         ' class="%s"' % cls if cls else "", ' id="%s"' % tid if tid else "",
-        "".join("<th>%s</th>" % html.escape(h) for h in head))]
+        "".join("<th>%s</th>" % _h(h) for h in head))]
     for r in rows:
         out.append("<tr>%s</tr>" % "".join(r))
     out.append("</tbody></table>")
@@ -184,7 +191,7 @@ def _table(head, rows, cls="", tid=""):
 
 
 def _td(text, num=None, raw=False):
-    body = text if raw else html.escape(str(text))
+    body = text if raw else _h(str(text))
     if num is None:
         return "<td>%s</td>" % body
     return '<td class="n" data-v="%s">%s</td>' % (num, body)
@@ -231,7 +238,7 @@ def build_html(rows, lessons, seed, layout, class_notes, figures=True):
              "<h1>Class report</h1>",
              "<p id=\"overview\">%d submissions (%s layout): %s. Lessons %s, %g points in all. "
              "Every submission was graded with the seed <code>GRADE_SEED=%d</code>.</p>" % (
-                 len(rows), html.escape(layout),
+                 len(rows), _h(layout),
                  ", ".join("%d %s" % (counts[s], s) for s in ("graded", "refused", "failed", "missing")
                            if counts[s]) or "none yet",
                  " ".join(lessons), top, seed)]
@@ -240,8 +247,8 @@ def build_html(rows, lessons, seed, layout, class_notes, figures=True):
         parts.append('<p class="warn" id="not-graded">Not graded yet (%d): %s. Run <code>make '
                      'grade-all</code> again (or the shards not finished), then <code>make '
                      'grade-report</code>.</p>' % (len(waiting), ", ".join(
-                         html.escape(r.sub.key) + (" (grading failed: see .failed/%s.log)" %
-                                                   html.escape(r.sub.key) if r.status == "failed" else "")
+                         _h(r.sub.key) + (" (grading failed: see .failed/%s.log)" %
+                                                   _h(r.sub.key) if r.status == "failed" else "")
                          for r in waiting)))
     tmp = tempfile.mkdtemp(prefix="grade-report-")
     try:
@@ -275,13 +282,13 @@ def build_html(rows, lessons, seed, layout, class_notes, figures=True):
             for e in exercises:
                 ranked = sorted(e["failures"].items(), key=lambda kv: (-kv[1], kv[0]))
                 common = "".join("<li>%d &times; <code>%s</code>%s</li>" % (
-                    n, html.escape(p), ' <details><summary>for example</summary><code>%s</code>'
-                    '</details>' % html.escape(e["example"][p]) if e["example"][p] != p else "")
+                    n, _h(p), ' <details><summary>for example</summary><code>%s</code>'
+                    '</details>' % _h(e["example"][p]) if e["example"][p] != p else "")
                     for p, n in ranked[:3])
                 if ranked[3:]:
                     common += "<li>%d other failures</li>" % sum(n for _, n in ranked[3:])
                 if e["not run"]:
-                    common += "<li>not run: %s</li>" % html.escape(", ".join(
+                    common += "<li>not run: %s</li>" % _h(", ".join(
                         "%d %s" % (n, w) for w, n in sorted(e["not run"].items())))
                 trs.append([_td(e["id"]), _td(e["function"]), _td(_fmt(e["max"]), e["max"]),
                             _td("%d of %d" % (e["passed"], e["graded"]),
@@ -311,8 +318,8 @@ def build_html(rows, lessons, seed, layout, class_notes, figures=True):
         trs = []
         for r in rows:
             t = r.total()
-            link = '<a href="%s/grade.txt">%s</a>' % (quote(r.sub.key), html.escape(r.sub.key)) \
-                if r.status == "graded" else html.escape(r.sub.key)
+            link = '<a href="%s/grade.txt">%s</a>' % (quote(r.sub.key), _h(r.sub.key)) \
+                if r.status == "graded" else _h(r.sub.key)
             cells = [_td(link, raw=True), _td(r.sub.name), _td(r.status)]
             for l in lessons:
                 v = r.res["lessons"].get(l) if r.status == "graded" else None
@@ -327,7 +334,7 @@ def build_html(rows, lessons, seed, layout, class_notes, figures=True):
                  ((r.res or {}).get("notes") or r.sub.notes)]
         if notes or class_notes:
             parts.append("<h2>Notes</h2><ul id=\"notes\">%s</ul>" % "".join(
-                "<li>%s</li>" % html.escape(("%s: %s" % n) if isinstance(n, tuple) else n)
+                "<li>%s</li>" % _h(("%s: %s" % n) if isinstance(n, tuple) else n)
                 for n in class_notes + notes))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -340,6 +347,6 @@ def write_all(out, cls, course, seed, columns):
     rows = collect(out, cls)
     write_summary(out, rows)
     write_gradebook(out, rows, course.lessons, columns)
-    files.write_atomic(os.path.join(out, "report.html"),
-                       build_html(rows, course.lessons, seed, cls.layout, cls.notes))
+    fileio.save(os.path.join(out, "report.html"),
+                build_html(rows, course.lessons, seed, cls.layout, cls.notes), "class report")
     return rows

@@ -5,18 +5,20 @@ import json
 import os
 import re
 
+from . import fileio
 from .run import read_record
 
 TIMED_OUT = "timed out after"
+LOG_READ = 1 << 20  # the first bytes of a compile log read for its first error
 
 
 def lesson_state(folder, lesson):
     """How lesson NN of a graded submission went: (state, first line of why)."""
     def read(name):
         try:
-            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
-                return f.read()
-        except OSError:
+            return fileio.read(os.path.join(folder, name), "compile log", LOG_READ,
+                               part="head").decode("utf-8", "replace")
+        except fileio.FileError:
             return None
     status, log = read("compile_%s.status" % lesson), read("compile_%s.log" % lesson) or ""
     if status is None:
@@ -46,8 +48,10 @@ def read_result(folder):
            "lessons": {}, "exercises": [], "timeouts": []}
     if rec["status"] != "graded":
         return res
-    with open(os.path.join(folder, "results.json"), encoding="utf-8") as f:
-        tests = json.load(f).get("tests", [])
+    try:
+        tests = json.loads(fileio.read(os.path.join(folder, "results.json"), "results")).get("tests", [])
+    except (fileio.FileError, ValueError, RecursionError, AttributeError):
+        return None
     states = {l: lesson_state(folder, l) for l in rec.get("lessons", [])}
     by_id = {}
     for t in tests:

@@ -19,6 +19,7 @@ them until it ends.
 """
 import concurrent.futures
 import contextlib
+import errno
 import fcntl
 import glob
 import hashlib
@@ -33,9 +34,14 @@ import subprocess
 import threading
 import time
 
-from . import files
+from . import fileio, files, shown
 
 GRADE_TIMEOUT = 3600  # seconds for one submission's make grade, its cases' own limits aside
+JOBS_MAX = 1024  # submissions graded at once, at most
+SEED_MAX = (1 << 64) - 1  # the grader reads GRADE_SEED as an unsigned 64-bit number
+DIGITS = re.compile(r"[0-9]{1,30}")  # isdigit() takes "²", which int() refuses; int() limits digits
+RECORD_MAX = 64 << 20  # bytes of a submission.json
+LOG_KEPT = 1 << 20  # the last bytes of a failed make grade's log kept in OUT/.failed/
 
 
 class UsageError(Exception):
@@ -47,10 +53,10 @@ def parse_shard(text):
     text = (text or "").strip()
     if not text:
         return None
-    m = re.fullmatch(r"(\d+)/(\d+)", text)
+    m = re.fullmatch(r"([0-9]{1,9})/([0-9]{1,9})", text)
     if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
         raise UsageError("SHARD=%s: give K/N with 1 <= K <= N, e.g. SHARD=2/8 for the second "
-                         "of eight shares" % text)
+                         "of eight shares" % shown.escape(text, 40))
     return int(m.group(1)), int(m.group(2))
 
 
@@ -59,9 +65,9 @@ def parse_jobs(text):
     text = (text or "").strip()
     if not text:
         return max(1, len(os.sched_getaffinity(0)))
-    if not text.isdigit() or int(text) < 1:
-        raise UsageError("JOBS=%s: give the number of submissions to grade at once, e.g. JOBS=4"
-                         % text)
+    if not DIGITS.fullmatch(text) or not 1 <= int(text) <= JOBS_MAX:
+        raise UsageError("JOBS=%s: give the number of submissions to grade at once, 1 to %d, "
+                         "e.g. JOBS=4" % (shown.escape(text, 40), JOBS_MAX))
     return int(text)
 
 
@@ -78,37 +84,35 @@ def class_seed(out, given=None):
     path = os.path.join(out, "seed.txt")
     given = (given or "").strip()
     if given:
-        if not given.isdigit() or int(given) == 0:
-            raise UsageError("GRADE_SEED=%s: give a positive integer" % given)
-        files.write_atomic(path, given + "\n")
-        return int(given)
+        seed = parse_seed(given, "GRADE_SEED=%s" % shown.escape(given, 40))
+        fileio.save(path, "%d\n" % seed, "class's seed")
+        return seed
     for _ in range(2):
         try:
-            with open(path) as f:
-                text = f.read().strip()
-            if text.isdigit() and int(text) > 0:
-                return int(text)
-            raise UsageError("%s holds %r, not a seed: delete it to draw a new one" % (path, text))
-        except FileNotFoundError:
-            tmp = "%s.new-%s-%d" % (path, socket.gethostname(), os.getpid())
-            with open(tmp, "w") as f:
-                f.write("%d\n" % (secrets.randbits(63) or 1))
-            try:
-                os.link(tmp, path)  # fails if another run made it first: then theirs
-            except FileExistsError:
-                pass
-            finally:
-                os.unlink(tmp)
+            text = fileio.read_text(path, "class's seed", 4096).strip()
+            return parse_seed(text, "%s holds %s" % (path, shown.escape(repr(text), 60)),
+                              " (or delete it to draw a new one)")
+        except fileio.FileError as e:
+            if e.errno != errno.ENOENT:
+                raise
+            # a new seed, linked into place: where another run made one first, it is theirs
+            fileio.save(path, "%d\n" % (secrets.randbits(63) or 1), "class's seed", new=True)
     raise UsageError("%s: cannot be read" % path)
+
+
+def parse_seed(text, what, fix=""):
+    """A seed's text as a number, 1 to SEED_MAX, in ASCII digits."""
+    if not DIGITS.fullmatch(text) or not 1 <= int(text) <= SEED_MAX:
+        raise UsageError("%s: give a positive integer of at most %d%s" % (what, SEED_MAX, fix))
+    return int(text)
 
 
 def _digest_files(paths, base):
     h = hashlib.sha256()
     for p in sorted(set(paths)):
         try:
-            with open(p, "rb") as f:
-                d = hashlib.sha256(f.read()).hexdigest()
-        except OSError:
+            d = hashlib.sha256(fileio.read(p, "grader's file", follow=True)).hexdigest()
+        except fileio.FileError:
             d = "missing"
         h.update(("%s %s\n" % (os.path.relpath(p, base), d)).encode())
     return h
@@ -142,9 +146,9 @@ def grader_fingerprint(repo, build):
 def read_record(folder):
     """OUT/KEY/submission.json when it describes a complete result, else None."""
     try:
-        with open(os.path.join(folder, "submission.json"), encoding="utf-8") as f:
-            rec = json.load(f)
-    except (OSError, ValueError):
+        rec = json.loads(fileio.read(os.path.join(folder, "submission.json"), "submission's record",
+                                     RECORD_MAX))
+    except (fileio.FileError, ValueError, RecursionError):
         return None
     if not isinstance(rec, dict) or rec.get("status") not in ("graded", "refused") or \
             not isinstance(rec.get("hash"), str):
@@ -152,6 +156,13 @@ def read_record(folder):
     if rec["status"] == "graded" and not os.path.isfile(os.path.join(folder, "results.json")):
         return None
     return rec
+
+
+def _score(folder):
+    """(score, max) of make grade's score.txt in folder."""
+    text = fileio.read(os.path.join(folder, "score.txt"), "score", 4096).decode("ascii", "replace")
+    score, top = (float(x) for x in text.split()[:2])
+    return score, top
 
 
 class Outcome:
@@ -184,7 +195,7 @@ class ClassGrader:
         self.mutex = threading.Lock()
         self.serial = 0
         for d in (".tmp", ".trash", ".locks", ".failed"):
-            os.makedirs(os.path.join(out, d), exist_ok=True)
+            fileio.folder(os.path.join(out, d), "folder of grade-all's own")
 
     # ---- one submission ------------------------------------------------------------------
 
@@ -206,8 +217,8 @@ class ClassGrader:
     @staticmethod
     def _try_lock(path):
         """An open file holding an exclusive flock of path, or None when another holds it."""
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        f = open(path, "a")
+        fileio.folder(os.path.dirname(path), "folder of locks")
+        f = fileio.open_lock(path)
         try:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             return f
@@ -228,7 +239,9 @@ class ClassGrader:
                         glob.glob(os.path.join(self.out, ".trash", sub.key + "~*")):
                     shutil.rmtree(stale, ignore_errors=True)
                 return self._grade_locked(sub, held, [lock.fileno()])
-            except Exception as e:  # a harness problem: this submission fails, the class goes on
+            except fileio.FileError as e:  # a full disk, ...: this submission fails, the class goes on
+                return Outcome(sub, "failed", why=str(e))
+            except Exception as e:  # a harness problem: the same
                 return Outcome(sub, "failed", why="%s: %s" % (type(e).__name__, e))
 
     def _grade_locked(self, sub, held, locks):
@@ -269,12 +282,11 @@ class ClassGrader:
                 if why:
                     self._keep_log(sub.key, tmp)
                     return Outcome(sub, "failed", seconds=time.monotonic() - t0, why=why)
-                with open(os.path.join(tmp, "score.txt")) as f:
-                    score, top = (float(x) for x in f.read().split()[:2])
+                score, top = _score(tmp)
                 record.update(status="graded", score=score, max_score=top, source=source)
             record["seconds"] = round(time.monotonic() - t0, 1)
-            files.write_atomic(os.path.join(tmp, "submission.json"),
-                               json.dumps(record, indent=1, sort_keys=True) + "\n")
+            fileio.save(os.path.join(tmp, "submission.json"),
+                        json.dumps(record, indent=1, sort_keys=True) + "\n", "submission's record")
             self._commit(tmp, dest, sub.key)
             return Outcome(sub, record["status"], record, record["seconds"])
         finally:
@@ -287,7 +299,7 @@ class ClassGrader:
                                  "GRADE_HIDE_ALSO=" + " ".join(self.hide)]
         if sub.loose:
             cmd.append("GRADE_INTAKE_OPTS=--loose " + sub.loose)
-        with open(os.path.join(tmp, "grade.txt"), "wb") as log:
+        with open(os.path.join(tmp, "grade.txt"), "xb") as log:  # a new file in a new folder
             p = subprocess.Popen(cmd, cwd=self.repo, stdin=subprocess.DEVNULL, stdout=log,
                                  stderr=subprocess.STDOUT, env=make_environment(self.seed),
                                  start_new_session=True, pass_fds=tuple(locks))
@@ -308,21 +320,20 @@ class ClassGrader:
         if rc != 0:
             return "make grade ended with status %d" % rc
         try:
-            with open(os.path.join(tmp, "results.json"), encoding="utf-8") as f:
-                res = json.load(f)
-            with open(os.path.join(tmp, "score.txt")) as f:
-                float(f.read().split()[1])
+            res = json.loads(fileio.read(os.path.join(tmp, "results.json"), "results"))
+            _score(tmp)
             if not isinstance(res.get("tests"), list) or not res["tests"]:
                 return "make grade wrote no graded case"
-        except (OSError, ValueError, IndexError, AttributeError) as e:
+        except (fileio.FileError, ValueError, IndexError, AttributeError, RecursionError) as e:
             return "make grade left no complete results.json and score.txt (%s)" % type(e).__name__
         return ""
 
     def _keep_log(self, key, tmp):
+        """OUT/.failed/KEY.log: the end of make grade's output, where it says what failed."""
         try:
-            with open(os.path.join(tmp, "grade.txt"), encoding="utf-8", errors="replace") as f:
-                files.write_atomic(os.path.join(self.out, ".failed", key + ".log"), f.read())
-        except OSError:
+            log = fileio.read(os.path.join(tmp, "grade.txt"), "log", LOG_KEPT, part="tail")
+            fileio.save(os.path.join(self.out, ".failed", key + ".log"), log, "log")
+        except fileio.FileError:
             pass
 
     def _commit(self, tmp, dest, key):
