@@ -79,7 +79,7 @@ int linear_backward(const float *restrict x, const float *restrict w, const floa
 }
 
 /* ex01.4 ReLU forward ----------------------------------------------------------
- * TODO(ex01.4): y[i] = max(x[i], 0) for i in 0..n-1. About 2 lines.
+ * TODO(ex01.4): y[i] = max(x[i], 0) for (i = 0; i < n; i++). About 2 lines.
  */
 int relu_forward(const float *restrict x, float *restrict y, int64_t n)
 {
@@ -100,7 +100,8 @@ int relu_backward(const float *restrict y, const float *restrict dy, float *rest
 
 /* ex01.6 Cross-entropy forward -------------------------------------------------
  * TODO(ex01.6): softmax of each row into probs, and the mean over rows of
- * logsumexp(row) - row[target]. Row i is z(i, 0..c-1) = logits[i + j * n].
+ * logsumexp(row) - row[target]. Row i is z(i, j) = logits[i + j * n] for
+ * (j = 0; j < c; j++).
  * Hint: subtract the row's maximum m before exp (exp(1000) is inf);
  * logsumexp = m + log(sum exp(z - m)). Sum the loss in double. About 20 lines.
  */
@@ -124,7 +125,7 @@ int cross_entropy_backward(const float *restrict probs, const int32_t *restrict 
 }
 
 /* ex01.8 SGD step ----------------------------------------------------------------
- * TODO(ex01.8): param[i] -= lr * grad[i] for i in 0..n-1. About 2 lines.
+ * TODO(ex01.8): param[i] -= lr * grad[i] for (i = 0; i < n; i++). About 2 lines.
  */
 int sgd_step(float *restrict param, const float *restrict grad, int64_t n, float lr)
 {
