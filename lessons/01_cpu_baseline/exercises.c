@@ -13,23 +13,22 @@
  *   make hint EX=01.2             a longer hint for one exercise
  *   make lesson37 PART=1 IMPL=lessons    watch your code train Iris
  *
- * The shapes and formulas are in lib/train/data.h, lib/nn/layers.h, lib/nn/loss.h and
- * lib/nn/optim.h, next to each declaration.
+ * The shapes and formulas are next to each declaration: lib/train/data.h (01.1)
+ * and lib/device/cpu_kernels.h (01.2 to 01.8), the CPU's kernels that lib's
+ * layers, loss and optimizer call.
  */
 #include <math.h>
 
-#include "lib/train/data.h"
 #include "lib/core/err.h"
-#include "lib/nn/layers.h"
-#include "lib/nn/loss.h"
-#include "lib/nn/optim.h"
+#include "lib/device/cpu_kernels.h"
+#include "lib/train/data.h"
 
 #define HERE "lessons/01_cpu_baseline/exercises.c"
 
 /* ex01.1 MinMax scaling (two functions) --------------------------------------
  * TODO(ex01.1): minmax_fit: the smallest and largest value of each feature.
- * Hint: feature j is x[j * n] .. x[j * n + n - 1]; start from its first
- * value, then walk the others. About 10 lines.
+ * Hint: feature j is x[j * n + i] for (i = 0; i < n; i++); start from its
+ * first value, then walk the others. About 10 lines.
  */
 int minmax_fit(const float *restrict x, int64_t n, int64_t d, float *restrict data_min,
                float *restrict data_max)
