@@ -61,6 +61,9 @@ void report(const char *fmt, ...)
     g_report = site + g_report_context + text;
     FILE *out = g_report_stream == (FILE *)1 ? stderr : g_report_stream;
     if (out) {
+        /* What the program printed before comes first, also where both streams go to one
+         * file (stdout is then buffered, stderr not). */
+        if (out != stdout) fflush(stdout);
         fprintf(out, "cudasim: %s\n", g_report.c_str());
         fflush(out);
     }
