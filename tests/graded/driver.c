@@ -408,6 +408,11 @@ int main(int argc, char **argv)
         printf("%s%s sandbox: %s%s\n", unsandboxed ? c_red() : "",
                same ? "Student code ran in its" : lessons[l], sandbox[l], c_off());
     }
+    /* The function column fits the longest name of any lesson (dist_broadcast_parameters),
+     * so that every table's columns line up. */
+    int fw = 24;
+    for (int i = 0; i < n_cases; i++)
+        if ((int)strlen(cases[i].function) > fw) fw = (int)strlen(cases[i].function);
     for (int l = 0; l < n_lessons; l++) {
         double score = 0, max = 0;
         printf("\n%sLesson %s%s", c_bold(), lessons[l], c_off());
@@ -425,7 +430,7 @@ int main(int argc, char **argv)
                 p = end ? end + 1 : p + len;
             }
         }
-        printf("  %-5s %-24s %7s  %s\n", "ex", "function", "points", "result");
+        printf("  %-5s %-*s %7s  %s\n", "ex", fw, "function", "points", "result");
         for (int i = first_case[l]; i < first_case[l] + count[l];) {
             /* One row per exercise: the sum of its cases and its first failure. */
             int j = i;
@@ -441,18 +446,18 @@ int main(int argc, char **argv)
             char pts[32];
             snprintf(pts, sizeof pts, "%g/%g", s, m);
             if (!fail)
-                printf("  %-5s %-24s %7s  %s%s%s\n", cases[i].exercise, cases[i].function, pts,
+                printf("  %-5s %-*s %7s  %s%s%s\n", cases[i].exercise, fw, cases[i].function, pts,
                        c_green(), j - i == 1 ? "passes its check" : "passes all its checks",
                        c_off());
             else if (compiled[l] && strstr(fail->message, "not written yet"))
-                printf("  %-5s %-24s %7s  %snot written yet%s\n", cases[i].exercise,
+                printf("  %-5s %-*s %7s  %snot written yet%s\n", cases[i].exercise, fw,
                        cases[i].function, pts, c_red(), c_off());
             else if (compiled[l]) {
-                printf("  %-5s %-24s %7s  %sfails: %s%s\n", cases[i].exercise, cases[i].function,
-                       pts, c_red(), fail->checks, c_off());
+                printf("  %-5s %-*s %7s  %sfails: %s%s\n", cases[i].exercise, fw,
+                       cases[i].function, pts, c_red(), fail->checks, c_off());
                 print_wrapped(fail->message, 8, 100, 600);
             } else
-                printf("  %-5s %-24s %7s  %s-%s\n", cases[i].exercise, cases[i].function, pts,
+                printf("  %-5s %-*s %7s  %s-%s\n", cases[i].exercise, fw, cases[i].function, pts,
                        c_red(), c_off());
             if (fail && !next && strchr(cases[i].exercise, '.')) next = fail;
             score += s;
