@@ -77,6 +77,26 @@ static const char *c_off(void)
     return color ? "\033[0m" : "";
 }
 
+/* Replace every `from` in text (of size bytes) with `to`, cutting the end if it grows past. */
+static void replace_all(char *text, size_t size, const char *from, const char *to)
+{
+    char out[4096];
+    size_t o = 0, nf = strlen(from), nt = strlen(to);
+    for (const char *p = text; *p && o < sizeof out - 1;) {
+        if (strncmp(p, from, nf) == 0 && o + nt < sizeof out - 1) {
+            memcpy(out + o, to, nt);
+            o += nt;
+            p += nf;
+        } else {
+            out[o++] = *p++;
+        }
+    }
+    out[o] = '\0';
+    size_t n = o < size - 1 ? o : size - 1;
+    memcpy(text, out, n);
+    text[n] = '\0';
+}
+
 /* Copy src into dst, cutting it short if it does not fit. */
 static void copy_text(char *dst, size_t size, const char *src)
 {
@@ -385,11 +405,18 @@ int main(int argc, char **argv)
     /* Tables. */
     double total = 0, max_total = 0;
     const Case *next = NULL;
-    /* The graders name lessons/NN_name/exercises.c; say where the file really is. */
+    /* The graders name lessons/NN_name/exercises.c; say where the file really is, in the
+     * case's file and where its message names a file of that lesson folder (the line of a
+     * kernel's fault, say). */
     for (int i = 0; i < n_cases; i++)
         if (strncmp(cases[i].file, "lessons/", 8) == 0) {
-            char where[256];
+            char where[256], folder[256], moved[512];
             snprintf(where, sizeof where, "%s/%.200s", files, cases[i].file + 8);
+            const char *slash = strrchr(cases[i].file, '/');
+            snprintf(folder, sizeof folder, "%.*s/", (int)(slash - cases[i].file), cases[i].file);
+            snprintf(moved, sizeof moved, "%s/%s", files, folder + 8);
+            if (strcmp(folder, moved) != 0) replace_all(cases[i].message, sizeof cases[i].message,
+                                                        folder, moved);
             copy_text(cases[i].file, sizeof cases[i].file, where);
         }
     printf("\n%sGrading%s the exercises in %s/ (%s)\n", c_bold(), c_off(), files,
@@ -455,7 +482,7 @@ int main(int argc, char **argv)
             else if (compiled[l]) {
                 printf("  %-5s %-*s %7s  %sfails: %s%s\n", cases[i].exercise, fw,
                        cases[i].function, pts, c_red(), fail->checks, c_off());
-                print_wrapped(fail->message, 8, 100, 600);
+                print_wrapped(fail->message, 8, 100, 900);
             } else
                 printf("  %-5s %-*s %7s  %s-%s\n", cases[i].exercise, fw, cases[i].function, pts,
                        c_red(), c_off());
