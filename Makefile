@@ -379,6 +379,7 @@ GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/pr
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
 GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
+              $(BUILD)/obj/tests/graded/code_lines.o \
               $(BUILD)/obj/tests/graded/sandbox_os.o $(BUILD)/obj/tests/common/fixture.o \
               $(BUILD)/obj/lib/core/err.o $(BUILD)/obj/lib/core/fileio.o
 SECCOMP_LIBS := $(or $(shell pkg-config --libs libseccomp 2>/dev/null),-lseccomp)
@@ -475,7 +476,7 @@ GPU_TESTS  := $(BUILD)/tests/gpu_tests
 
 # ---- entry points -------------------------------------------------------
 .PHONY: help deps deps-grade deps-docs build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
-        docs fixtures clean gpu-status grade grader hint grade-all grader-package demos \
+        docs fixtures clean gpu-status grade grader hint try grade-all grader-package demos \
         $(DEMOS:%=demo-%) docs-check sim-run test-conformance FORCE
 
 help:
@@ -493,6 +494,7 @@ help:
 	@echo "  make fuzz                libFuzzer on the three parsers, FUZZ_TIME=60 seconds each (needs clang)"
 	@echo "  make grade               grade your exercises (LESSON=01 for one; IMPL=solutions: the answers)"
 	@echo "  make hint EX=01.3        a longer hint for one exercise"
+	@echo "  make try EX=02.4         your exercise 02.4 at work in its lesson, with the answers for the others"
 	@echo "  make grade-all SUBMISSIONS=DIR   grade a class (JOBS=N, SHARD=K/N, OUT=DIR; a folder, Gradescope or Canvas export)"
 	@echo "  make grade-report SUBMISSIONS=DIR   summary.csv, gradebook.csv and report.html of what is graded"
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
@@ -576,8 +578,11 @@ build: $(call LESSON37,solutions) $(call LESSON37,lessons) $(UNIT_BIN) $(BENCH_B
        $(GRADE_DRIVER) $(GRADE_JUDGES) $(GRADED:%=$(BUILD)/grade/run%) $(GRADED:%=$(BUILD)/grade/run%-full) \
        $(GRADED:%=$(call grade_so_dir,solutions)/%.so) $(GRADED:%=$(BUILD)/grade/reference/run%)
 
+# A run that stops at an exercise not written yet (lesson37's status 3) ends with the line
+# that names it: make succeeds, so that it adds no "Error" line of its own after it.
 lesson37: deps gpu-status $(call LESSON37,$(IMPL))
-	@$(SIM_RES) $(SIM_ENV) $(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS)
+	@$(SIM_RES) $(SIM_ENV) $(call LESSON37,$(IMPL)) $(if $(PART),--part $(PART)) $(ARGS) || \
+	  { st=$$?; [ $$st = 3 ] || exit $$st; }
 
 # Lesson 03's demos, for class: make demo-sync, ..., make demos for all six
 # (ARGS=--quick for the short version). Each prints its table and writes its
@@ -675,13 +680,32 @@ grade-report:
 	@test -n $(call sq,$(strip $(SUBMISSIONS))) || { echo "usage: make grade-report SUBMISSIONS=DIR [OUT=DIR]"; exit 2; }
 	@$(GRADE_ALL) report
 
+# make try EX=NN.N: one exercise at work as soon as it is written. The part of the lessons
+# that runs it, in its short form (the options of tests/student_path.sh), with your
+# exercise NN.N and the answers for every other one (lessons/try.py writes that mix into
+# BUILD_ROOT/try/src), on the CUDA simulator where there is no GPU. ARGS adds options.
+TRY_SRC := $(BUILD_ROOT)/try/src
+try: deps
+	@part=$$(python3 lessons/try.py "$(EX)" "$(STUDENT_DIR)" "$(TRY_SRC)") || exit 0; \
+	case $$part in 1) a="--epochs 2000";; 2) a="--no-matmul --epochs 200";; \
+	  4) a="--n 200 --width 64";; 6) a="--quick --no-cost";; *) a="--quick";; esac; \
+	echo "make try: exercise $(EX) from $(STUDENT_DIR)/, every other exercise from solutions/:" \
+	  "Part $$part$(if $(HAVE_GPU),, on the CUDA simulator)"; \
+	$(MAKE) --no-print-directory lesson37 IMPL=lessons STUDENT_DIR=$(TRY_SRC) PART=$$part \
+	  $(if $(HAVE_GPU),,SIM=1) ARGS="$$a $(ARGS)"
+
+# What make hint cannot show is said in one line, and nothing after it: the recipe ends
+# well (a failed one would get make's own "Error" line).
 hint:
-	@test -n "$(EX)" || { echo "usage: make hint EX=01.3"; exit 2; }
-	@dir=$$(ls -d lessons/$(firstword $(subst ., ,$(EX)))_*/ 2>/dev/null | head -1); \
+	@test -n "$(EX)" || { echo "usage: make hint EX=01.3"; exit 0; }; \
+	dir=$$(ls -d lessons/$(firstword $(subst ., ,$(EX)))_*/ 2>/dev/null | head -1); \
 	file=$${dir}hints.md; \
-	test -f "$$file" || { echo "make hint: no lesson $(firstword $(subst ., ,$(EX)))"; exit 2; }; \
+	test -f "$$file" || { echo "make hint: EX=$(EX): there is no lesson" \
+	  "$(firstword $(subst ., ,$(EX))) (the lessons: $$(ls -d lessons/[0-9][0-9]_*/ | \
+	  sed 's|lessons/\([0-9]*\)_.*|\1|' | tr '\n' ' ' | sed 's/ $$//'))"; exit 0; }; \
 	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file" | grep . >/dev/null || \
-	  { echo "make hint: no exercise $(EX) in $$file"; exit 2; }; \
+	  { echo "make hint: EX=$(EX): $$file has no exercise $(EX) (its exercises:" \
+	    "$$(awk '/^## / { print $$2 }' "$$file" | tr '\n' ' ' | sed 's/ $$//'))"; exit 0; }; \
 	awk -v ex="$(EX)" '/^## / { on = ($$2 == ex) } on' "$$file"
 
 # libFuzzer on the checkpoint (safetensors), config and CSV readers, FUZZ_TIME seconds each,

@@ -13,23 +13,22 @@
  *   make hint EX=01.2             a longer hint for one exercise
  *   make lesson37 PART=1 IMPL=lessons    watch your code train Iris
  *
- * The shapes and formulas are in lib/train/data.h, lib/nn/layers.h, lib/nn/loss.h and
- * lib/nn/optim.h, next to each declaration.
+ * The shapes and formulas are next to each declaration: lib/train/data.h (01.1)
+ * and lib/device/cpu_kernels.h (01.2 to 01.8), the CPU's kernels that lib's
+ * layers, loss and optimizer call.
  */
 #include <math.h>
 
-#include "lib/train/data.h"
 #include "lib/core/err.h"
-#include "lib/nn/layers.h"
-#include "lib/nn/loss.h"
-#include "lib/nn/optim.h"
+#include "lib/device/cpu_kernels.h"
+#include "lib/train/data.h"
 
 #define HERE "lessons/01_cpu_baseline/exercises.c"
 
 /* ex01.1 MinMax scaling (two functions) --------------------------------------
  * TODO(ex01.1): minmax_fit: the smallest and largest value of each feature.
- * Hint: feature j is x[j * n] .. x[j * n + n - 1]; start from its first
- * value, then walk the others. About 10 lines.
+ * Hint: feature j is x[j * n + i] for (i = 0; i < n; i++); start from its
+ * first value, then walk the others. About 10 lines.
  */
 int minmax_fit(const float *restrict x, int64_t n, int64_t d, float *restrict data_min,
                float *restrict data_max)
@@ -79,7 +78,7 @@ int linear_backward(const float *restrict x, const float *restrict w, const floa
 }
 
 /* ex01.4 ReLU forward ----------------------------------------------------------
- * TODO(ex01.4): y[i] = max(x[i], 0) for i in 0..n-1. About 2 lines.
+ * TODO(ex01.4): y[i] = max(x[i], 0) for (i = 0; i < n; i++). About 2 lines.
  */
 int relu_forward(const float *restrict x, float *restrict y, int64_t n)
 {
@@ -100,7 +99,8 @@ int relu_backward(const float *restrict y, const float *restrict dy, float *rest
 
 /* ex01.6 Cross-entropy forward -------------------------------------------------
  * TODO(ex01.6): softmax of each row into probs, and the mean over rows of
- * logsumexp(row) - row[target]. Row i is z(i, 0..c-1) = logits[i + j * n].
+ * logsumexp(row) - row[target]. Row i is z(i, j) = logits[i + j * n] for
+ * (j = 0; j < c; j++).
  * Hint: subtract the row's maximum m before exp (exp(1000) is inf);
  * logsumexp = m + log(sum exp(z - m)). Sum the loss in double. About 20 lines.
  */
@@ -124,7 +124,7 @@ int cross_entropy_backward(const float *restrict probs, const int32_t *restrict 
 }
 
 /* ex01.8 SGD step ----------------------------------------------------------------
- * TODO(ex01.8): param[i] -= lr * grad[i] for i in 0..n-1. About 2 lines.
+ * TODO(ex01.8): param[i] -= lr * grad[i] for (i = 0; i < n; i++). About 2 lines.
  */
 int sgd_step(float *restrict param, const float *restrict grad, int64_t n, float lr)
 {

@@ -104,8 +104,15 @@ static void draw(const LessonContext *ctx, const char *data, long epochs)
         printf("Plot: skipped (%s)\n", err_message());
         return;
     }
+    /* The text plot goes to a terminal only (in a pipe or a log it would be noise), and
+     * --quiet keeps to the summaries: say which kept it away. */
+    if (!ctx->tty || ctx->quiet) {
+        printf("Plot: %s (no text plot here: %s)\n", png,
+               !ctx->tty ? "the output is not a terminal" : "--quiet");
+        return;
+    }
     printf("Plot: %s\n", png);
-    if (ctx->tty && !ctx->quiet && plot_draw(script, data, NULL, title) != ERR_OK)
+    if (plot_draw(script, data, NULL, title) != ERR_OK)
         printf("Plot in the terminal: skipped (%s)\n", err_message());
 }
 

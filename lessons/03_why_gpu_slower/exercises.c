@@ -2,8 +2,8 @@
  * Lesson 03 exercises: where a GPU's time goes.
  *
  * Each function is a hole in the workbook's library, declared with its
- * contract in lib/train/train.h (03.1, 03.2) and lib/core/timer.h (03.3). Replace a
- * body (including its `return exercise_todo(...)` line) and return 0;
+ * contract in lib/train/train.h (03.1, 03.2) and lib/device/device.h (03.3).
+ * Replace a body (including its `return exercise_todo(...)` line) and return 0;
  * report an error with `return err_set(...)` or, to add to an error that
  * came from a call, `return err_context(...)`. They are graded on the CUDA
  * simulator (with the kernel of 03.4, exercises.cu), by counting what your
@@ -18,6 +18,7 @@
 
 #include "lib/core/err.h"
 #include "lib/core/timer.h"
+#include "lib/device/device.h"
 #include "lib/train/train.h"
 
 #define HERE "lessons/03_why_gpu_slower/exercises.c"

@@ -2,8 +2,9 @@
  * Lesson 05 exercises: the trainer.
  *
  * Each function is a hole in the workbook's library, declared with its
- * contract in lib/nn/amp.h (05.1), lib/nn/optim.h (05.2), lib/train/trainer.h (05.3,
- * 05.4), lib/train/checkpoint.h (05.5) and lib/train/train.h (05.6). Replace a body (including its `return
+ * contract in lib/nn/amp.h (05.1), lib/device/cpu_kernels.h (05.2),
+ * lib/train/trainer.h (05.3, 05.4), lib/train/checkpoint.h (05.5) and
+ * lib/train/train.h (05.6). Replace a body (including its `return
  * exercise_todo(...)` line) and return 0; report an error with
  * `return err_set(...)`.
  *

@@ -27,7 +27,7 @@
  * TODO(ex06.1): len = dist_shard_len(n, world, drop_last) rows for this rank:
  * positions rank, rank + world, rank + 2 world, ... of the order, where the
  * order continues from its start when it runs out (position i is order[i % n]).
- * Hint: bad arguments (n < 0, world < 1, rank outside 0 .. world - 1) are an
+ * Hint: bad arguments (n < 0, world < 1, rank < 0 or rank >= world) are an
  * ERR_ARG; n = 0 gives nothing. About 6 lines.
  */
 int dist_shard(const int32_t *order, int64_t n, int world, int rank, bool drop_last,

@@ -476,6 +476,10 @@ typedef struct Run {
 } Run;
 
 /* Launch this program as @p ranks ranks running `--part 6` with @p extra options. */
+/* The ranks of the last launch stopped at an exercise not written yet, each saying which
+ * (on the terminal when their output was shown, else in their log). */
+static bool g_ranks_todo, g_ranks_shown;
+
 static int launch(const Run *run, int ranks, bool show, char *const extra[], double limit)
 {
     char ranks_text[16], epochs[16], batch[16];
@@ -501,6 +505,12 @@ static int launch(const Run *run, int ranks, bool show, char *const extra[], dou
         return err_set(ERR_IO, "%d ranks ran past %.0f s and were stopped (a rank waiting in a "
                                "collective that another never called?)%s%s",
                        ranks, limit, show ? "" : "; their output: ", show ? "" : log);
+    if (r.status == LESSON_TODO) { /* the ranks stopped at an exercise not written yet */
+        g_ranks_todo = true;
+        g_ranks_shown = show;
+        return err_set(ERR_TODO, "the %d ranks stopped at an exercise not written yet; their "
+                                 "output: %s", ranks, lesson_path(log));
+    }
     if (r.status != 0)
         return err_set(ERR_IO, "%d ranks: mpirun returned %d%s%s", ranks, r.status,
                        show ? "" : "; the ranks' output: ", show ? "" : lesson_path(log));
@@ -846,9 +856,10 @@ int lesson06_run(const LessonContext *ctx, int argc, char **argv)
         printf("\n  6. Cost: timed on CPU ranks, which can be 1, 2 and 4 on any machine (run "
                "without --device\n     cuda for the table); NCCL needs a GPU per rank.\n");
     if (rc == ERR_OK && !ctx->quiet) section_beyond(&run);
+    if (rc != ERR_OK && g_ranks_todo && g_ranks_shown) return LESSON_TODO; /* they said it */
     if (rc != ERR_OK) {
         lesson_error(PART, err_message());
-        return LESSON_FAILED;
+        return g_ranks_todo ? LESSON_TODO : LESSON_FAILED;
     }
     return LESSON_OK;
 }

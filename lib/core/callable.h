@@ -181,7 +181,10 @@ typedef struct PartialState {
  * @p state is a ::PartialState. Call its inner callable with the bound values
  * first and then the @p nargs arguments of this call: partial(add, 10)(5)
  * calls add(10, 5). More than ::CALLABLE_MAX_ARGS arguments in all is an
- * ::ERR_ARG; an error of the inner call is returned as it is.
+ * ::ERR_ARG; an error of the inner call is returned as it is, message and
+ * all: calling a partial whose inner callable was released gives
+ * callable_call()'s own ::ERR_ARG, which says the callable "has been
+ * released".
  */
 WB_MUST_CHECK int partial_call(void *state, const Value *args, int nargs, Value *out);
 

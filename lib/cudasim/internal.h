@@ -320,6 +320,17 @@ struct Launch {
     int tid = 0;                     /* the running thread: its index in the block */
     uint16_t wsync = 0;              /* its Thread::wsync */
     std::vector<uint16_t> warp_sync; /* per warp of the block: synchronizations so far */
+    unsigned plain_k = 0;            /* the running thread's turn in run_block_plain */
+
+    /* the block's faults (launch.cpp): a thread that faults stops, the block's others run
+     * on, and the launch stops at the block's end with the report of the first thread
+     * (the lowest index) and how many more faulted */
+    bool faulted = false;
+    int fault_tid = 0;                     /* the first of them */
+    cudaError_t fault_error = cudaSuccess; /* the error CUDA gives for it */
+    std::string fault_report;              /* its report */
+    size_t fault_who_end = 0;              /* where the thread's name ends in it */
+    unsigned fault_more = 0;               /* the block's other threads that faulted */
 
     /* the checks of its accesses (access.cpp, check_races.cpp) */
     bool checking = false;     /* the hooks call on_access: its accesses are checked or profiled */
@@ -338,13 +349,23 @@ extern std::map<const void *, int> g_dynamic_limit;
 void describe_thread(char *buf, size_t n);
 /* Leave the launch: from a fiber, a plain thread or the fault handler. */
 [[noreturn]] void abort_launch(cudaError_t e);
+/* A thread's access faulted (memcheck, or the fault handler): keep its report (who:
+ * describe_thread's words for it, which the report holds) if it is the block's first
+ * thread to fault so far, and count it; then leave_faulted_thread. */
+void note_fault(cudaError_t e, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Leave the faulting thread: the block's other threads run on (launch.cpp). */
+[[noreturn]] void leave_faulted_thread();
 /* Print what the block's threads printf'd since its last barrier. */
 void printf_flush();
 /* cudaDeviceReset: the kernels' attributes forgotten. */
 void launch_reset();
 
 void run_block_fibers();
-void run_block_plain(); /* a kernel without barriers: plain calls */
+void run_block_plain(unsigned from = 0); /* a kernel without barriers: plain calls */
+/* After a thread faulted: the block's threads that can run, run to their end or their
+ * next barrier (which nobody releases now). */
+void finish_block_fibers();
 #if CUDASIM_ASAN
 extern const void *g_main_stack_bottom;
 extern size_t g_main_stack_size;

@@ -185,13 +185,17 @@ WB_MUST_CHECK int device_copy(void *dst, Device to, const void *src, Device from
  * @p visible_env the value of CUDA_VISIBLE_DEVICES (NULL when it is not
  * set). Sets @p *out, and @p *physical to the machine's index of that GPU:
  * the N-th entry of CUDA_VISIBLE_DEVICES when it is set (-1 if that entry
- * is not a number, such as a GPU UUID), N otherwise, and -1 for the CPU.
+ * is not a GPU's number: only decimal digits are, so a GPU UUID, "1a", an
+ * empty entry and a negative one such as "-2" give -1, as CUDA counts a
+ * negative index invalid), N otherwise, and -1 for the CPU.
  *
  * Errors (::ERR_ARG for a malformed string, ::ERR_DEVICE for a device that
  * is not there), with these messages:
  * - `unknown device "gpu": use "cpu", "cuda" or "cuda:N"`
  * - `cuda:1 requested but CUDA_VISIBLE_DEVICES=0 shows only 1 device`
+ *   (with two: `... shows only 2 devices`)
  * - `cuda:3 requested but only 2 CUDA devices are visible`
+ *   (with one: `... only 1 CUDA device is visible`)
  * - `cuda requested but no CUDA device is visible`
  */
 WB_MUST_CHECK int device_parse(const char *text, const char *visible_env, int visible, Device *out,

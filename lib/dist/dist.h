@@ -161,7 +161,7 @@ WB_MUST_CHECK int dist_scale(Tensor *t, float f);
  * same model) from rank @p root with dist_broadcast(). Gradients are not
  * sent. What DistributedDataParallel's constructor does, so that training
  * starts from one set of weights even where each rank drew its own. Every
- * rank calls it. A @p root outside 0 .. world - 1 is an ::ERR_ARG.
+ * rank calls it. A @p root < 0 or >= the world size is an ::ERR_ARG.
  */
 WB_MUST_CHECK int dist_broadcast_parameters(ProcessGroup *pg, Module *model, int root);
 

@@ -96,8 +96,8 @@ WB_MUST_CHECK int dist_sampler_loader(DistSampler *s, const Tensor *x, const Ten
  * (position i of the long order is order[i % n], as often as needed); with
  * drop_last it is cut to its first total rows. The shard is then positions
  * rank, rank + world, rank + 2 world, ... of that order: len rows, written to
- * @p shard. n = 0 gives an empty shard. Errors (::ERR_ARG): n below 0, world
- * below 1, rank outside 0 .. world - 1. Returns 0.
+ * @p shard. n = 0 gives an empty shard. Errors (::ERR_ARG): n < 0, world < 1,
+ * rank < 0 or rank >= world. Returns 0.
  */
 WB_MUST_CHECK int dist_shard(const int32_t *order, int64_t n, int world, int rank, bool drop_last,
                              int32_t *shard);

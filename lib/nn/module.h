@@ -188,10 +188,13 @@ WB_MUST_CHECK int module_call(Module *m, const Tensor *x, const Tensor **y);
  * in order (each called with the module, the input the forward saw, and the
  * current output; each may replace the output), and sets @p *y to the final
  * output. A hook that fails stops the call with an error naming it and the
- * module, `"forward hook 2 of Linear fc1: <the hook's message>"`; a hook that
- * returns anything but None or a pointer gets the same prefix and
- * `"returned a str; a hook returns None or a tensor"`. Hooks are numbered
- * from 1 in registration order. Returns 0.
+ * module: `"forward pre-hook 2 of Linear fc1: <the hook's message>"` for a
+ * pre-hook, `"forward hook 2 of Linear fc1: <the hook's message>"` for a
+ * forward hook. A hook that returns anything but None or a pointer gets the
+ * same prefix and, instead of a hook's message, `"returned a str; a hook
+ * returns None or a tensor"` (with the kind it returned: value_kind_name()).
+ * Pre-hooks and forward hooks are each numbered from 1 in registration
+ * order. Returns 0.
  */
 WB_MUST_CHECK int module_call_hooks(Module *m, const Tensor *x, const Tensor **y);
 

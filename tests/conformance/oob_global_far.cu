@@ -1,7 +1,7 @@
-// A bug: the kernel writes with the wrong stride, far (more than a page)
-// past the end of its buffer. A GPU may not fault there (the address can
-// belong to another allocation); compute-sanitizer and the simulator say
-// which thread, which line and which buffer.
+// A bug: the wrong stride writes past the end of the buffer from thread 64 on,
+// and far (more than a page) past it from thread 128 on. A GPU may not fault
+// there; compute-sanitizer and the simulator say which thread, which line and
+// which buffer: the simulator the first thread, and how many more faulted.
 #include <cstdio>
 #include <cuda_runtime.h>
 

@@ -77,6 +77,26 @@ static const char *c_off(void)
     return color ? "\033[0m" : "";
 }
 
+/* Replace every `from` in text (of size bytes) with `to`, cutting the end if it grows past. */
+static void replace_all(char *text, size_t size, const char *from, const char *to)
+{
+    char out[4096];
+    size_t o = 0, nf = strlen(from), nt = strlen(to);
+    for (const char *p = text; *p && o < sizeof out - 1;) {
+        if (strncmp(p, from, nf) == 0 && o + nt < sizeof out - 1) {
+            memcpy(out + o, to, nt);
+            o += nt;
+            p += nf;
+        } else {
+            out[o++] = *p++;
+        }
+    }
+    out[o] = '\0';
+    size_t n = o < size - 1 ? o : size - 1;
+    memcpy(text, out, n);
+    text[n] = '\0';
+}
+
 /* Copy src into dst, cutting it short if it does not fit. */
 static void copy_text(char *dst, size_t size, const char *src)
 {
@@ -385,11 +405,18 @@ int main(int argc, char **argv)
     /* Tables. */
     double total = 0, max_total = 0;
     const Case *next = NULL;
-    /* The graders name lessons/NN_name/exercises.c; say where the file really is. */
+    /* The graders name lessons/NN_name/exercises.c; say where the file really is, in the
+     * case's file and where its message names a file of that lesson folder (the line of a
+     * kernel's fault, say). */
     for (int i = 0; i < n_cases; i++)
         if (strncmp(cases[i].file, "lessons/", 8) == 0) {
-            char where[256];
+            char where[256], folder[256], moved[512];
             snprintf(where, sizeof where, "%s/%.200s", files, cases[i].file + 8);
+            const char *slash = strrchr(cases[i].file, '/');
+            snprintf(folder, sizeof folder, "%.*s/", (int)(slash - cases[i].file), cases[i].file);
+            snprintf(moved, sizeof moved, "%s/%s", files, folder + 8);
+            if (strcmp(folder, moved) != 0) replace_all(cases[i].message, sizeof cases[i].message,
+                                                        folder, moved);
             copy_text(cases[i].file, sizeof cases[i].file, where);
         }
     printf("\n%sGrading%s the exercises in %s/ (%s)\n", c_bold(), c_off(), files,
@@ -408,6 +435,11 @@ int main(int argc, char **argv)
         printf("%s%s sandbox: %s%s\n", unsandboxed ? c_red() : "",
                same ? "Student code ran in its" : lessons[l], sandbox[l], c_off());
     }
+    /* The function column fits the longest name of any lesson (dist_broadcast_parameters),
+     * so that every table's columns line up. */
+    int fw = 24;
+    for (int i = 0; i < n_cases; i++)
+        if ((int)strlen(cases[i].function) > fw) fw = (int)strlen(cases[i].function);
     for (int l = 0; l < n_lessons; l++) {
         double score = 0, max = 0;
         printf("\n%sLesson %s%s", c_bold(), lessons[l], c_off());
@@ -425,7 +457,7 @@ int main(int argc, char **argv)
                 p = end ? end + 1 : p + len;
             }
         }
-        printf("  %-5s %-24s %7s  %s\n", "ex", "function", "points", "result");
+        printf("  %-5s %-*s %7s  %s\n", "ex", fw, "function", "points", "result");
         for (int i = first_case[l]; i < first_case[l] + count[l];) {
             /* One row per exercise: the sum of its cases and its first failure. */
             int j = i;
@@ -441,18 +473,18 @@ int main(int argc, char **argv)
             char pts[32];
             snprintf(pts, sizeof pts, "%g/%g", s, m);
             if (!fail)
-                printf("  %-5s %-24s %7s  %s%s%s\n", cases[i].exercise, cases[i].function, pts,
+                printf("  %-5s %-*s %7s  %s%s%s\n", cases[i].exercise, fw, cases[i].function, pts,
                        c_green(), j - i == 1 ? "passes its check" : "passes all its checks",
                        c_off());
             else if (compiled[l] && strstr(fail->message, "not written yet"))
-                printf("  %-5s %-24s %7s  %snot written yet%s\n", cases[i].exercise,
+                printf("  %-5s %-*s %7s  %snot written yet%s\n", cases[i].exercise, fw,
                        cases[i].function, pts, c_red(), c_off());
             else if (compiled[l]) {
-                printf("  %-5s %-24s %7s  %sfails: %s%s\n", cases[i].exercise, cases[i].function,
-                       pts, c_red(), fail->checks, c_off());
-                print_wrapped(fail->message, 8, 100, 600);
+                printf("  %-5s %-*s %7s  %sfails: %s%s\n", cases[i].exercise, fw,
+                       cases[i].function, pts, c_red(), fail->checks, c_off());
+                print_wrapped(fail->message, 8, 100, 900);
             } else
-                printf("  %-5s %-24s %7s  %s-%s\n", cases[i].exercise, cases[i].function, pts,
+                printf("  %-5s %-*s %7s  %s-%s\n", cases[i].exercise, fw, cases[i].function, pts,
                        c_red(), c_off());
             if (fail && !next && strchr(cases[i].exercise, '.')) next = fail;
             score += s;

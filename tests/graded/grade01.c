@@ -494,11 +494,16 @@ RUN(minmax_scales)
     minmax_drawn_run();
 }
 
-RUN(minmax_by_hand)
+RUN(minmax_last_sample)
 {
     /* x (4, 2) = [[3, 5], [1, 6], [2, 7], [9, -4]], column-major. */
     const float x4[8] = {3, 1, 2, 9, 5, 6, 7, -4};
     minmax_run("a", x4, 4, 2);
+    minmax_drawn_run();
+}
+
+RUN(minmax_constant_feature)
+{
     /* x (3, 2) = [[5, 1], [5, 3], [5, 2]]: feature 0 is constant. */
     const float x[6] = {5, 5, 5, 1, 3, 2};
     minmax_run("b", x, 3, 2);
@@ -542,7 +547,7 @@ JUDGE(minmax_scales)
     minmax_drawn_judge();
 }
 
-JUDGE(minmax_by_hand)
+JUDGE(minmax_last_sample)
 {
     /* x (4, 2) = [[3, 5], [1, 6], [2, 7], [9, -4]]: the last sample holds the
      * largest value of feature 0 and the smallest of feature 1. min = (1, -4),
@@ -550,7 +555,15 @@ JUDGE(minmax_by_hand)
      * [0.125, 1], [1, 0]]. */
     const float lo4[2] = {1, -4}, hi4[2] = {9, 7};
     const float y4[8] = {0.25f, 0, 0.125f, 1, 9.0f / 11.0f, 10.0f / 11.0f, 1, 0};
+    graded_note = "the last sample holds the largest value of feature 0 and the smallest of "
+                  "feature 1: does the loop over the samples reach i = n - 1 (i < n)?";
     minmax_judge("a", 4, 2, lo4, hi4, y4, 1e-6);
+    graded_note = NULL;
+    minmax_drawn_judge();
+}
+
+JUDGE(minmax_constant_feature)
+{
     /* x (3, 2) = [[5, 1], [5, 3], [5, 2]]: feature 0 is constant, so its range
      * counts as 1 and it becomes 0; feature 1 spans 1..3. */
     const float lo[2] = {5, 1}, hi[2] = {5, 3}, y[6] = {0, 0, 0, 0, 1, 0.5f};
@@ -1260,9 +1273,10 @@ JUDGE(iris_training)
       NULL)                                                                                        \
     X(minmax_scales, "01.1", "minmax_fit/transform", "37 samples, features scaled 0.1 to 100", 3,  \
       5, 0, NULL)                                                                                  \
-    X(minmax_by_hand, "01.1", "minmax_fit/transform",                                              \
-      "extremes in the last sample; a constant feature becomes 0, not NaN (by hand)", 3, 5, 0,     \
-      NULL)                                                                                        \
+    X(minmax_last_sample, "01.1", "minmax_fit/transform",                                          \
+      "the extremes in the last sample count (by hand)", 2, 5, 0, NULL)                            \
+    X(minmax_constant_feature, "01.1", "minmax_fit/transform",                                     \
+      "a constant feature becomes 0, not NaN (by hand)", 1, 5, 0, NULL)                            \
     X(linear_forward_pytorch, "01.2", "linear_forward", "matches PyTorch on a (7, 5) batch", 5, 5, \
       0, NULL)                                                                                     \
     X(linear_forward_shapes, "01.2", "linear_forward", "shapes (1, 3), (37, 1) and (130, 10)", 5,  \

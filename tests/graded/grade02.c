@@ -496,6 +496,41 @@ static void put_device(const char *name, const float *d, int64_t n)
     free(h);
 }
 
+/* On the simulator, the same call again on buffers of exactly n floats (k.probe: the
+ * simulator's report, "" when it had none). The case's own buffers have a tail of
+ * sentinels, which a write past the end of y changes without a fault; here that write
+ * leaves the buffer, and the simulator names the block, the thread and the line of the
+ * first thread that made it. (The device is reset after a fault: the case goes on.) */
+static void relu_probe(const char *k, int64_t n, int in_place)
+{
+#ifdef CUDASIM
+    size_t bytes = (size_t)n * sizeof(float);
+    float *h = malloc(bytes), *dx = NULL, *dy = NULL;
+    ck_assert_ptr_nonnull(h);
+    for (int64_t i = 0; i < n; i++) h[i] = relu_in(i);
+    ck_assert_int_eq(cudaMalloc((void **)&dx, bytes), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dx, h, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    dy = dx;
+    if (!in_place) ck_assert_int_eq(cudaMalloc((void **)&dy, bytes), cudaSuccess);
+    free(h);
+    cudasim_clear_report();
+    err_clear();
+    cudaError_t e = k_relu_forward(dx, dy, n, 0);
+    cudaError_t s = cudaDeviceSynchronize();
+    put_str(key("%s.probe", k), e == cudaSuccess && s == cudaSuccess ? "" : report());
+    if (s != cudaSuccess) {
+        cudaDeviceReset();
+        quiet_device();
+        return;
+    }
+    cudaGetLastError();
+    cudaFree(dx);
+    if (!in_place) cudaFree(dy);
+#else
+    (void)k, (void)n, (void)in_place;
+#endif
+}
+
 /* k_relu_forward on n values (zeros, negatives, positives), on stream 0.
  * Returns 0 when the device is left with an error (an illegal address is
  * sticky: nothing else can run, so the case stops there and the judge says
@@ -518,7 +553,9 @@ static int relu_run(const char *k, int64_t n, int in_place)
     if (!in_place) put_device(key("%s.x", k), dx, n);
     cudaFree(dx);
     if (!in_place) cudaFree(dy);
-    return s == cudaSuccess && cudaGetLastError() == cudaSuccess;
+    int ok = s == cudaSuccess && cudaGetLastError() == cudaSuccess;
+    if (ok) relu_probe(k, n, in_place);
+    return ok;
 }
 
 RUN(relu_kernel_small)
@@ -675,14 +712,17 @@ static const float *got_device(const char *name, const char *what, int64_t n)
     return got_f32(name, n + TAIL);
 }
 
-/* y = relu(x) in [0, n), and the sentinel after it. */
-static void expect_relu(const float *got, int64_t n, const char *where)
+/* y = relu(x) in [0, n), and the sentinel after it; probe: what the simulator said of
+ * the same call on buffers of exactly n floats (relu_probe), or "". */
+static void expect_relu(const float *got, int64_t n, const char *where, const char *probe)
 {
     for (int64_t i = n; i < n + TAIL; i++)
         ck_assert_msg(got[i] == SENTINEL,
                       "k_relu_forward(n = %lld) wrote past the end of y: y[%lld] changed (the "
-                      "threads beyond n must do nothing: test i < n)",
-                      (long long)n, (long long)i);
+                      "threads beyond n must do nothing: test i < n)%s%s",
+                      (long long)n, (long long)i,
+                      *probe ? "; on buffers of exactly n floats, the simulator says: " : "",
+                      probe);
     for (int64_t i = 0; i < n; i++) {
         float x = relu_in(i), want = x > 0.0f ? x : 0.0f;
         ck_assert_msg(got[i] == want,
@@ -720,7 +760,8 @@ static void relu_call_judge(const char *k, int64_t n, int check_x, const char *w
                   "k_relu_forward(n = %lld) returned \"%s\" and cudaDeviceSynchronize \"%s\"%s",
                   (long long)n, got_str(key("%s.string", rk)), got_str(key("%s.sync.string", k)),
                   sim_says(key("%s.report", k), says, sizeof says));
-    expect_relu(got_device(key("%s.y", k), "y", n), n, where);
+    const char *probe = got_has(key("%s.probe", k)) ? got_str(key("%s.probe", k)) : "";
+    expect_relu(got_device(key("%s.y", k), "y", n), n, where, probe);
     if (check_x) expect_x_unchanged(got_device(key("%s.x", k), "x", n), n);
 }
 
@@ -774,7 +815,7 @@ JUDGE(relu_kernel_stream)
                   "running the captured graph of k_relu_forward(x, y, %lld, s) failed: %s%s",
                   (long long)n, got_str("graph.string"),
                   sim_says("graph.report", says, sizeof says));
-    expect_relu(got_device("y", "y", n), n, ", launched on a stream captured into a graph");
+    expect_relu(got_device("y", "y", n), n, ", launched on a stream captured into a graph", "");
     expect_x_unchanged(got_device("x", "x", n), n);
 }
 

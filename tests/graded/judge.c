@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "code_lines.h"
 #include "lib/core/err.h"
 #include "protocol.h"
 #include "sandbox.h"
@@ -373,7 +374,8 @@ static const float *floats(const RecordSet *s, const char *name, int64_t *n, int
 {
     const Record *r = find(s, name, REC_F32S, is_ref);
     if (want >= 0 && r->n != want)
-        ck_abort_msg("%s has %lld values, expected %lld", name, (long long)r->n, (long long)want);
+        ck_abort_msg("%s has %lld value%s, expected %lld", name, (long long)r->n,
+                     r->n == 1 ? "" : "s", (long long)want);
     if (n) *n = r->n;
     static const float none = 0;
     return r->f32 ? r->f32 : &none;
@@ -436,8 +438,8 @@ const float *got_guarded(const char *name, const char *what, int64_t n)
                          what, (long long)i);
         if (memcmp(&p[n - 1 + i], &g, sizeof g) != 0)
             ck_abort_msg("wrote outside %s: the float %lld after its last element was changed "
-                         "(%s has %lld values; an off-by-one or a wrong stride?)",
-                         what, (long long)i, what, (long long)n);
+                         "(%s has %lld value%s; an off-by-one or a wrong stride?)",
+                         what, (long long)i, what, (long long)n, n == 1 ? "" : "s");
     }
     return p;
 }
@@ -450,31 +452,59 @@ static int off(double got, double want, double atol, double rtol)
     return fabs(got - want) > atol + rtol * fabs(want);
 }
 
+/* " exactly" or " within 1e-06" (the difference allowed for this value), and "2 of 13
+ * values differ" (how many of the n values are off), for the messages below. */
+static void close_words(double allowed, int64_t wrong, int64_t n, char *within, size_t wsize,
+                        char *count, size_t csize)
+{
+    if (allowed == 0)
+        snprintf(within, wsize, " exactly");
+    else
+        snprintf(within, wsize, " within %.2g", allowed);
+    snprintf(count, csize, "%lld of %lld value%s differ%s", (long long)wrong, (long long)n,
+             n == 1 ? "" : "s", wrong == 1 ? "s" : "");
+}
+
 void expect_close_2d(const char *what, const float *got, const float *want, int64_t rows,
                      int64_t cols, double atol, double rtol)
 {
+    int64_t wrong = 0, first = -1;
     for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = 0; i < rows; i++) {
-            double g = got[i + j * rows], w = want[i + j * rows];
-            if (off(g, w, atol, rtol))
-                ck_abort_msg("%s%s(%lld, %lld) is %.7g but should be %.7g (tolerance %.2g; %s is "
-                             "(%lld, %lld), element (i, j) at [i + j * %lld])%s%s",
-                             what, strchr(what, ' ') ? ": element " : "", (long long)i,
-                             (long long)j, g, w, atol + rtol * fabs(w), what, (long long)rows,
-                             (long long)cols, (long long)rows, graded_note ? ": " : "",
-                             graded_note ? graded_note : "");
-        }
+        for (int64_t i = 0; i < rows; i++)
+            if (off(got[i + j * rows], want[i + j * rows], atol, rtol)) {
+                if (first < 0) first = i + j * rows;
+                wrong++;
+            }
+    if (first < 0) return;
+    int64_t i = first % rows, j = first / rows;
+    double g = got[first], w = want[first];
+    char within[48], count[96];
+    close_words(atol + rtol * fabs(w), wrong, rows * cols, within, sizeof within, count,
+                sizeof count);
+    ck_abort_msg("%s%s(%lld, %lld) is %.7g but should be %.7g%s (%s; %s is (%lld, %lld), "
+                 "element (i, j) at [i + j * %lld])%s%s",
+                 what, strchr(what, ' ') ? ": element " : "", (long long)i, (long long)j, g, w,
+                 within, count, what, (long long)rows, (long long)cols, (long long)rows,
+                 graded_note ? ": " : "", graded_note ? graded_note : "");
 }
 
 void expect_close_1d(const char *what, const float *got, const float *want, int64_t n, double atol,
                      double rtol)
 {
+    int64_t wrong = 0, first = -1;
     for (int64_t i = 0; i < n; i++)
-        if (off(got[i], want[i], atol, rtol))
-            ck_abort_msg("%s%s[%lld] is %.7g but should be %.7g (tolerance %.2g; %lld values)%s%s",
-                         what, strchr(what, ' ') ? ": value " : "", (long long)i, (double)got[i],
-                         (double)want[i], atol + rtol * fabs((double)want[i]), (long long)n,
-                         graded_note ? ": " : "", graded_note ? graded_note : "");
+        if (off(got[i], want[i], atol, rtol)) {
+            if (first < 0) first = i;
+            wrong++;
+        }
+    if (first < 0) return;
+    char within[48], count[96];
+    close_words(atol + rtol * fabs((double)want[first]), wrong, n, within, sizeof within, count,
+                sizeof count);
+    ck_abort_msg("%s%s[%lld] is %.7g but should be %.7g%s (%s)%s%s", what,
+                 strchr(what, ' ') ? ": value " : "", (long long)first, (double)got[first],
+                 (double)want[first], within, count, graded_note ? ": " : "",
+                 graded_note ? graded_note : "");
 }
 
 void expect_unchanged(const char *what, const float *now, const float *before, int64_t n)
@@ -788,6 +818,12 @@ int main(int argc, char **argv)
             break;
         }
     }
+    /* The simulator's code addresses (FILE+0xOFFSET, from the sandbox) as file:line. */
+    const CodeFiles code = {student_path, runner_path, runner_full_path};
+    for (int i = 0; i < L->n_cases; i++)
+        if (seen[i] && !passed[i])
+            name_code_lines(why[i], sizeof why[i],
+                            L->cases[i].file ? L->cases[i].file : L->file, &code);
     for (int i = 0; i < L->n_cases; i++)
         if (seen[i]) write_case(f, i, passed[i] ? L->cases[i].points : 0,
                                 passed[i] ? "passed" : "failed", passed[i] ? "" : message[i]);

@@ -704,6 +704,28 @@ def main():
                     "02.4", ("past the end", "operations on the stream"),
                     lesson="02_device_transfer",
                     filename="exercises.cu", may_pass=("bad arguments", "a launch that fails"))
+        # The off-by-one of `if (i <= n)`: thread n writes y[n], inside the sentinels after y.
+        # On the simulator the case also runs the call on buffers of exactly n floats, and
+        # its message shows the simulator's report: the block and the first thread past the
+        # end, and the line, in the student's file.
+        folder, path, text = make_copy("kernel-off-by-one", "02_device_transfer", "solutions",
+                                       [], "exercises.cu")
+        if "if (i < n)" not in text:
+            fail("kernel-off-by-one: the answer has no `if (i < n)` to plant the bug in")
+        text = text.replace("if (i < n)", "if (i <= n)", 1)
+        with open(path, "w") as f:
+            f.write(text)
+        line = next(k + 1 for k, l in enumerate(text.split("\n")) if "y[i] = " in l)
+        r, _ = grade("kernel-off-by-one", "lessons", folder, lesson="02")
+        first = [t for t in r["tests"] if t["number"] == "02.4"][0]
+        wants = ["wrote past the end of y: y[1] changed"]
+        if "CUDA simulator" in r["output"]:
+            wants += ["the simulator says: ", "block (0,0,0), thread (1,0,0) at %s:%d"
+                      % (os.path.relpath(path, ROOT), line)]
+        missing = [w for w in wants if w not in first["output"]]
+        if first["status"] != "failed" or missing:
+            fail("kernel-off-by-one: %r should fail saying %s; it said %r"
+                 % (first["name"], missing, first["output"]))
         # A __device__ variable in a student's CUDA file: the translation registers it when
         # the file is loaded, which the static check must tell from a student's initializer.
         folder, path, text = make_copy("device-variable", "02_device_transfer", "solutions",

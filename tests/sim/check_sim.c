@@ -155,6 +155,70 @@ START_TEST(test_off_by_one_inside_a_fiber_is_reported)
 }
 END_TEST
 
+/* Every thread past n faults; blocks run their threads last to first or first to last
+ * (by turns), and either way the report names the first thread, then counts the
+ * others: as plain calls, and as fibers after a barrier. */
+START_TEST(test_the_first_faulting_thread_is_named)
+{
+    for (int fibers = 0; fibers < 2; fibers++)
+        for (int turn = 0; turn < 2; turn++) {
+            quiet();
+            const int n = 100;
+            float *y = dev(n * sizeof(float));
+            (void)sim_no_bounds_test(y, n, 128, fibers); /* (the launch's own error) */
+            ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+            report_has(fibers ? "kernel no_bounds_test_fibers, block (0,0,0), thread (100,0,0) at "
+                                "tests/sim/sim_kernels.cu:"
+                              : "kernel no_bounds_test, block (0,0,0), thread (100,0,0) at "
+                                "tests/sim/sim_kernels.cu:");
+            report_has(" (and 27 more threads of this block): address ");
+            report_has("is out of bounds: 0 bytes past the end of a 400-byte cudaMalloc buffer");
+        }
+}
+END_TEST
+
+/* A report follows what the program printed before it, also where standard output and
+ * standard error go to one file (`prog > log 2>&1`: standard output is then buffered). */
+START_TEST(test_a_report_follows_what_was_printed)
+{
+    quiet();
+    char path[] = "/tmp/wb-sim-order-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    unlink(path);
+    fflush(stdout);
+    fflush(stderr);
+    int out = dup(1), err = dup(2);
+    ck_assert(out >= 0 && err >= 0 && dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
+    static char buf[1 << 12];
+    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    cudasim_set_report_stream(stderr);
+    float *y = dev(4 * sizeof(float));
+    printf("before the report\n");
+    cudaError_t launched = sim_no_bounds_test(y, 4, 32, 0), synced = cudaDeviceSynchronize();
+    printf("after the report\n");
+    fflush(stdout);
+    cudasim_set_report_stream(NULL);
+    dup2(out, 1);
+    dup2(err, 2);
+    close(out);
+    close(err);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    char text[1024] = "";
+    ssize_t got = pread(fd, text, sizeof text - 1, 0);
+    close(fd);
+    ck_assert_int_gt(got, 0);
+    text[got] = '\0';
+    ck_assert_int_eq(launched, cudaErrorIllegalAddress); /* (a launch runs at once here) */
+    ck_assert_int_eq(synced, cudaErrorIllegalAddress);
+    cudaDeviceReset();
+    const char *before = strstr(text, "before the report"), *report = strstr(text, "cudasim: ");
+    const char *after = strstr(text, "after the report");
+    ck_assert_msg(before && report && after && before < report && report < after,
+                  "the report is out of place in what was written: \"%s\"", text);
+}
+END_TEST
+
 START_TEST(test_race_with_the_lower_neighbour_shows)
 {
     quiet();
@@ -1260,6 +1324,8 @@ Suite *sim_suite(void)
     tcase_add_test(b, test_missing_barrier_changes_the_result);
     tcase_add_test(b, test_off_by_one_write_is_reported);
     tcase_add_test(b, test_off_by_one_inside_a_fiber_is_reported);
+    tcase_add_test(b, test_the_first_faulting_thread_is_named);
+    tcase_add_test(b, test_a_report_follows_what_was_printed);
     tcase_add_test(b, test_divergent_barrier_is_reported);
     tcase_add_test(b, test_race_with_the_lower_neighbour_shows);
     tcase_add_test(b, test_write_before_the_start_is_reported);

@@ -50,6 +50,23 @@ __global__ void double_off_by_one(const float *x, float *y, int n)
     if (i <= n) y[i] = 2.0f * x[i < n ? i : 0]; /* BUG: i <= n */
 }
 
+/* BUG: no bounds test: every thread from i = n on writes past the end of y. */
+__global__ void no_bounds_test(float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i] = (float)n;
+}
+
+/* The same bug after a barrier, so that the threads run as fibers. */
+__global__ void no_bounds_test_fibers(float *y, int n)
+{
+    __shared__ float s[128];
+    int t = threadIdx.x;
+    s[t] = (float)n;
+    __syncthreads();
+    y[blockIdx.x * blockDim.x + t] = s[t];
+}
+
 __global__ void divergent_barrier(float *x)
 {
     if (threadIdx.x >= 32) return; /* BUG: these threads never reach the barrier */
@@ -217,6 +234,15 @@ cudaError_t sim_block_sums_missing_barrier(const float *x, float *out, int block
 cudaError_t sim_double_off_by_one(const float *x, float *y, int n, cudaStream_t stream)
 {
     double_off_by_one<<<(n + 127) / 128, 128, 0, stream>>>(x, y, n);
+    return cudaGetLastError();
+}
+
+cudaError_t sim_no_bounds_test(float *y, int n, int threads, int fibers)
+{
+    if (fibers)
+        no_bounds_test_fibers<<<1, threads>>>(y, n);
+    else
+        no_bounds_test<<<1, threads>>>(y, n);
     return cudaGetLastError();
 }
 

@@ -15,6 +15,9 @@ cudaError_t sim_block_sums(const float *x, float *out, int blocks);
 cudaError_t sim_block_sums_missing_barrier(const float *x, float *out, int blocks);
 /* y[i] = 2 x[i] for i <= n: one element too far (a planted bug). */
 cudaError_t sim_double_off_by_one(const float *x, float *y, int n, cudaStream_t stream);
+/* One block of `threads` (at most 128) writing y[i] for every thread, without a bounds
+ * test; with fibers, after a barrier. */
+cudaError_t sim_no_bounds_test(float *y, int n, int threads, int fibers);
 /* Threads 0-31 of each block meet at a __syncthreads the others never reach (planted). */
 cudaError_t sim_divergent_barrier(float *x, int threads);
 /* Reverse each block of 128 values through dynamic shared memory. */

@@ -4,10 +4,11 @@
  * the red zones of a __device__ or __constant__ variable (variables.cpp), or
  * into a freed buffer, or at an address that is not a multiple of its size,
  * or a write to a __constant__ variable,
- * stops the launch with a report in compute-sanitizer's words ("Invalid
- * __global__ read of size 16 bytes", "address ... is out of bounds", "is
- * misaligned") that names the thread, the line, and the buffer or variable it
- * missed and by how much; a read of device memory that nothing has written is
+ * stops the thread; once the block's other threads have run, the launch
+ * stops with a report in compute-sanitizer's words ("Invalid __global__ read
+ * of size 16 bytes", "address ... is out of bounds", "is misaligned") that
+ * names the block's first thread to fault (and how many more did), the line,
+ * and the buffer or variable it missed and by how much (launch.cpp); a read of device memory that nothing has written is
  * reported once per line, and the kernel goes on. (access.cpp finds them,
  * with the shadow of memory.cpp.)
  */
@@ -87,14 +88,15 @@ std::string address_text(uintptr_t a)
         describe_thread(who, sizeof who);
         bool freed = !shared && find_freed(a);
         std::string what = shared ? missed_shared(a, n) : missed_global(a, n);
-        report("%s in %s%s: address %s %s: %s%s (CUDA reports: an illegal memory access was "
-               "encountered)",
-               invalid_access(shared ? "__shared__" : "__global__", kind, n).c_str(), who,
-               at_line(pc).c_str(), address_text(a).c_str(),
-               freed ? "is in freed memory" : "is out of bounds", what.c_str(),
-               freed ? " (a use after free)" : "");
+        note_fault(cudaErrorIllegalAddress, who,
+                   "%s in %s%s: address %s %s: %s%s (CUDA reports: an illegal memory access was "
+                   "encountered)",
+                   invalid_access(shared ? "__shared__" : "__global__", kind, n).c_str(), who,
+                   at_line(pc).c_str(), address_text(a).c_str(),
+                   freed ? "is in freed memory" : "is out of bounds", what.c_str(),
+                   freed ? " (a use after free)" : "");
     }
-    abort_launch(cudaErrorIllegalAddress);
+    leave_faulted_thread();
 }
 
 /* An n-byte access at an address that is not a multiple of n (a float4 at a
@@ -116,13 +118,14 @@ std::string address_text(uintptr_t a)
         } else if (!variable_text(a).empty()) {
             where = variable_text(a);
         }
-        report("%s in %s%s: address %s is misaligned (%s): a %zu-byte access must be at a "
-               "multiple of %zu bytes; was a pointer cast to a wider type, such as (float4 *)(p + 1)? "
-               "(CUDA reports: misaligned address)",
-               invalid_access(space_name(a), kind, n).c_str(), who, at_line(pc).c_str(),
-               address_text(a).c_str(), where.c_str(), n, n);
+        note_fault(cudaErrorMisalignedAddress, who,
+                   "%s in %s%s: address %s is misaligned (%s): a %zu-byte access must be at a "
+                   "multiple of %zu bytes; was a pointer cast to a wider type, such as (float4 *)(p + 1)? "
+                   "(CUDA reports: misaligned address)",
+                   invalid_access(space_name(a), kind, n).c_str(), who, at_line(pc).c_str(),
+                   address_text(a).c_str(), where.c_str(), n, n);
     }
-    abort_launch(cudaErrorMisalignedAddress);
+    leave_faulted_thread();
 }
 
 /* Global memory: "byte 20 (4-byte element 5) of a 1024-byte cudaMalloc buffer allocated at ..." */
@@ -206,12 +209,13 @@ const char *space_name(uintptr_t a)
                    (a < v.lo ? " (a negative index?)"
                              : " (an index beyond its last element: check the bounds test)");
         }
-        report("%s in %s%s: address %s is %s (%s; the simulator stops the kernel, with CUDA's "
-               "error for an illegal memory access)",
-               invalid_access(space.c_str(), kind, n).c_str(), who, at_line(pc).c_str(),
-               address_text(a).c_str(), what.c_str(), gpu);
+        note_fault(cudaErrorIllegalAddress, who,
+                   "%s in %s%s: address %s is %s (%s; the simulator stops the kernel, with CUDA's "
+                   "error for an illegal memory access)",
+                   invalid_access(space.c_str(), kind, n).c_str(), who, at_line(pc).c_str(),
+                   address_text(a).c_str(), what.c_str(), gpu);
     }
-    abort_launch(cudaErrorIllegalAddress);
+    leave_faulted_thread();
 }
 
 } // namespace internal

@@ -3,8 +3,9 @@
  * operation's first touch of a buffer that host_guard.cpp keeps shut (the
  * buffer is opened and the access goes on); host code touching device memory
  * (one line saying so, then the usual crash); or a kernel's wild access or
- * integer division by zero (reported with its thread and line, and the
- * launch stops with CUDA's error).
+ * integer division by zero (the thread stops, and once the block's others
+ * have run the launch stops with CUDA's error and the report of the block's
+ * first thread to fault, with its line: launch.cpp).
  */
 #include <fcntl.h>
 #include <link.h>
@@ -254,42 +255,51 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
     ip = (const void *)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
     wrote = ((ucontext_t *)uctx)->uc_mcontext.gregs[REG_ERR] & 2;
 #endif
-    { /* (the strings are gone before abort_launch jumps away) */
+    { /* (the strings are gone before leave_faulted_thread jumps away) */
+        cudaError_t e = sig == SIGFPE ? cudaErrorLaunchFailure : cudaErrorIllegalAddress;
         std::string line = at_line(ip, true), what;
         const char *kind = wrote ? "write" : "read";
         if (sig == SIGFPE) {
-            report("integer division by zero in %s%s (a GPU does not stop there, it gives an undefined "
-                   "result; the simulator stops the kernel so you find it) (reported as an unspecified "
-                   "launch failure)",
-                   who, line.c_str());
+            note_fault(e, who,
+                       "integer division by zero in %s%s (a GPU does not stop there, it gives an "
+                       "undefined result; the simulator stops the kernel so you find it) "
+                       "(reported as an unspecified launch failure)",
+                       who, line.c_str());
         } else if (in_region(a) && (al || find_freed(a))) {
             what = missed_global(a, 1);
-            report("Invalid __global__ %s in %s%s: address %p %s: %s (CUDA reports: an illegal memory "
-                   "access was encountered)",
-                   kind, who, line.c_str(), info->si_addr,
-                   find_freed(a) ? "is in freed memory" : "is out of bounds", what.c_str());
+            note_fault(e, who,
+                       "Invalid __global__ %s in %s%s: address %p %s: %s (CUDA reports: an "
+                       "illegal memory access was encountered)",
+                       kind, who, line.c_str(), info->si_addr,
+                       find_freed(a) ? "is in freed memory" : "is out of bounds", what.c_str());
         } else if (al) {
-            report("Invalid __global__ %s in %s%s: address %p is out of bounds: %lld bytes past the end "
-                   "of a %zu-byte %s buffer (an index beyond its last element: check the bounds test) "
-                   "(CUDA reports: an illegal memory access was encountered)",
-                   kind, who, line.c_str(), info->si_addr, (long long)(a - (start + al->size)),
-                   al->size, alloc_name(al->device, al->managed));
+            note_fault(e, who,
+                       "Invalid __global__ %s in %s%s: address %p is out of bounds: %lld bytes "
+                       "past the end of a %zu-byte %s buffer (an index beyond its last element: "
+                       "check the bounds test) (CUDA reports: an illegal memory access was "
+                       "encountered)",
+                       kind, who, line.c_str(), info->si_addr,
+                       (long long)(a - (start + al->size)), al->size,
+                       alloc_name(al->device, al->managed));
         } else if (a - g_sh_lo < g_sh_span) {
             what = missed_shared(a, 1);
-            report("Invalid __shared__ %s in %s%s: address %s is out of bounds: %s (CUDA reports: an "
-                   "illegal memory access was encountered)",
-                   kind, who, line.c_str(), address_text(a).c_str(), what.c_str());
+            note_fault(e, who,
+                       "Invalid __shared__ %s in %s%s: address %s is out of bounds: %s (CUDA "
+                       "reports: an illegal memory access was encountered)",
+                       kind, who, line.c_str(), address_text(a).c_str(), what.c_str());
         } else if (a < 65536) {
-            report("invalid %s in %s%s: a NULL pointer dereference (address %p) (CUDA reports: an "
-                   "illegal memory access was encountered)",
-                   kind, who, line.c_str(), info->si_addr);
+            note_fault(e, who,
+                       "invalid %s in %s%s: a NULL pointer dereference (address %p) (CUDA "
+                       "reports: an illegal memory access was encountered)",
+                       kind, who, line.c_str(), info->si_addr);
         } else {
-            report("invalid %s in %s%s: an invalid memory access at address %p, in no device buffer "
-                   "(CUDA reports: an illegal memory access was encountered)",
-                   kind, who, line.c_str(), info->si_addr);
+            note_fault(e, who,
+                       "invalid %s in %s%s: an invalid memory access at address %p, in no device "
+                       "buffer (CUDA reports: an illegal memory access was encountered)",
+                       kind, who, line.c_str(), info->si_addr);
         }
     }
-    abort_launch(sig == SIGFPE ? cudaErrorLaunchFailure : cudaErrorIllegalAddress);
+    leave_faulted_thread();
 }
 
 #if CUDASIM_ASAN

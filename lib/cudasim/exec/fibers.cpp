@@ -386,21 +386,42 @@ void run_block_fibers()
     }
 }
 
-/* A kernel without barriers: its threads are plain calls, one after another. */
-void run_block_plain()
+/* A kernel without barriers: its threads are plain calls, one after another (from
+ * turn `from` on, after a thread faulted). */
+void run_block_plain(unsigned from)
 {
     const dim3 &b = g_launch.cfg->block;
     g_launch.current = nullptr;
     bool reverse = g_launch.block_serial & 1; /* as in run_block_fibers */
     unsigned count = b.x * b.y * b.z;
     g_launch.wsync = 0;
-    g_launch.plain_done = 0;
-    for (unsigned k = 0; k < count; k++) {
+    if (from == 0) g_launch.plain_done = 0;
+    for (unsigned k = from; k < count; k++) {
+        g_launch.plain_k = k;
         unsigned i = reverse ? count - 1 - k : k;
         cudasim_thread_idx = uint3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
         g_launch.tid = (int)i;
         g_launch.args->run();
         g_launch.plain_done++;
+    }
+}
+
+/* A thread faulted (it is the current one, and will not run again): the others run as
+ * far as they can, to their end or to a barrier or warp operation, which is not
+ * released (the faulted thread will never reach it). Their own faults are counted. */
+void finish_block_fibers()
+{
+    if (g_launch.current) g_launch.current->state = DONE;
+    bool reverse = g_launch.block_serial & 1; /* as in run_block_fibers */
+    for (bool ran = true; ran;) {
+        ran = false;
+        for (int k = 0; k < g_launch.nthreads; k++) {
+            int i = reverse ? g_launch.nthreads - 1 - k : k;
+            if (g_launch.threads[i].state == READY) {
+                run_fiber(g_launch.threads[i], i);
+                ran = true;
+            }
+        }
     }
 }
 

@@ -4,8 +4,10 @@
  * records it. Running it, the blocks of the grid run one after another
  * (fibers.cpp runs a block's threads), with the checks of every access on
  * (access.cpp) when the kernel was compiled with the simulator's
- * instrumentation. A fault, a failed assert or a bad barrier leaves the
- * launch through abort_launch. The kernels' registry, their attributes, and
+ * instrumentation. A failed assert or a bad barrier leaves the launch
+ * through abort_launch; a thread's fault stops that thread, the block's
+ * others run on, and the launch stops at the block's end with the report of
+ * its first thread to fault (note_fault, leave_faulted_thread). The kernels' registry, their attributes, and
  * the printf buffer of a block are here too.
  */
 #include <stdarg.h>
@@ -86,6 +88,38 @@ void describe_thread(char *buf, size_t n)
     const uint3 &b = cudasim_block_idx, &t = cudasim_thread_idx;
     snprintf(buf, n, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u)", g_launch.cfg->name, b.x, b.y,
              b.z, t.x, t.y, t.z);
+}
+
+void note_fault(cudaError_t e, const char *who, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    g_launch.checking = false; /* (until the block's next thread) */
+    if (g_launch.faulted && g_launch.tid > g_launch.fault_tid) {
+        g_launch.fault_more++;
+        return;
+    }
+    if (g_launch.faulted) g_launch.fault_more++;
+    g_launch.faulted = true;
+    g_launch.fault_tid = g_launch.tid;
+    g_launch.fault_error = e;
+    g_launch.fault_report = buf;
+    const char *at = strstr(buf, who);
+    g_launch.fault_who_end = at ? (size_t)(at - buf) + strlen(who) : std::string::npos;
+}
+
+/* Leave the thread that faulted, for run_grid, which runs the block's others. */
+[[noreturn]] void leave_faulted_thread()
+{
+    g_launch.checking = false;
+#if CUDASIM_ASAN
+    if (g_launch.on_fiber)
+        __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
+#endif
+    siglongjmp(g_launch.abort_env, 2);
 }
 
 /* Leave the launch: from a fiber, a plain thread or the fault handler. */
@@ -262,8 +296,12 @@ Attempt run_grid()
     g_launch.first_block = g_launch.block_serial + 1;
     g_launch.in_kernel = true;
     g_launch.on_fiber = false;
+    g_launch.faulted = false;
+    g_launch.fault_more = 0;
     Attempt how = FINISHED;
-    if (sigsetjmp(g_launch.abort_env, 1) != 0) {
+    bool checks = g_launch.instrumented && (g_check_level > 0 || g_launch.profiling);
+    int left = sigsetjmp(g_launch.abort_env, 1);
+    if (left != 0) {
 #if CUDASIM_ASAN
         if (g_launch.on_fiber) __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
@@ -271,10 +309,40 @@ Attempt run_grid()
         g_launch.checking = false;
         /* Back from the fault handler, which ran with the signal's PKRU. */
         allow_device_memory(true);
+    }
+    if (left == 2) {
+        /* A thread faulted (leave_faulted_thread): the block's other threads run on,
+         * each that faults leaving here again; then the launch stops with the report of
+         * the block's first faulting thread, as compute-sanitizer names the first. */
+        g_launch.checking = checks;
+        if (g_launch.fibers)
+            finish_block_fibers();
+        else
+            run_block_plain(g_launch.plain_k + 1);
+        g_launch.checking = false;
+        std::string text = g_launch.fault_report;
+        size_t at = g_launch.fault_who_end;
+        if (g_launch.fault_more && at != std::string::npos) {
+            /* after "thread (x,y,z)" and its " at file:line" */
+            if (text.compare(at, 4, " at ") == 0) {
+                size_t end = text.find(' ', at + 4);
+                if (end == std::string::npos) end = text.size();
+                at = text[end - 1] == ':' ? end - 1 : end;
+            }
+            char more[96];
+            snprintf(more, sizeof more, " (and %u more thread%s of this block)",
+                     g_launch.fault_more, g_launch.fault_more == 1 ? "" : "s");
+            text.insert(at, more);
+        }
+        report("%s", text.c_str());
+        cudaError_t e = g_launch.fault_error;
+        g_sticky = g_last = g_launch.error = e;
+    }
+    if (left != 0) {
         printf_flush(); /* what the block printed before it stopped */
         how = ABORTED;
     } else {
-        g_launch.checking = g_launch.instrumented && (g_check_level > 0 || g_launch.profiling);
+        g_launch.checking = checks;
         if (g_launch.profiling) profile_grid_begin();
         for (unsigned z = 0; z < cfg->grid.z; z++)
             for (unsigned y = 0; y < cfg->grid.y; y++)
