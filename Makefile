@@ -243,7 +243,8 @@ GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/pr
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
 GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
-              $(BUILD)/obj/tests/graded/sandbox_os.o $(BUILD)/obj/tests/common/fixture.o \
+              $(BUILD)/obj/tests/graded/sandbox_os.o $(BUILD)/obj/tests/graded/sandbox_limits.o \
+              $(BUILD)/obj/tests/graded/sandbox_landlock.o $(BUILD)/obj/tests/common/fixture.o \
               $(BUILD)/obj/lib/core/err.o $(BUILD)/obj/lib/core/fileio.o
 SECCOMP_LIBS := $(or $(shell pkg-config --libs libseccomp 2>/dev/null),-lseccomp)
 # A lesson's runner links every other lesson's exercises from the answers, so one

@@ -279,6 +279,22 @@ static void first_errors(const char *log, char *out, size_t size)
     if (!out[0] && log) snprintf(out, size, "%.400s", log);
 }
 
+/* A judge that refused to grade at all (status 2: the sandbox cannot see what the cases
+ * need, say) said why in one line: make grade says that line and ends with status 2, before
+ * any case is graded, rather than give every case 0. */
+static void refused_to_grade(const char *log)
+{
+    char *text = read_text(log);
+    const char *line = text ? strstr(text, "grader: grading refused: ") : NULL;
+    if (!line) {
+        free(text);
+        return;
+    }
+    printf("%.*s\n", (int)strcspn(line, "\n"), line);
+    fflush(stdout);
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
     const char *impl = "lessons", *out = "build/grade", *bin = "build/rel/grade";
@@ -352,6 +368,7 @@ int main(int argc, char **argv)
             for (int h = 0; h < n_hide; h++) args[k++] = "--hide", args[k++] = (char *)hide[h];
             args[k] = NULL;
             int rc = run_to(args, log);
+            if (rc == 2) refused_to_grade(log);
             char *text = read_text(tsv);
             if (rc != 0 || !text || read_tsv(id, text) == 0) {
                 compiled[l] = 0;

@@ -5,12 +5,16 @@
     python3 tests/graded/selftest.py --forgeries # only the forgery set (6.)
     python3 tests/graded/selftest.py --forgeries NAME ...  # only these forgeries
     python3 tests/graded/selftest.py --package   # the Gradescope package (7.) only
+    python3 tests/graded/selftest.py --layers    # the sandbox's settings (3.) only
     python3 tests/graded/selftest.py --validate build/grade/results.json
 
 1. The reference answers get full marks, on every case.
 2. The untouched stubs get 0 on every case: a case that passes on a stub is a bug.
 3. A student file replaced by an older-dated one is recompiled, not reused; the
-   answers keep full marks with the repository inside the grader's home (hidden).
+   answers keep full marks with the repository inside the grader's home (hidden), and
+   in each setting of the sandbox (as root, without privileges, as in a container), where
+   an exercise cannot open the runner's memory through /proc either; a repository whose
+   root folder is private gets full marks or one line and status 2, never a partial score.
 4. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
    message naming what happened, and nothing else: a crash, an endless loop,
@@ -302,6 +306,20 @@ __attribute__((constructor)) static void grab(void)
     fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0666);
     if (fd >= 0) { dprintf(fd, "0\t01.1\tx\tx\t10\t10\tpassed\t\tx\n"); close(fd); }
 }
+/* An exercise, so called after the seal: its own memory opened for writing through /proc. */
+int relu_forward(const float *x, float *y, long n)
+{
+    (void)x, (void)y, (void)n;
+    static const char *const paths[] = {"/proc/self/mem", "/proc/thread-self/mem"};
+    for (int i = 0; i < 2; i++) {
+        int fd = open(paths[i], O_RDWR);
+        if (fd >= 0) {
+            dprintf(2, "rt-escaped: %s opened for writing after the seal\n", paths[i]);
+            close(fd);
+        }
+    }
+    return -1;
+}
 """
 
 
@@ -312,7 +330,8 @@ def check_layers():
     capsh), and without a seccomp filter (refused; GRADE_UNSANDBOXED=1 grades, marked).
     Each says its layers in the TSV; the answers get full marks where it grades; a shared
     object whose constructor reaches for the judge's folder, a shell and a process leaves
-    nothing there."""
+    nothing there, and its exercise, called after the seal, cannot open the runner's own
+    memory for writing (/proc/self/mem)."""
     build = os.path.relpath(build_dir(), ROOT)
     g = os.path.join(build, "grade")
     need = [os.path.join(g, n) for n in ("judge01", "run01", "run01-full", "container_like",
@@ -327,7 +346,7 @@ def check_layers():
     os.chmod(top, 0o755)
     hostile_c = os.path.join(top, "hostile.c")
     root = os.geteuid() == 0
-    settings = [("as this user", [], {}, "namespaces" if not root else "user 65534")]
+    settings = [("as this user", [], {}, "namespaces" if not root else "(its own)")]
     if root and shutil.which("setpriv"):
         settings.append(("as a user without privileges",
                          ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], {},
@@ -379,8 +398,54 @@ def check_layers():
             leaked = [f for f in os.listdir(out) if f.startswith("pwned")]
             if leaked and not env:
                 fail("the judge %s: student code wrote %s in the judge's folder" % (how, leaked))
+            log = os.path.join(out, "log")
+            said = open(log, errors="replace").read() if os.path.exists(log) else ""
+            if "rt-escaped:" in said and not env:
+                fail("the judge %s: %s" % (how, said[said.index("rt-escaped:"):].splitlines()[0]))
         print("selftest: %-27s %s" % (how, layers[0][:90]))
     shutil.rmtree(top, ignore_errors=True)
+
+
+def check_private_clone():
+    """A repository whose root folder is private (mode 0700: a clone into mktemp -d, or by a
+    user whose umask is 077), graded as root, whose runners run as another user: the answers
+    of Lesson 01 get full marks, or make grade ends with status 2 and one line that says why
+    and how to fix it, before any case runs; never a partial score. With namespaces the
+    runner's view shows the repository's entries in a folder it can enter (full marks);
+    without them (a container) it cannot read the fixtures (the line)."""
+    if os.geteuid() != 0:
+        print("selftest: %-26s skipped: only root grades as another user" % "private-clone")
+        return
+    mode = os.stat(ROOT).st_mode & 0o7777
+    try:
+        os.chmod(ROOT, 0o700)
+        for layers, want in (("", "full marks"), ("-ns", "the line")):
+            name = "private-clone" + layers
+            out = os.path.join(WORK, name)
+            p = subprocess.run(["make", "--no-print-directory", "grade", "IMPL=solutions",
+                                "LESSON=01", "GRADE_OUT=" + out], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace",
+                               env=dict(os.environ, GRADE_SANDBOX_LAYERS=layers))
+            said = [l for l in p.stdout.splitlines() if l.startswith("grader: grading refused:")]
+            if p.returncode == 0:
+                r = validate(os.path.join(ROOT, out, "results.json"))
+                if r["score"] != sum(t["max_score"] for t in r["tests"]):
+                    fail("%s: a partial score (%s) from a private repository: %s"
+                         % (name, r["score"], [t["output"] for t in r["tests"]
+                                                if t["score"] != t["max_score"]][:2]))
+                got = "full marks"
+            elif p.returncode == 2 and len(said) == 1 and "chmod" in said[0] and \
+                    not os.path.exists(os.path.join(ROOT, out, "results.json")):
+                got = "the line"
+            else:
+                fail("%s: make grade should give full marks or end with status 2 and one line "
+                     "(status %d):\n%s" % (name, p.returncode, p.stdout[-2000:]))
+            if got != want:
+                fail("%s: expected %s here, got %s:\n%s" % (name, want, got, p.stdout[-2000:]))
+            print("selftest: %-26s %s" % (name, said[0][:100] if said else "full marks"))
+    finally:
+        os.chmod(ROOT, mode)
 
 
 def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
@@ -636,6 +701,10 @@ def main():
         print("selftest: graded from the package, the forgeries score 0")
         return
 
+    if "--layers" in sys.argv[1:]:
+        check_layers()
+        check_private_clone()
+        return
     if not only_forgeries:
         r, _ = grade("solutions", "solutions", lesson=None)
         bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
@@ -644,6 +713,7 @@ def main():
 
         check_withheld()
         check_layers()
+        check_private_clone()
 
         # A clone in the grader's home (a student's ~/workbook): the home is hidden from
         # the runner, the repository under it must stay in view, with namespaces or Landlock.
