@@ -425,6 +425,19 @@ int main(int argc, char **argv)
         printf("%s%s sandbox: %s%s\n", unsandboxed ? c_red() : "",
                same ? "Student code ran in its" : lessons[l], sandbox[l], c_off());
     }
+    /* ... and the compile, as tests/graded/confine.c found it (once: the first lesson's) */
+    char compiled_in[1200] = "";
+    for (int l = 0; l < n_lessons && !compiled_in[0]; l++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/compile_%s.log.sandbox", out, lessons[l]);
+        char *text = read_text(path);
+        for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+            size_t u = strlen(compiled_in);
+            snprintf(compiled_in + u, sizeof compiled_in - u, "%s%s", u ? "; " : "", line);
+        }
+        free(text);
+    }
+    if (compiled_in[0]) printf("Its compile: %s\n", compiled_in);
     for (int l = 0; l < n_lessons; l++) {
         double score = 0, max = 0;
         printf("\n%sLesson %s%s", c_bold(), lessons[l], c_off());
@@ -530,6 +543,10 @@ int main(int argc, char **argv)
                      lessons[l], ran_on[l]);
     }
     size_t used = strlen(summary);
+    if (compiled_in[0])
+        snprintf(summary + used, sizeof summary - used, "Its compile: %.1100s\n",
+                 compiled_in);
+    used = strlen(summary);
     snprintf(summary + used, sizeof summary - used, "Total: %g/%g", total, max_total);
     fputs("  \"output\": ", f);
     json_string(f, summary);

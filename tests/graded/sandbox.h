@@ -33,7 +33,9 @@
  *                   view could not be made read-only, writes only to the private /tmp.
  *   the limits      (sandbox_limits.c) a cgroup of the judge's own for its runners
  *                   (memory, tasks, CPU bandwidth), or resource limits where none can be
- *                   made; file size and CPU time per process in any case.
+ *                   made; file size and CPU time per process in any case. The compile
+ *                   and the static checks of a submission have limits of their own
+ *                   (confine.c), and the compiler a view of its own (sandbox_compile.c).
  *   the session     always: a session of its own with no terminal, standard
  *                   input from /dev/null, a fixed environment, only the
  *                   protocol's descriptors open.
@@ -139,6 +141,8 @@ typedef struct SandboxLimits {
 
 /* A judge's runners, all at once (a case of several ranks is several processes). */
 #define SANDBOX_RUN_LIMITS {4096, SANDBOX_TASKS, 2, 0, 256}
+/* The compile of one lesson's files, with its static checks and link (confine.c). */
+#define SANDBOX_COMPILE_LIMITS {2048, 256, 2, 0, 256}
 
 enum { SANDBOX_GROUP_NONE, SANDBOX_GROUP_V2, SANDBOX_GROUP_V1 };
 
@@ -219,5 +223,32 @@ const char *sandbox_syscall_name(int nr);
  * the filter. A second call replaces the list and the count. Returns 0, or -1 with a
  * reason in @p err. */
 int sandbox_guard_exec(const char *const *programs, int times, char *err, size_t size);
+
+/* ---- the compile's view (sandbox_compile.c) ---------------------------------------------- */
+
+/* What a compile may see: the system's folders read-only without devices, and these. */
+typedef struct CompileView {
+    const char *root;             /* the repository: an empty folder in the view, the compile's
+                                   * current folder */
+    const char *const *read;      /* shown read-only at their own paths (NULL-terminated) */
+    const char *const *read_from; /* shown read-only at the path of the same index in read_to */
+    const char *const *read_to;
+    const char *const *write;     /* folders shown writable (the compile's output) */
+    const char *const *copy;      /* folders shown as a read-only copy its user can read (the
+                                   * submission's, which only root may read) */
+    const char *const *hide;      /* covered where a system folder would show them */
+    unsigned uid;                 /* as root: the compile's user */
+    int drop_user;
+} CompileView;
+
+/* In the calling process: a mount namespace (in a user namespace when not root) whose root
+ * holds what @p v names, a /tmp of its own and /dev/null; then, as root, user v->uid.
+ * Returns 0 (exec the compiler next), or -1 with a reason: then the process is spoiled. */
+int sandbox_compile_view(const CompileView *v, char *err, size_t size);
+
+/* Without namespaces: Landlock lets the calling process read only what the view would show
+ * and write only the output folders and @p tmp (it stays the grader's user, who alone may
+ * read the submission's copy and the output folders). */
+int sandbox_compile_landlock(const CompileView *v, const char *tmp, char *err, size_t size);
 
 #endif

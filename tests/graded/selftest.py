@@ -130,7 +130,18 @@ def in_parallel(jobs):
             f.result()
 
 
-def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
+# What a make grade that attacks the machine itself may use, whatever the grader's own
+# limits do: each of its processes at most this much address space (so that a grader whose
+# limits were lost cannot take the CI machine down with it).
+DAMAGE_CAP = 4 << 30
+
+
+def capped():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (DAMAGE_CAP, DAMAGE_CAP))
+
+
+def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None, cap=False):
     out = os.path.join(WORK, name)
     args = ["make", "--no-print-directory", "grade", "IMPL=" + impl, "GRADE_OUT=" + out]
     if lesson:
@@ -139,7 +150,8 @@ def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
         args.append("STUDENT_DIR=" + student_dir)
     args += list(extra)
     p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, errors="replace", env=dict(os.environ, **(env or {})))
+                       text=True, errors="replace", env=dict(os.environ, **(env or {})),
+                       preexec_fn=capped if cap else None)
     if p.returncode != 0:
         fail("%s: make grade exited with %d (it must exit 0 whenever grading ran):\n%s"
              % (name, p.returncode, p.stdout[-3000:]))
@@ -467,6 +479,11 @@ def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
         root, build, out = grader or (ROOT, None, os.path.join(ROOT, WORK, name))
         code = code.replace("@ROOT@", root).replace("@NAME@", name).replace("@OUT@", out)
         code = code.replace("@HOME@", os.path.expanduser("~"))  # the grader's home
+        if "@FIFO@" in code:  # a named pipe that nothing writes, outside the submission
+            fifo = "/tmp/wb-fifo-" + name
+            if not os.path.exists(fifo):
+                os.mkfifo(fifo)
+            code = code.replace("@FIFO@", fifo)
         code = code.replace("@MARKS@", " ".join(escape_marks(name)))
         code = code.replace("@FORGE@", json.dumps(forgeries.FORGED_RESULTS_SCRIPT)[1:-1])
         if "@BUILD@" in code:
@@ -556,10 +573,25 @@ def check_forgery(fg, unchecked=False, layers=None):
     folder, path, text = make_copy(name, fg["lesson"], fg["base"], fg["changes"], filename)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    extra = ["GRADE_UNCHECKED=1"] if unchecked else []
+    extra = (["GRADE_UNCHECKED=1"] if unchecked else []) + fg.get("make", [])
     # (a seed set by hand is in the grader's environment, for whoever can read it)
     env = {"GRADE_SANDBOX_LAYERS": layers or "", "GRADE_SEED": ""}
-    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra, env=env)
+    t0 = time.time()
+    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra, env=env,
+                   cap=fg.get("damage", False))
+    if os.path.exists("/tmp/wb-fifo-" + name):
+        os.remove("/tmp/wb-fifo-" + name)
+    results = os.path.join(ROOT, WORK, name)
+    for log in os.listdir(results):  # a compile log keeps its first MB, as a run log does
+        if log.startswith("compile_") and log.endswith(".log") and \
+                os.path.getsize(os.path.join(results, log)) > (1 << 20) + 4096:
+            fail("forgery %s: %s holds %d bytes (the grader keeps the first MB)"
+                 % (name, log, os.path.getsize(os.path.join(results, log))))
+    limit = next((int(m.split("=")[1]) for m in fg.get("make", [])
+                  if m.startswith("GRADE_COMPILE_LIMIT=")), None)
+    if limit and time.time() - t0 > 3 * limit + 120:
+        fail("forgery %s: make grade took %d s with a compile limit of %d s"
+             % (name, time.time() - t0, limit))
     for t in r["tests"]:
         forged = (t["number"] in fg["zero"] or fg.get("all_zero")
                   or any(c in t["name"] for c in fg.get("zero_cases", ())))
@@ -577,7 +609,6 @@ def check_forgery(fg, unchecked=False, layers=None):
               and t["score"] != t["max_score"]):
             fail("forgery %s: the honest exercise %r lost its marks: %r"
                  % (name, t["name"], t["output"]))
-    results = os.path.join(ROOT, WORK, name)
     expect_held(name, r, out, results)
     if fg.get("post_exit"):
         written = {}
