@@ -15,6 +15,7 @@
    in each setting of the sandbox (as root, without privileges, as in a container), where
    an exercise cannot open the runner's memory through /proc either; a repository whose
    root folder is private gets full marks or one line and status 2, never a partial score.
+   No refusal of a system call is in the run logs of the answers or of the stubs.
 4. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
    message naming what happened, and nothing else: a crash, an endless loop,
@@ -460,6 +461,20 @@ def check_private_clone():
         os.chmod(ROOT, mode)
 
 
+def check_run_logs(folder, who):
+    """No line of what graded code printed (run_NN.log) blames the student for a call that
+    lib, the grader or a library made in its normal work (chmod of a case's scratch folder,
+    OpenBLAS's mbind): the answers and the untouched stubs make no refused call."""
+    for log in sorted(os.listdir(os.path.join(ROOT, WORK, folder))):
+        if not (log.startswith("run_") and log.endswith(".log")):
+            continue
+        with open(os.path.join(ROOT, WORK, folder, log), errors="replace") as f:
+            for line in f:
+                if "grader sandbox: refused" in line:
+                    fail("%s: %s holds a refusal of a call %s did not make: %s"
+                         % (who, log, who, line.strip()))
+
+
 def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
     """A folder laid out like lessons/ with lesson's file from base, changed. grader: the
     root, build tree and output folder the changes' code names (@ROOT@, @BUILD@, @OUT@),
@@ -741,6 +756,7 @@ def main():
         bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
         if bad:
             fail("the reference answers lose points on %s" % bad)
+        check_run_logs("solutions", "the reference answers")
 
         check_withheld()
         check_layers()
@@ -765,6 +781,7 @@ def main():
         bad = [t["name"] for t in r["tests"] if t["score"] != 0 or t["status"] != "failed"]
         if bad:
             fail("these cases pass on the untouched stubs: %s" % bad)
+        check_run_logs("stubs", "the untouched stubs")
 
         # A submission replaced by an older file (unzipped with its old date) is
         # still recompiled: the stubs, dated 2000, must score 0 where the answers were.
@@ -818,6 +835,16 @@ def main():
             fail("the answers with a __device__ and a __constant__ variable lose points: %s"
                  % [t["output"] for t in r["tests"] if t["score"] != t["max_score"]][:2])
         utf8_messages()
+        # The student's own refused call is named as the student's, though lib's same call
+        # (chmod of a scratch folder) is quiet: with the checks off, an exercise calls chmod.
+        folder = plant("refusal-named", "relu_forward",
+                       "{ extern int chmod(const char *, unsigned); chmod(\"/tmp\", 0777); }")
+        grade("refusal-named", "lessons", folder, extra=["GRADE_UNCHECKED=1"])
+        with open(os.path.join(ROOT, WORK, "refusal-named", "run_01.log"), errors="replace") as f:
+            said = f.read()
+        if not re.search(r"refused the system call chmod \(\d+\), made by your code", said):
+            fail("refusal-named: the run log should name the student's code as chmod's caller:\n"
+                 + said[-1500:])
 
     named = [a for a in sys.argv[1:] if not a.startswith("--")]
     unknown = set(named) - {fg["name"] for fg in forgeries.FORGERIES}
