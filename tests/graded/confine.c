@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,6 +95,14 @@ static void prepend(const char *path, const char *line)
 
 /* ---- confine limits ---------------------------------------------------------------------- */
 
+/* A signal that ends confine (Ctrl-C, grade-all's stop): it ends what it runs first. */
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+    stopping = sig;
+}
+
 static int limits(int argc, char **argv)
 {
     const char *what = "this step", *log_path = NULL;
@@ -126,9 +135,20 @@ static int limits(int argc, char **argv)
         sandbox_group_remove(&group);
         return 2;
     }
-    pid_t pid = fork();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, NULL);
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
-        setsid(); /* a process group to end, where there is no cgroup */
+        /* a process group to end where there is no cgroup (in the same session, which
+         * grade-all's stop ends whole), ending with confine */
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(137);
+        signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
         int null = open("/dev/null", O_RDONLY);
         if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0) _exit(126);
         if (grouped && sandbox_group_join(&group) != 0) _exit(126);
@@ -143,6 +163,7 @@ static int limits(int argc, char **argv)
         sandbox_group_remove(&group);
         return 2;
     }
+    setpgid(pid, pid); /* (as the child does: whichever comes first) */
     double deadline = now_s() + time_s;
     long long kept = 0, more = 0;
     int st = 0, ended = 0, timed_out = 0;
@@ -153,8 +174,8 @@ static int limits(int argc, char **argv)
             if (grouped) sandbox_group_empty(&group);
             else kill(-pid, SIGKILL);
         }
-        if (!ended && now_s() > deadline) {
-            timed_out = 1;
+        if (!ended && (now_s() > deadline || stopping)) {
+            timed_out = !stopping;
             if (grouped) sandbox_group_empty(&group);
             kill(-pid, SIGKILL);
             waitpid(pid, &st, 0);
@@ -185,6 +206,11 @@ static int limits(int argc, char **argv)
     close(log);
     int oom = grouped && sandbox_group_oom_kills(&group) > 0;
     sandbox_group_remove(&group);
+    if (stopping) { /* end as the signal would have ended it */
+        signal(stopping, SIG_DFL);
+        raise(stopping);
+        return 128 + stopping;
+    }
     char refused[600] = "";
     if (timed_out)
         snprintf(refused, sizeof refused,
