@@ -778,7 +778,8 @@ void sandbox_describe(const SandboxPlan *plan, char *out, size_t size)
         USED("%snamespaces (mount, PID, IPC, network%s)%s", n ? ", " : "",
              plan->user_ns ? ", in a user namespace" : "",
              plan->readonly ? ", read-only files but a private /tmp" : "");
-    if (plan->drop_user && plan->own_uid) USED("%suser %u (its own)", n ? ", " : "", plan->uid);
+    /* (not its number, which differs from one grading to the next: results.json does not) */
+    if (plan->drop_user && plan->own_uid) USED("%sa user of its own", n ? ", " : "");
     if (plan->drop_user && !plan->own_uid)
         USED("%suser %u (shared with other gradings: %s)", n ? ", " : "", plan->uid, plan->uid_why);
     if (!plan->namespaces && plan->landlock)

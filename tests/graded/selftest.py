@@ -359,7 +359,7 @@ def check_layers():
     os.chmod(top, 0o755)
     hostile_c = os.path.join(top, "hostile.c")
     root = os.geteuid() == 0
-    settings = [("as this user", [], {}, "namespaces" if not root else "(its own)")]
+    settings = [("as this user", [], {}, "namespaces" if not root else "a user of its own")]
     if root and shutil.which("setpriv"):
         settings.append(("as a user without privileges",
                          ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], {},
