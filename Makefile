@@ -299,10 +299,12 @@ GRADE_INTAKE := $(BUILD)/grade/intake
 # wall-clock time, and of CPU time per process), under the limits of tests/graded/confine.c.
 GRADE_COMPILE_LIMIT ?= 300
 GRADE_CONFINE := $(BUILD)/grade/confine
-# make grade compiles a student's files in a view of their own (tests/graded/sandbox_compile.c:
-# the system's folders, the submission's copy, lib/ and kernels/, read-only; the object's
-# folder; nothing else): GRADE_VIEW=1 is what it passes to the make of a lesson's shared
-# object. $(1): a file of the build the compile reads too (a kernel's translation).
+# make grade compiles a student's files, and translates their kernels for the simulator
+# (cu2sim.pl inlines the local headers a .cu file includes), in a view of their own
+# (tests/graded/sandbox_compile.c: the system's folders, the submission's copy, lib/ and
+# kernels/, read-only; the output's folder; nothing else): GRADE_VIEW=1 is what it passes
+# to the make of a lesson's shared object. $(1): a file of the build the compile reads too
+# (a kernel's translation).
 GRADE_VIEW ?=
 grade_view = $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE) compile --root $(CURDIR) \
   --read $(CURDIR)/lib --read $(CURDIR)/kernels --copy $(abspath $(STUDENT_SRC)) \
@@ -1057,10 +1059,11 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 # kept as the others are (.PRECIOUS names a rule's own target pattern): else make deletes
 # them after the link and says so ("rm build/...") in a run that went well.
 .PRECIOUS: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o
-$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS)
+$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS) \
+        | $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
-	$(Q)perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+	$(Q)$(call grade_view) perl $(SIM_DIR)/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC) $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)

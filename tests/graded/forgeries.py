@@ -402,6 +402,15 @@ FORGERIES = [
          why="the answers through the compiler, from lib/ on the include path: lib/.. was the "
              "repository's root (104/104 with the checks off, when the include folder held "
              "links into the repository)"),
+    dict(name="cu-include-answers", lesson="02_device_transfer", file="exercises.cu",
+         base="stubs",
+         changes=[(None, "top", '#include "../../../../../solutions/02_device_transfer/'
+                                'exercises.cu"\n#if 0\n'),
+                  (None, "end", "#endif\n")],
+         zero=["02.4", "02"], says="", unchecked=True, layers=[COMPILE_LANDLOCK],
+         why="the answers' kernel through the simulator's translation, which inlines the "
+             "local headers a .cu file includes: by a path relative to the submission's copy "
+             "in the build tree (build/rel/intake/KEY/LESSON), up to the repository's root"),
     dict(name="include-device", lesson="01_cpu_baseline", base="stubs",
          changes=[(None, "top", '#include "/dev/zero"\n')],
          zero=L01, says="/dev/zero", unchecked=True, damage=True,
