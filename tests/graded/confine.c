@@ -150,7 +150,8 @@ static int limits(int argc, char **argv)
         if (getppid() != parent) _exit(137);
         signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
         int null = open("/dev/null", O_RDONLY);
-        if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0) _exit(126);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
+            _exit(126);
         if (grouped && sandbox_group_join(&group) != 0) _exit(126);
         sandbox_limits_set(&lim, grouped);
         setenv("GRADE_CONFINE_NOTE", note_path, 1);

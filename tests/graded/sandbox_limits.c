@@ -325,10 +325,13 @@ void sandbox_group_remove(SandboxGroup *g)
 void sandbox_group_describe(const SandboxGroup *g, const SandboxLimits *lim, const char *why,
                             char *out, size_t size)
 {
+    char tasks[32] = "", cpus[32] = "";
+    if (g->pids >= 0 || g->kind == SANDBOX_GROUP_V2)
+        snprintf(tasks, sizeof tasks, ", %d tasks", lim->tasks);
+    if (g->cpu) snprintf(cpus, sizeof cpus, ", %d CPUs", lim->cpus);
     if (g->n)
-        snprintf(out, size, "a cgroup (%s) of its own: memory %lld MB, %d tasks%s%.0d%s",
-                 g->kind == SANDBOX_GROUP_V2 ? "v2" : "v1", lim->memory_mb, lim->tasks,
-                 g->cpu ? ", " : "", g->cpu ? lim->cpus : 0, g->cpu ? " CPUs" : "");
+        snprintf(out, size, "a cgroup (%s) of its own: memory %lld MB%s%s",
+                 g->kind == SANDBOX_GROUP_V2 ? "v2" : "v1", lim->memory_mb, tasks, cpus);
     else
         snprintf(out, size, "resource limits only (%lld MB of address space per process): %s",
                  lim->memory_mb, why && *why ? why : "no cgroup");
