@@ -380,7 +380,8 @@ GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/pr
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
 GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
               $(BUILD)/obj/tests/graded/code_lines.o \
-              $(BUILD)/obj/tests/graded/sandbox_os.o $(BUILD)/obj/tests/common/fixture.o \
+              $(BUILD)/obj/tests/graded/sandbox_os.o $(BUILD)/obj/tests/graded/sandbox_limits.o \
+              $(BUILD)/obj/tests/graded/sandbox_landlock.o $(BUILD)/obj/tests/common/fixture.o \
               $(BUILD)/obj/lib/core/err.o $(BUILD)/obj/lib/core/fileio.o
 SECCOMP_LIBS := $(or $(shell pkg-config --libs libseccomp 2>/dev/null),-lseccomp)
 # A lesson's runner links every other lesson's exercises from the answers, so one
@@ -431,9 +432,23 @@ grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
               $(LIB_A) $(if $(filter sim,$(2)),$(SIM_A))
 GRADE_GEN   := $(BUILD)/grade/gen
 GRADE_INTAKE := $(BUILD)/grade/intake
-# The longest a student's files may take to compile (seconds): an #include of /dev/zero
-# or of a FIFO would never end.
+# The longest a student's files may take to compile, with their static checks (seconds of
+# wall-clock time, and of CPU time per process), under the limits of tests/graded/confine.c.
 GRADE_COMPILE_LIMIT ?= 300
+GRADE_CONFINE := $(BUILD)/grade/confine
+# make grade compiles a student's files, and translates their kernels for the simulator
+# (cu2sim.pl inlines the local headers a .cu file includes), in a view of their own
+# (tests/graded/sandbox_compile.c: the system's folders, the submission's copy, lib/ and
+# kernels/, read-only; the output's folder; nothing else): GRADE_VIEW=1 is what it passes
+# to the make of a lesson's shared object. $(1): a file of the build the compile reads too
+# (a kernel's translation).
+GRADE_VIEW ?=
+grade_view = $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE) compile --root $(CURDIR) \
+  --read $(CURDIR)/lib --read $(CURDIR)/kernels --copy $(abspath $(STUDENT_SRC)) \
+  --read-as $(CURDIR)/lib=$(abspath $(STUDENT_INC))/lib \
+  --read-as $(CURDIR)/kernels=$(abspath $(STUDENT_INC))/kernels \
+  $(foreach f,$(1),--read $(abspath $(f))) --write $(abspath $(@D)) \
+  $(foreach h,$(GRADE_HIDE),--hide $(h)) --)
 GRADE_INTAKE_DIR := $(BUILD)/intake/$(STUDENT_KEY)
 # The files a submission hands in, as paths under STUDENT_DIR.
 GRADE_FILES  := $(foreach d,$(LESSONS),$(d)/exercises.c) $(foreach d,$(CU_LESSONS),$(d)/exercises.cu)
@@ -632,7 +647,7 @@ grade: deps-grade
 	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(BUILD)/obj/student/$(STUDENT_KEY) \
 	  $(BUILD)/obj/sim/student/$(STUDENT_KEY) $(BUILD)/obj/cuda/student/$(STUDENT_KEY) \
 	  $(BUILD)/sim/student/$(STUDENT_KEY))
-	@$(MAKE) --no-print-directory $(GRADE_DRIVER) \
+	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_CONFINE) \
 	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records \
 	    $(BUILD)/grade/run$(l) $(BUILD)/grade/run$(l)-full) >/dev/null
 	@# The student's files are graded from a copy (tests/graded/intake.c): a link, a
@@ -650,14 +665,11 @@ grade: deps-grade
 	    [ -f $(GRADE_INTAKE_DIR)/$$f ] || missing="$$missing $$f";; esac; done;) \
 	  if [ -n "$$missing" ]; then echo "not handed in: "$(call sq,$(STUDENT_DIR))" has no$$missing" \
 	    > $(call sq,$(GRADE_OUT))/compile_$$l.log; echo 1 > $(call sq,$(GRADE_OUT))/compile_$$l.status; continue; fi; \
-	  timeout -k 5 $(GRADE_COMPILE_LIMIT) \
+	  $(GRADE_CONFINE) limits --what "compiling lesson $$l" --time $(GRADE_COMPILE_LIMIT) \
+	    --log $(call sq,$(GRADE_OUT))/compile_$$l.log -- \
 	    $(MAKE) --no-print-directory $(call grade_so_dir,$(GRADE_IMPL))/$$l.so IMPL=$(GRADE_IMPL) \
-	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR)) \
-	    > $(call sq,$(GRADE_OUT))/compile_$$l.log 2>&1; \
+	    $(if $(filter lessons,$(GRADE_IMPL)),STUDENT_SRC=$(GRADE_INTAKE_DIR) GRADE_VIEW=1); \
 	  st=$$?; echo $$st > $(call sq,$(GRADE_OUT))/compile_$$l.status; \
-	  [ $$st -lt 124 ] || echo "refused: compiling lesson $$l took more than $(GRADE_COMPILE_LIMIT) s" \
-	    "(an #include of a device or a pipe never ends): every exercise of it scores 0" \
-	    >> $(call sq,$(GRADE_OUT))/compile_$$l.log; \
 	  $(if $(filter lessons,$(GRADE_IMPL)),sed -i $(call sq,s|$(GRADE_INTAKE_DIR)/|$(call sed_text,$(STUDENT_DIR))/|g) \
 	    $(call sq,$(GRADE_OUT))/compile_$$l.log;) \
 	 done
@@ -686,10 +698,10 @@ grade-report:
 # BUILD_ROOT/try/src), on the CUDA simulator where there is no GPU. ARGS adds options.
 TRY_SRC := $(BUILD_ROOT)/try/src
 try: deps
-	@part=$$(python3 lessons/try.py "$(EX)" "$(STUDENT_DIR)" "$(TRY_SRC)") || exit 0; \
+	@part=$$(python3 lessons/try.py "$(EX)" $(call sq,$(STUDENT_DIR)) "$(TRY_SRC)") || exit 0; \
 	case $$part in 1) a="--epochs 2000";; 2) a="--no-matmul --epochs 200";; \
 	  4) a="--n 200 --width 64";; 6) a="--quick --no-cost";; *) a="--quick";; esac; \
-	echo "make try: exercise $(EX) from $(STUDENT_DIR)/, every other exercise from solutions/:" \
+	echo "make try: exercise $(EX) from "$(call sq,$(STUDENT_DIR))"/, every other exercise from solutions/:" \
 	  "Part $$part$(if $(HAVE_GPU),, on the CUDA simulator)"; \
 	$(MAKE) --no-print-directory lesson37 IMPL=lessons STUDENT_DIR=$(TRY_SRC) PART=$$part \
 	  $(if $(HAVE_GPU),,SIM=1) ARGS="$$a $(ARGS)"
@@ -1009,10 +1021,10 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 
 # The student's exercises: same flags, but warnings do not stop the build.
-$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_SRC)/%/exercises.c | $(STUDENT_INC)
+$(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o: $(STUDENT_SRC)/%/exercises.c | $(STUDENT_INC) $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(CFLAGS_EX) -save-temps=obj -c $< -o $@
+	$(Q)$(call grade_view) $(CC) $(CFLAGS_EX) -save-temps=obj -c $< -o $@
 
 $(BUILD)/obj/solutions/%/exercises.o: solutions/%/exercises.c
 	@mkdir -p $(@D)
@@ -1060,6 +1072,14 @@ $(FUZZ_BINS): $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call flavor_ob
 
 # tests/graded/selftest.py runs the grader as in a container with it (namespaces refused).
 $(BUILD)/grade/container_like: $(BUILD)/obj/tests/graded/container_like.o
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS)
+
+# What a submission's compile runs in (tests/graded/confine.c).
+$(GRADE_CONFINE): $(BUILD)/obj/tests/graded/confine.o $(BUILD)/obj/tests/graded/sandbox_compile.o \
+                  $(BUILD)/obj/tests/graded/sandbox_limits.o $(BUILD)/obj/tests/graded/sandbox_landlock.o \
+                  $(BUILD)/obj/tests/graded/sandbox_os.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS)
@@ -1223,7 +1243,7 @@ endif
 # Everything make grade builds that does not depend on the student's files
 # (the grader package's setup.sh builds it once, into the autograder's image).
 grader: deps-grade
-	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_INTAKE) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
+	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_INTAKE) $(GRADE_CONFINE) $(GRADE_JUDGES) $(GRADE_REFS) $(GRADE_RUN_OBJ) \
 	  $(LIB_A) $(SIM_A) $(SIM_KOBJ) $(BACKEND_cpu) $(BACKEND_sim) $(STUDENT_INC) \
 	  $(GRADED:%=$(BUILD)/grade/run%) $(GRADED:%=$(BUILD)/grade/run%-full)
 
@@ -1259,20 +1279,21 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 # kept as the others are (.PRECIOUS names a rule's own target pattern): else make deletes
 # them after the link and says so ("rm build/...") in a run that went well.
 .PRECIOUS: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o
-$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS)
+$(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS) \
+        | $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
-	$(Q)perl $(SIM_DIR)/translate/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+	$(Q)$(call grade_view) perl $(SIM_DIR)/translate/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC)
+$(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC) $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)
 	@echo "  CXX   "$(call sq,$(STUDENT_DIR))"/$*.cu (simulator)"
-	$(Q)$(CXX) $(CXXFLAGS_KSIM_EX) -save-temps=obj -iquote $(STUDENT_SRC)/$(dir $*) -c $< -o $@
+	$(Q)$(call grade_view,$<) $(CXX) $(CXXFLAGS_KSIM_EX) -save-temps=obj -iquote $(STUDENT_SRC)/$(dir $*) -c $< -o $@
 
-$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_SRC)/%.cu | $(STUDENT_INC)
+$(BUILD)/obj/cuda/student/$(STUDENT_KEY)/%.o: $(STUDENT_SRC)/%.cu | $(STUDENT_INC) $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
-	$(Q)$(NVCC) $(NVCCFLAGS_STUDENT) -Xcompiler -save-temps=obj -MD -MF $(@:.o=.d) -c $< -o $@
+	$(Q)$(call grade_view) $(NVCC) $(NVCCFLAGS_STUDENT) -Xcompiler -save-temps=obj -MD -MF $(@:.o=.d) -c $< -o $@
 
 # The headers a student file may include: links to lib/ and kernels/ only.
 $(STUDENT_INC):

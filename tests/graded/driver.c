@@ -299,6 +299,22 @@ static void first_errors(const char *log, char *out, size_t size)
     if (!out[0] && log) snprintf(out, size, "%.400s", log);
 }
 
+/* A judge that refused to grade at all (status 2: the sandbox cannot see what the cases
+ * need, say) said why in one line: make grade says that line and ends with status 2, before
+ * any case is graded, rather than give every case 0. */
+static void refused_to_grade(const char *log)
+{
+    char *text = read_text(log);
+    const char *line = text ? strstr(text, "grader: grading refused: ") : NULL;
+    if (!line) {
+        free(text);
+        return;
+    }
+    printf("%.*s\n", (int)strcspn(line, "\n"), line);
+    fflush(stdout);
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
     const char *impl = "lessons", *out = "build/grade", *bin = "build/rel/grade";
@@ -372,6 +388,7 @@ int main(int argc, char **argv)
             for (int h = 0; h < n_hide; h++) args[k++] = "--hide", args[k++] = (char *)hide[h];
             args[k] = NULL;
             int rc = run_to(args, log);
+            if (rc == 2) refused_to_grade(log);
             char *text = read_text(tsv);
             if (rc != 0 || !text || read_tsv(id, text) == 0) {
                 compiled[l] = 0;
@@ -435,6 +452,19 @@ int main(int argc, char **argv)
         printf("%s%s sandbox: %s%s\n", unsandboxed ? c_red() : "",
                same ? "Student code ran in its" : lessons[l], sandbox[l], c_off());
     }
+    /* ... and the compile, as tests/graded/confine.c found it (once: the first lesson's) */
+    char compiled_in[1200] = "";
+    for (int l = 0; l < n_lessons && !compiled_in[0]; l++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/compile_%s.log.sandbox", out, lessons[l]);
+        char *text = read_text(path);
+        for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+            size_t u = strlen(compiled_in);
+            snprintf(compiled_in + u, sizeof compiled_in - u, "%s%s", u ? "; " : "", line);
+        }
+        free(text);
+    }
+    if (compiled_in[0]) printf("Its compile: %s\n", compiled_in);
     /* The function column fits the longest name of any lesson (dist_broadcast_parameters),
      * so that every table's columns line up. */
     int fw = 24;
@@ -545,6 +575,10 @@ int main(int argc, char **argv)
                      lessons[l], ran_on[l]);
     }
     size_t used = strlen(summary);
+    if (compiled_in[0])
+        snprintf(summary + used, sizeof summary - used, "Its compile: %.1100s\n",
+                 compiled_in);
+    used = strlen(summary);
     snprintf(summary + used, sizeof summary - used, "Total: %g/%g", total, max_total);
     fputs("  \"output\": ", f);
     json_string(f, summary);

@@ -14,12 +14,16 @@ about: some of their cases may pass).
 their own: every forgery that reaches for a shell, a file or another process is one.
 `layers`: GRADE_SANDBOX_LAYERS values under which it is graded unchecked once more (a
 machine without some of the sandbox's layers). `post_exit`: results.json and score.txt
-must still be the judge's a few seconds after make grade returned. The forgeries that
-attack the sandbox itself are in forgeries_sandbox.py.
+must still be the judge's a few seconds after make grade returned. `make`: variables for
+its make grade (a shorter compile limit). `damage`: it attacks the grading machine itself
+(memory, disk, time), so its make grade runs under a memory cap of the self-test's own.
+Every forgery's compile log must keep at most its first MB. The forgeries that attack the
+sandbox itself are in forgeries_sandbox.py.
 
 A change is (function, how, code): how is "replace" (the body), "prefix" (code
 at the start of the body), "top" or "end" (code at the top or end of the file;
-function is then None). In code, @ROOT@ is the repository's root and
+function is then None). In code, @ROOT@ is the repository's root, @FIFO@ a named pipe
+the self-test makes in /tmp (and nothing writes), and
 @OFFSET(a-b)@ the distance from lib's function b to its function a in the lesson's
 runner (read with nm, as a student would from their own build); forgeries_sandbox.py
 says what @MARKS@, @OUT@, @BUILD@, @NAME@ and @FORGE@ become.
@@ -285,6 +289,22 @@ PUBLIC_START_06 = (
     "for (int64_t j = 0; j < refs[i].param->value->numel; j++) v[j] = start[at++]; } "
     "return 0; } }")
 
+# A million statements from under 1 KB, each with two warnings (a pragma's, which the
+# preprocessor prints at once, and a statement with no effect) and the notes of its macros.
+MACRO_BOMB = ("#define BOMB_1(v) (v) == 1; _Pragma(\"GCC warning \\\"a statement\\\"\")\n"
+              "#define BOMB_10(v) BOMB_1(v) BOMB_1(v) BOMB_1(v) BOMB_1(v) BOMB_1(v) BOMB_1(v) "
+              "BOMB_1(v) BOMB_1(v) BOMB_1(v) BOMB_1(v)\n" +
+              "".join("#define BOMB_%s(v) %s\n" % (big, " ".join(["BOMB_%s(v)" % small] * 10))
+                      for small, big in (("10", "100"), ("100", "1K"), ("1K", "10K"),
+                                         ("10K", "100K"), ("100K", "1M"))))
+
+# The compile without namespaces, in Landlock alone (as in a container); the runner has its
+# layers.
+COMPILE_LANDLOCK = "-ns"
+# The compile with neither: it sees the machine, and only its limits hold (-cgroup: only
+# each process's).
+COMPILE_SEES_ALL = "-ns,-landlock"
+
 FORGERIES = [
     dict(name="lookup-table", lesson="01_cpu_baseline", base="solutions",
          changes=[("linear_forward", "prefix",
@@ -364,14 +384,54 @@ FORGERIES = [
     dict(name="include-answers", lesson="05_trainer", base="stubs",
          changes=[(None, "top", '#include "solutions/05_trainer/exercises.c"\n#if 0\n'),
                   (None, "end", "#endif\n")],
-         zero=["05.1", "05.2", "05.3", "05.4", "05.5", "05"], says="",
+         zero=["05.1", "05.2", "05.3", "05.4", "05.5", "05"], says="", unchecked=True,
+         layers=[COMPILE_LANDLOCK],
          why="the answers through the compiler, from the repository root"),
     dict(name="include-answers-relative", lesson="03_why_gpu_slower", base="stubs",
          changes=[(None, "top", '#include "@ROOT@/solutions/03_why_gpu_slower/exercises.c"\n'
                                 '#if 0\n'),
                   (None, "end", "#endif\n")],
-         zero=["03.1", "03.2", "03.3", "03"], says="refused",
+         zero=["03.1", "03.2", "03.3", "03"], says="the compiler sees only", unchecked=True,
+         layers=[COMPILE_LANDLOCK],
          why="the answers through the compiler, by absolute path (any STUDENT_DIR)"),
+    dict(name="include-answers-through-lib", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top", '#include "lib/../solutions/01_cpu_baseline/exercises.c"\n'
+                                '#if 0\n'),
+                  (None, "end", "#endif\n")],
+         zero=L01, says="the compiler sees only", unchecked=True, layers=[COMPILE_LANDLOCK],
+         why="the answers through the compiler, from lib/ on the include path: lib/.. was the "
+             "repository's root (104/104 with the checks off, when the include folder held "
+             "links into the repository)"),
+    dict(name="cu-include-answers", lesson="02_device_transfer", file="exercises.cu",
+         base="stubs",
+         changes=[(None, "top", '#include "../../../../../solutions/02_device_transfer/'
+                                'exercises.cu"\n#if 0\n'),
+                  (None, "end", "#endif\n")],
+         zero=["02.4", "02"], says="", unchecked=True, layers=[COMPILE_LANDLOCK],
+         why="the answers' kernel through the simulator's translation, which inlines the "
+             "local headers a .cu file includes: by a path relative to the submission's copy "
+             "in the build tree (build/rel/intake/KEY/LESSON), up to the repository's root"),
+    dict(name="include-device", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top", '#include "/dev/zero"\n')],
+         zero=L01, says="/dev/zero", unchecked=True, damage=True,
+         layers=[COMPILE_LANDLOCK, COMPILE_SEES_ALL, COMPILE_SEES_ALL + ",-cgroup"],
+         why="an endless file for the preprocessor: cc1 doubled its buffer until the machine "
+             "ran out of memory; now no device but /dev/null is in the compile's view, and "
+             "where there is no view (or Landlock) the compile's memory limit, of its cgroup "
+             "or of each process, stops it"),
+    dict(name="include-fifo", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top", '#include "@FIFO@"\n')],
+         zero=L01, says="the compiler sees only", unchecked=True, damage=True,
+         layers=[COMPILE_LANDLOCK],
+         why="a named pipe nobody writes, made where the grader's machine keeps temporary "
+             "files: opening it would wait until the compile's time limit; it is not in the view"),
+    dict(name="macro-bomb", lesson="01_cpu_baseline", base="stubs",
+         changes=[(None, "top", MACRO_BOMB), ("relu_forward", "prefix", "BOMB_1M(n)")],
+         zero=L01, says="refused: compiling lesson 01", unchecked=True, damage=True,
+         make=["GRADE_COMPILE_LIMIT=20"],
+         why="a file of under 1 KB whose macros expand to a million statements, each with "
+             "warnings: the compile ran outside any limit and wrote a compile log of hundreds "
+             "of MB; now it stops at its limits and its log keeps its first MB"),
     dict(name="half-gemm", lesson="01_cpu_baseline", base="solutions",
          changes=[("linear_forward", "replace",
                    "extern int half_gemm(); return half_gemm(x, w, b, y, n, in, out);"),

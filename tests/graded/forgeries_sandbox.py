@@ -160,6 +160,11 @@ NO_NAMESPACES = "-ns"
 # Namespaces whose view of the files is not read-only (a kernel before 5.12), as root
 # without another user or Landlock: only the filter keeps the runner's writes in.
 WRITABLE_VIEW = "-readonly,-user,-landlock"
+# As root without namespaces or Landlock (a kernel without either): only the filter and the
+# runner's user of its own.
+USER_ONLY = "-ns,-landlock"
+# Namespaces whose view is not read-only, Landlock keeping writes to the private /tmp.
+NO_READONLY = "-readonly"
 
 # ---- the C library's code pointers: system() through a slot of libc and of the runner
 
@@ -381,6 +386,50 @@ static void rt_jit(void)
                    0x1000 /* AT_EMPTY_PATH */, 0);
         }
     }
+}
+"""
+
+# ---- the runner's own memory through /proc: code written into its text after the seal ---
+
+PROC_MEM = r"""
+/* The target: a function of this file, in read-only, executable memory. */
+__attribute__((noinline)) static long rt_target(long n, long a, long b, long c)
+{
+    return n + a + b + c;
+}
+
+/* Open the runner's own memory for writing (every name of it), and write the system-call
+ * stub of rt_stub over rt_target's code, then call it: new machine code without mmap or
+ * mprotect, which the kernel lets a process do to itself through /proc. */
+static void rt_proc_mem(void)
+{
+    static const unsigned char stub[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48, 0x89, 0xd6,
+                                         0x48, 0x89, 0xca, 0x0f, 0x05, 0xc3};
+    static const char sh[] = "/bin/sh", c[] = "-c";
+    const char *argv[] = {sh, c, rt_script, NULL};
+    char paths[4][64];
+    snprintf(paths[0], sizeof paths[0], "/proc/self/mem");
+    snprintf(paths[1], sizeof paths[1], "/proc/thread-self/mem");
+    snprintf(paths[2], sizeof paths[2], "/proc/%d/mem", (int)getpid());
+    snprintf(paths[3], sizeof paths[3], "/proc/%d/task/%d/mem", (int)getpid(), (int)gettid());
+    static const int modes[] = {O_RDWR, O_WRONLY};
+    for (int i = 0; i < 4; i++)
+        for (int m = 0; m < 2; m++) {
+            /* (refused by the filter, a read-only /proc, Landlock or the file's owner: any
+             * error will do) */
+            int fd = (int)rt_sys(SYS_openat, AT_FDCWD, (long)paths[i], modes[m] | O_CLOEXEC, 0,
+                                 0, 0);
+            if (fd < 0) continue;
+            char what[120];
+            snprintf(what, sizeof what, "%s opened for writing after the seal", paths[i]);
+            rt_escaped(what, fd);
+            long w = pwrite(fd, stub, sizeof stub, (off_t)(uintptr_t)&rt_target);
+            if (w == (long)sizeof stub) {
+                rt_escaped("new code written into its own text through /proc", w);
+                rt_target(SYS_execve, (long)sh, (long)argv, 0);
+            }
+            close(fd);
+        }
 }
 """
 
@@ -865,6 +914,11 @@ SANDBOX_FORGERIES = [
               why="machine code for a system call written at run time into executable memory: "
                   "mmap with PROT_EXEC, mprotect to executable, and memfd_create mapped "
                   "executable, all after the seal"),
+    _lesson01("proc-self-mem", "exercise", "rt_proc_mem();", extra=PROC_MEM,
+              layers=(FILTER_ONLY, NO_NAMESPACES, WRITABLE_VIEW, USER_ONLY, NO_READONLY),
+              why="after the seal, the runner's own memory opened through /proc (self, "
+                  "thread-self, its pid, its task) for writing, and machine code for a system "
+                  "call written over a function of its text and called: no mmap, no mprotect"),
     _lesson01("grader-files", "constructor", "rt_files();",
               extra=IO_URING + FILES, layers=(FILTER_ONLY, NO_NAMESPACES, WRITABLE_VIEW),
               why="a constructor that opens for writing what the judge writes (results.json, "

@@ -32,10 +32,9 @@
 
 #define OUTPUT_MAX ((size_t)512 << 20) /* records a runner may send */
 #define LOG_TAIL 16384                 /* what is kept of a runner's printing */
-/* The largest file a runner may write, its printing included (it goes to a
- * temporary file): past it the runner gets SIGXFSZ, so that printing in a loop
- * cannot fill the disk that results.json is written to. */
-#define RUNNER_FILE_MAX ((rlim_t)256 << 20)
+/* (The largest file a runner may write, its printing included (it goes to a temporary
+ * file), is SANDBOX_RUN_LIMITS's: past it the runner gets SIGXFSZ, so that printing in a
+ * loop cannot fill the disk that results.json is written to.) */
 #define LOG_KEEP ((off_t)1 << 20) /* what the log keeps of one case's printing */
 
 /* ---- options ------------------------------------------------------------------ */
@@ -64,6 +63,7 @@ typedef struct Run {
     int status;          /* waitpid status */
     int timed_out;       /* killed at the deadline */
     int too_much;        /* killed for sending more than OUTPUT_MAX */
+    int out_of_memory;   /* its group's memory ran out: the kernel killed a process of it */
     char tail[LOG_TAIL]; /* the end of what it printed */
 } Run;
 
@@ -111,6 +111,8 @@ static void keep_output(int fd, const char *heading, Run *r)
 /* ---- the sandbox ---------------------------------------------------------------------- */
 
 static SandboxPlan plan;             /* what this machine lets the judge use */
+static SandboxGroup group;           /* the runners' cgroup (group.n == 0: none) */
+static const SandboxLimits run_limits = SANDBOX_RUN_LIMITS;
 static const char *student_path;     /* the student's shared object (--student) */
 static const char *runner_full_path; /* the runner for whole-lesson cases (--runner-full) */
 static const char *hidden[64];       /* paths the runner must not see (--hide) */
@@ -136,7 +138,7 @@ static void run_runner(const char *runner, const char *name, double limit_s, Run
     char scratch[] = "/tmp/wb-grade-scratch-XXXXXX";
     if (!plan.namespaces) {
         if (!mkdtemp(scratch)) harness_fail("cannot make a scratch folder");
-        if (plan.drop_user && chown(scratch, SANDBOX_UID, SANDBOX_GID) != 0)
+        if (plan.drop_user && chown(scratch, plan.uid, plan.uid) != 0)
             harness_fail("cannot give the scratch folder to the runner's user");
     }
     char seed_text[32];
@@ -145,9 +147,16 @@ static void run_runner(const char *runner, const char *name, double limit_s, Run
     if (write(seed[1], seed_text, (size_t)seed_len) != seed_len) harness_fail("seed pipe");
     close(seed[1]);
     fflush(NULL);
+    long long oom_before = sandbox_group_oom_kills(&group);
     pid_t pid = fork();
     if (pid < 0) harness_fail("fork failed");
     if (pid == 0) {
+        /* the group first (as the judge's user), then limits of its own: file size, and CPU
+         * time enough for twice the case's time on every thread it may keep busy */
+        if (group.n && sandbox_group_join(&group) != 0) _exit(126);
+        SandboxLimits mine = run_limits;
+        mine.cpu_s = (long long)(limit_s * 2) + 10;
+        sandbox_limits_set(&mine, 1); /* (the runner sets its own address-space limit) */
         int in = open("/dev/null", O_RDONLY);
         /* (dup2 clears close-on-exec: these descriptors, and only these, reach the runner) */
         if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
@@ -155,8 +164,6 @@ static void run_runner(const char *runner, const char *name, double limit_s, Run
             dup2(seed[0], 5) < 0 || dup2(exe, 6) < 0)
             _exit(126);
         fcntl(6, F_SETFD, FD_CLOEXEC); /* the runner's own file: gone once it runs */
-        struct rlimit fsize = {RUNNER_FILE_MAX, RUNNER_FILE_MAX};
-        if (setrlimit(RLIMIT_FSIZE, &fsize) != 0) _exit(126);
         char *argv[16];
         int k = 0;
         argv[k++] = (char *)"runner";
@@ -226,11 +233,18 @@ static void run_runner(const char *runner, const char *name, double limit_s, Run
         nanosleep(&ms, NULL);
     }
     kill(-pid, SIGKILL); /* anything it left behind */
+    sandbox_group_empty(&group); /* ... wherever it went */
+    r->out_of_memory = sandbox_group_oom_kills(&group) > oom_before;
     r->status = st;
     keep_output(out, name, r);
     close(out);
     if (!plan.namespaces && sandbox_remove_tree(scratch) != 0)
         fprintf(stderr, "grader: could not remove %s\n", scratch);
+}
+
+static void remove_group(void)
+{
+    sandbox_group_remove(&group); /* (only in the process that made it, not Check's children) */
 }
 
 /* ---- why a runner failed, in words a student can act on ----------------------------- */
@@ -254,6 +268,8 @@ static const char *signal_story(int sig)
         return "SIGKILL: killed, maybe for using too much memory";
     case SIGXFSZ:
         return "SIGXFSZ: it wrote more output than the grader keeps";
+    case SIGXCPU:
+        return "SIGXCPU: it used more CPU time than the grader gives a case";
     default:
         return NULL;
     }
@@ -297,6 +313,10 @@ static void expect_finished(const Run *r, const RecordSet *set, const char *pars
                      "stops?)%s",
                      whose, limit_s, tool);
     if (r->too_much) ck_abort_msg("%ssent more than %zu MB of results", whose, OUTPUT_MAX >> 20);
+    if (r->out_of_memory && WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGKILL)
+        ck_abort_msg("%scrashed: SIGKILL: it used more than the %lld MB of memory the grader "
+                     "gives a case (its private /tmp included)",
+                     whose, run_limits.memory_mb);
     if (WIFSIGNALED(r->status)) {
         int sig = WTERMSIG(r->status);
         const char *story = signal_story(sig);
@@ -686,6 +706,109 @@ static void device_of(const char *runner, char *out, size_t size)
         if (*c < 0x20 || *c > 0x7e) *c = '?';
 }
 
+/* The first folder or file on the way from / to @p path that others may not enter or read
+ * (the runner's user is one of them), in @p out; "" if none. */
+static void closed_on_way(const char *path, char *out, size_t size, unsigned *mode)
+{
+    char walk[4096];
+    snprintf(walk, sizeof walk, "%s", path);
+    out[0] = '\0';
+    for (char *p = walk + 1;; p++) {
+        char c = *p;
+        if (c == '/' || c == '\0') {
+            *p = '\0';
+            struct stat st;
+            if (stat(walk, &st) == 0 &&
+                !(st.st_mode & (S_ISDIR(st.st_mode) ? S_IXOTH : S_IROTH))) {
+                snprintf(out, size, "%s", walk);
+                *mode = (unsigned)(st.st_mode & 07777);
+                return;
+            }
+            *p = c;
+        }
+        if (c == '\0') return;
+    }
+}
+
+/* Before any case: can the runner, in its sandbox, read the files the cases read (the
+ * fixtures, the data, the simulator's GPUs, the kernels' sources)? A grade must never
+ * depend on the permissions of the folder the repository was cloned into: if it cannot,
+ * grading stops here with one line that says why and how to fix it (status 2). */
+static void check_readable(void)
+{
+    static const char *const wanted[] = {"tests/fixtures", "lessons/data", "lib/cudasim/gpus",
+                                         "kernels"};
+    char repo[4096], paths[4][4200];
+    if (!getcwd(repo, sizeof repo)) return;
+    char *argv[16];
+    int k = 0;
+    argv[k++] = (char *)"runner";
+    argv[k++] = (char *)"--readable";
+    argv[k++] = (char *)"--fd";
+    argv[k++] = (char *)"3";
+    for (int i = 0; i < 4; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", repo, wanted[i]);
+        if (access(paths[i], F_OK) == 0) argv[k++] = paths[i];
+    }
+    argv[k] = NULL;
+    int fds[2];
+    int exe = open(runner_path, O_RDONLY | O_CLOEXEC);
+    if (exe < 0 || pipe2(fds, O_CLOEXEC) != 0) return; /* (the cases will say) */
+    char scratch[] = "/tmp/wb-grade-scratch-XXXXXX";
+    if (!plan.namespaces && (!mkdtemp(scratch) ||
+                             (plan.drop_user && chown(scratch, plan.uid, plan.uid) != 0)))
+        return;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (group.n && sandbox_group_join(&group) != 0) _exit(126);
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
+            dup2(fds[1], 3) < 0 || dup2(exe, 4) < 0)
+            _exit(126);
+        fcntl(4, F_SETFD, FD_CLOEXEC);
+        SandboxRun run = {.program_fd = 4, .argv = argv, .scratch = scratch, .hide = hidden,
+                          .keep_fds = 5};
+        char why[600];
+        sandbox_exec(&plan, &run, why, sizeof why);
+        _exit(126);
+    }
+    close(fds[1]);
+    close(exe);
+    char answer[4400] = "";
+    size_t got = 0;
+    ssize_t n;
+    while (pid > 0 && got < sizeof answer - 1 &&
+           (n = read(fds[0], answer + got, sizeof answer - 1 - got)) > 0)
+        got += (size_t)n;
+    answer[got] = '\0';
+    close(fds[0]);
+    int st = 0;
+    if (pid > 0) waitpid(pid, &st, 0);
+    sandbox_group_empty(&group);
+    if (!plan.namespaces) sandbox_remove_tree(scratch);
+    char *tab = strchr(answer, '\t');
+    if (!tab) return;
+    *tab = '\0';
+    tab[strcspn(tab + 1, "\n") + 1] = '\0';
+    char closed[4200], mode[32] = "";
+    unsigned bits = 0;
+    closed_on_way(answer, closed, sizeof closed, &bits);
+    if (closed[0]) snprintf(mode, sizeof mode, " (mode %04o)", bits);
+    char who[64];
+    snprintf(who, sizeof who, "user %u", plan.drop_user ? plan.uid : (unsigned)getuid());
+    char file_q[4400], closed_q[4400];
+    err_quote(answer, strlen(answer), 600, file_q, sizeof file_q);
+    err_quote(closed, strlen(closed), 600, closed_q, sizeof closed_q);
+    fprintf(stderr,
+            "grader: grading refused: the runner (%s) cannot read %s (%s)%s%s%s; make the "
+            "repository readable by all (chmod -R o+rX on it, and o+x on each folder above "
+            "it) or grade a copy that is, so that no case is graded without its files\n",
+            who, file_q, tab + 1, closed[0] ? ": others may not enter " : "",
+            closed[0] ? closed_q : "", mode);
+    exit(2);
+}
+
 static int usage(const char *argv0)
 {
     fprintf(stderr,
@@ -733,6 +856,15 @@ int main(int argc, char **argv)
             write_case(stdout, i, 0, "listed", "");
         return 0;
     }
+    /* A user of this grading's own, and a group for all its runners, removed at the end. */
+    sandbox_claim_user(&plan);
+    char no_group[300] = "";
+    SandboxLimits described = run_limits;
+    if (sandbox_group_make(&group, &run_limits, no_group, sizeof no_group) == 0)
+        atexit(remove_group);
+    else
+        described.memory_mb = SANDBOX_RUNNER_AS_MB; /* the runner's own address-space limit */
+    sandbox_set_limits(&plan, &group, &described, no_group);
     if (record_path && runner_path) {
         recording = 1;
         plan.unsandboxed = !plan.filter; /* the answers alone run here */
@@ -744,8 +876,9 @@ int main(int argc, char **argv)
     const char *home = getenv("HOME");
     if (home && *home && strcmp(home, "/") != 0 && n_hidden < 62) hidden[n_hidden++] = home;
     hidden[n_hidden] = NULL;
-    char layers[1200];
+    char layers[1600];
     sandbox_describe(&plan, layers, sizeof layers);
+    if (plan.filter || plan.unsandboxed) check_readable();
 
     Suite *s = suite_create(L->id);
     for (int i = 0; i < L->n_cases; i++) {

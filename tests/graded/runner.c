@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/device/backend.h"
@@ -26,7 +29,6 @@
 #include "sandbox.h"
 #include "student.h"
 
-#define MEMORY_LIMIT_MB 2048
 
 static int out_fd = -1;
 
@@ -288,6 +290,11 @@ void run_ranks(const char *rank_case, int ranks, double limit_s)
 static void enter_sandbox(void)
 {
     char why[512];
+    /* Not dumpable: the files of /proc/self become root's, so that a runner that is not root
+     * cannot open its own memory (/proc/self/mem) for writing where no other layer stops it
+     * (a prctl the filter then refuses to undo). */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 && !unsandboxed)
+        graded_refused("grader: cannot make the runner undumpable");
     int filtered = sandbox_filter_install(may_write, strcmp(device_backend(), "CUDA") == 0, why,
                                           sizeof why) == 0;
     if (!filtered && !unsandboxed) graded_refused(why);
@@ -360,13 +367,49 @@ static int run_rank(const char *name, const char *prefix, const char *student_pa
     return 0;
 }
 
+/* `--readable --fd N PATH...`: whether every file below each PATH can be opened for reading
+ * here (in the sandbox, as the runner's user, before any student code): the first that
+ * cannot, as "PATH<TAB>reason", on descriptor N. Its exit status: 0, or 1. */
+static int readable_below(const char *path, int fd, int depth)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        dprintf(fd, "%s\t%s\n", path, strerror(errno));
+        return 1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (f < 0) {
+            dprintf(fd, "%s\t%s\n", path, strerror(errno));
+            return 1;
+        }
+        close(f);
+        return 0;
+    }
+    DIR *d = opendir(path);
+    if (!d) {
+        dprintf(fd, "%s\t%s\n", path, strerror(errno));
+        return 1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || depth > 8) continue;
+        char sub[4200];
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        rc = readable_below(sub, fd, depth + 1);
+    }
+    closedir(d);
+    return rc;
+}
+
 static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s --case NAME --fd N [--student FD] [--seed-fd FD] [--may-write] "
             "[--unsandboxed]\n"
             "       %s --rank NAME --out PREFIX --seed-file FILE [--student PATH] ...\n"
-            "       %s --device --fd N | --list\n",
+            "       %s --device --fd N | --list | --readable --fd N PATH...\n",
             argv0, argv0, argv0);
     exit(2);
 }
@@ -394,6 +437,11 @@ int main(int argc, char **argv)
         }
         close(fd);
         return 0;
+    }
+    if (argc >= 4 && strcmp(argv[1], "--readable") == 0 && strcmp(argv[2], "--fd") == 0) {
+        int fd = atoi(argv[3]), rc = 0;
+        for (int i = 4; i < argc && !rc; i++) rc = readable_below(argv[i], fd, 0);
+        return rc;
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -433,7 +481,7 @@ int main(int argc, char **argv)
     sanitized = 1;
 #endif
     if (strcmp(device_backend(), "CUDA") != 0 && !sanitized) {
-        struct rlimit r = {(rlim_t)MEMORY_LIMIT_MB << 20, (rlim_t)MEMORY_LIMIT_MB << 20};
+        struct rlimit r = {(rlim_t)SANDBOX_RUNNER_AS_MB << 20, (rlim_t)SANDBOX_RUNNER_AS_MB << 20};
         setrlimit(RLIMIT_AS, &r);
     }
     launcher = launches_ranks(name);

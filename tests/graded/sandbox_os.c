@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
-#include <linux/landlock.h>
 #include <net/if.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -62,9 +61,6 @@ static int write_file(const char *path, const char *text)
 
 /* ---- namespaces ------------------------------------------------------------------------ */
 
-/* The processes and threads user SANDBOX_UID may have at once (RLIMIT_NPROC). */
-#define SANDBOX_NPROC 512
-
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS)
 
 /* Enter new namespaces (through a user namespace when not root). The caller's next
@@ -111,6 +107,75 @@ static int mount_tmpfs(const char *path, const char *opts, char *err, size_t siz
     return 0;
 }
 
+/* The first folder from / down to @p path (itself included) that others may not search,
+ * in @p out ("" if none): a user of the runner's own cannot pass it. */
+static void closed_on_way(const char *path, char *out, size_t size)
+{
+    char walk[4096];
+    snprintf(walk, sizeof walk, "%s", path);
+    out[0] = '\0';
+    for (char *p = walk + 1;; p++) {
+        char c = *p;
+        if (c == '/' || c == '\0') {
+            *p = '\0';
+            struct stat st;
+            if (stat(walk, &st) == 0 && !(st.st_mode & S_IXOTH)) {
+                snprintf(out, size, "%s", walk);
+                return;
+            }
+            *p = c;
+        }
+        if (c == '\0') return;
+    }
+}
+
+/* Bind the repository (open as @p repo_fd) at @p at: whole, or, when its own folder may not
+ * be searched by others (@p by_entries), each of its entries into the folder made at @p at.
+ * What is hidden inside it comes along (bound recursively). */
+static int show_repo(int repo_fd, const char *at, int by_entries, char *err, size_t size)
+{
+    char from[64];
+    err[0] = '\0';
+    if (!by_entries) {
+        snprintf(from, sizeof from, "/proc/self/fd/%d", repo_fd);
+        return mount(from, at, NULL, MS_BIND | MS_REC, NULL);
+    }
+    if (mount_tmpfs(at, "size=64k,mode=0755", err, size) != 0) return -1;
+    int list = dup(repo_fd);
+    DIR *d = list >= 0 ? fdopendir(list) : NULL;
+    if (!d) return -1;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char to[4400];
+        if (snprintf(to, sizeof to, "%s/%s", at, e->d_name) >= (int)sizeof to) continue;
+        struct stat st;
+        if (fstatat(repo_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (S_ISLNK(st.st_mode)) {
+            char target[4096];
+            ssize_t n = readlinkat(repo_fd, e->d_name, target, sizeof target - 1);
+            if (n > 0) target[n] = '\0', rc = symlink(target, to);
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) continue;
+        int fd = openat(repo_fd, e->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
+        int made = -1;
+        if (S_ISDIR(st.st_mode)) {
+            made = mkdir(to, 0755);
+        } else {
+            int f = open(to, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+            made = f < 0 ? -1 : close(f);
+        }
+        rc = made != 0 ? -1 : mount(from, to, NULL, MS_BIND | MS_REC, NULL);
+        close(fd);
+    }
+    closedir(d);
+    return rc;
+}
+
 /* In the first process of the new namespaces: the runner's view of the files. Everything
  * read-only; /tmp, /dev/shm and /run private and empty; what it must not see covered by
  * an empty file system; /proc of its own PID namespace; the loopback interface up (the
@@ -146,16 +211,21 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
     /* The repository (the judge's folder: the runner's fixtures and data are there) stays
      * in view when a hidden folder holds it (the judge's home, say) or the private /tmp
      * would cover it (a clone under /tmp): it is bound back in place, read-only, with what
-     * is hidden inside it. So what is hidden is covered first, /tmp after. */
+     * is hidden inside it. So what is hidden is covered first, /tmp after. A repository
+     * the runner's user could not enter (a folder on its way that others may not search:
+     * a clone into mktemp -d, a home of mode 0700) is shown the same way, its entries each
+     * bound into a folder the runner can enter. */
     struct stat st;
-    char repo[4096];
+    char repo[4096], closed[4096] = "";
     int repo_fd = -1, repo_in_tmp = 0;
     if (getcwd(repo, sizeof repo)) {
         repo_in_tmp = below(repo, "/tmp") || below(repo, "/dev/shm");
+        if (plan->drop_user) closed_on_way(repo, closed, sizeof closed);
         for (const char *const *h = run->hide; h && *h && !repo_in_tmp && repo_fd < 0; h++)
             if (strcmp(repo, *h) != 0 && below(repo, *h))
-                repo_fd = open(repo, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (repo_in_tmp) repo_fd = open(repo, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                repo_fd = open(repo, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (repo_in_tmp || (closed[0] && repo_fd < 0))
+            repo_fd = open(repo, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     }
     for (const char *const *h = run->hide; h && *h; h++) {
         if (stat(*h, &st) != 0) continue;
@@ -201,8 +271,13 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
         mount_tmpfs("/dev/pts", "size=4k,mode=0755", err, size) != 0)
         return -1;
     if (repo_fd >= 0) {
-        char from[64];
-        snprintf(from, sizeof from, "/proc/self/fd/%d", repo_fd);
+        /* a folder on the way that the runner cannot search: an empty one in its place */
+        if (closed[0] && strcmp(closed, repo) != 0 && !below(closed, "/tmp") &&
+            !below(closed, "/dev/shm") &&
+            mount_tmpfs(closed, "size=4k,mode=0755", err, size) != 0) {
+            close(repo_fd);
+            return -1;
+        }
         for (char *p = repo + 1; (p = strchr(p, '/')); p++) {
             *p = '\0';
             mkdir(repo, 0755);
@@ -211,16 +286,18 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
         mkdir(repo, 0755);
         struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
         /* read-only in any case under /tmp, where the runner may write otherwise */
-        if (mount(from, repo, NULL, MS_BIND | MS_REC, NULL) != 0 ||
-            ((plan->readonly || repo_in_tmp) &&
+        if (show_repo(repo_fd, repo, strcmp(closed, repo) == 0, err, size) != 0 ||
+            ((plan->readonly || repo_in_tmp || closed[0]) &&
              syscall(SYS_mount_setattr, AT_FDCWD, repo, AT_RECURSIVE, &ro, sizeof ro) != 0)) {
-            say(err, size, "showing the repository %s again: %s", repo, strerror(errno));
+            if (!err[0])
+                say(err, size, "showing the repository %s again: %s", repo, strerror(errno));
             close(repo_fd);
             return -1;
         }
         close(repo_fd);
     }
-    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+    /* read-only: the runner's own /proc/self/mem would write into its code, sealed or not */
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0) {
         say(err, size, "the PID namespace's /proc: %s", strerror(errno));
         return -1;
     }
@@ -240,7 +317,20 @@ static int make_view(const SandboxPlan *plan, const SandboxRun *run, char *err, 
 
 /* ---- the runner's user ------------------------------------------------------------------ */
 
-/* As root: user and group SANDBOX_UID, no supplementary groups (no capabilities left).
+int sandbox_become(unsigned uid, char *err, size_t size)
+{
+    if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) {
+        say(err, size, "becoming user %u: %s", uid, strerror(errno));
+        return -1;
+    }
+    if (getuid() != uid || geteuid() != uid) {
+        say(err, size, "still user %d after becoming %u", (int)geteuid(), uid);
+        return -1;
+    }
+    return 0;
+}
+
+/* As root: the plan's user and group, no supplementary groups (no capabilities left).
  * In a user namespace (as its root): no capabilities, and none regained by exec. */
 static int drop_privileges(const SandboxPlan *plan, char *err, size_t size)
 {
@@ -263,177 +353,12 @@ static int drop_privileges(const SandboxPlan *plan, char *err, size_t size)
             return -1;
         }
     } else if (plan->drop_user) {
-        if (setgroups(0, NULL) != 0 || setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID) != 0 ||
-            setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) != 0) {
-            say(err, size, "becoming user %d: %s", SANDBOX_UID, strerror(errno));
-            return -1;
-        }
-        if (getuid() != SANDBOX_UID || geteuid() != SANDBOX_UID) {
-            say(err, size, "still user %d after becoming %d", (int)geteuid(), SANDBOX_UID);
-            return -1;
-        }
+        if (sandbox_become(plan->uid, err, size) != 0) return -1;
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         say(err, size, "no_new_privs: %s", strerror(errno));
         return -1;
     }
-    return 0;
-}
-
-/* ---- Landlock: writes only below the scratch folder ---------------------------------- */
-
-static int landlock_abi(void)
-{
-#ifdef SYS_landlock_create_ruleset
-    long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    return v > 0 ? (int)v : 0;
-#else
-    return 0;
-#endif
-}
-
-#define LL_WRITES                                                                                  \
-    (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |                               \
-     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | \
-     LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |   \
-     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
-
-#define LL_READS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
-/* What a rule on a file (not a folder) may grant. */
-#define LL_FILE_RIGHTS                                                                             \
-    (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_EXECUTE)
-
-static int landlock_allow_fd(int ruleset, int fd, __u64 access)
-{
-    struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
-    return syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == 0 ? 0
-                                                                                            : -1;
-}
-
-static int landlock_allow(int ruleset, const char *path, __u64 access)
-{
-    int fd = open(path, O_PATH | O_CLOEXEC);
-    if (fd < 0) return -1;
-    int rc = landlock_allow_fd(ruleset, fd, access);
-    close(fd);
-    return rc;
-}
-
-/* A path the reading rules hide or show again (absolute, resolved). */
-typedef struct Seen {
-    char path[4096];
-    int shown; /* 1: shown (the repository, inside a hidden folder); 0: hidden */
-} Seen;
-
-/* Whether @p path may be read: the innermost of @p seen that holds it decides. */
-static int readable(const char *path, const Seen *seen, int n)
-{
-    size_t best = 0;
-    int shown = 1;
-    for (int i = 0; i < n; i++)
-        if (below(path, seen[i].path) && strlen(seen[i].path) >= best) {
-            best = strlen(seen[i].path);
-            shown = seen[i].shown;
-        }
-    return shown;
-}
-
-/* Reading allowed everywhere but below the hidden paths: a rule for each folder or file of
- * @p dir that holds none of @p seen and may be read, and the same again inside each that
- * holds one. A symbolic link needs no rule (what it points to has its own). Landlock only
- * allows, so "everything but" is written as what is left. */
-static int landlock_allow_all_but(int ruleset, const char *dir, const Seen *seen, int n, int depth)
-{
-    DIR *d = opendir(dir);
-    if (!d) return depth ? 0 : -1; /* (a folder the grader cannot list: nothing to allow) */
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char path[4096];
-        if (snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", e->d_name) >=
-            (int)sizeof path)
-            continue;
-        int holds = 0;
-        for (int i = 0; i < n; i++)
-            if (strcmp(seen[i].path, path) != 0 && below(seen[i].path, path)) holds = 1;
-        struct stat st;
-        if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) continue;
-        if (holds && S_ISDIR(st.st_mode) && depth < 32) {
-            rc = landlock_allow_all_but(ruleset, path, seen, n, depth + 1);
-            continue;
-        }
-        if (!readable(path, seen, n)) continue;
-        int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) continue;
-        rc = landlock_allow_fd(ruleset, fd,
-                               S_ISDIR(st.st_mode) ? LL_READS : LANDLOCK_ACCESS_FS_READ_FILE);
-        close(fd);
-    }
-    closedir(d);
-    return rc;
-}
-
-/* Writes only below @p scratch (and @p also, if not NULL) and to /dev/null; reads anywhere
- * but below the paths of @p hide (NULL: no hiding), though the repository (the current
- * folder) stays readable inside a hidden folder; the regular files among descriptors
- * 0 .. keep_fds-1 (the runner itself, the student's shared object: their paths may be
- * hidden) may still be read and executed, which loading them again takes. */
-static int landlock_confine(const char *scratch, const char *also, const char *const *hide,
-                            int keep_fds, char *err, size_t size)
-{
-    __u64 handled = LL_WRITES | (hide ? LL_READS : 0);
-    if (landlock_abi() >= 2) handled |= LANDLOCK_ACCESS_FS_REFER;
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-    if (landlock_abi() >= 3) handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
-#endif
-    struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
-    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-    if (rs < 0) {
-        say(err, size, "Landlock: %s", strerror(errno));
-        return -1;
-    }
-    /* the scratch folder: anything; /dev/null: written to */
-    __u64 file_writes = LANDLOCK_ACCESS_FS_WRITE_FILE;
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-    if (handled & LANDLOCK_ACCESS_FS_TRUNCATE) file_writes |= LANDLOCK_ACCESS_FS_TRUNCATE;
-#endif
-    __u64 null_access = file_writes | (handled & LANDLOCK_ACCESS_FS_READ_FILE);
-    if (landlock_allow(rs, scratch, handled) != 0 ||
-        (also && landlock_allow(rs, also, handled) != 0) ||
-        landlock_allow(rs, "/dev/null", null_access) != 0) {
-        say(err, size, "Landlock rule for %s: %s", scratch, strerror(errno));
-        close(rs);
-        return -1;
-    }
-    if (hide) {
-        /* the hidden paths, and the repository (this folder) shown again inside one */
-        static Seen seen[65];
-        int n = 0;
-        for (const char *const *h = hide; *h && n < 64; h++)
-            if (realpath(*h, seen[n].path)) seen[n++].shown = 0;
-        if (getcwd(seen[n].path, sizeof seen[n].path)) seen[n++].shown = 1;
-        for (int fd = 0; fd < keep_fds; fd++) {
-            struct stat st;
-            if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                landlock_allow_fd(rs, fd, LL_FILE_RIGHTS & handled) != 0) {
-                say(err, size, "Landlock rule for descriptor %d: %s", fd, strerror(errno));
-                close(rs);
-                return -1;
-            }
-        }
-        if (landlock_allow_all_but(rs, "/", seen, n, 0) != 0) {
-            say(err, size, "Landlock rules for reading: %s", strerror(errno));
-            close(rs);
-            return -1;
-        }
-    }
-    if (syscall(SYS_landlock_restrict_self, rs, 0) != 0) {
-        say(err, size, "Landlock: %s", strerror(errno));
-        close(rs);
-        return -1;
-    }
-    close(rs);
     return 0;
 }
 
@@ -499,20 +424,27 @@ static void become_runner(const SandboxPlan *plan, const SandboxRun *run, pid_t 
     /* The first process the kernel kills when memory runs out (a private /tmp is memory
      * too), before the judge or anything else of the machine. */
     write_file("/proc/self/oom_score_adj", "1000");
-    /* As user 65534: threads enough for a case, not the machine's process table. */
-    struct rlimit procs = {SANDBOX_NPROC, SANDBOX_NPROC};
-    if (plan->drop_user) setrlimit(RLIMIT_NPROC, &procs);
+    /* Threads enough for a case, not the machine's process table: counted for the runner's
+     * user of its own (as root), or in its user namespace (the kernel counts a user's
+     * processes per namespace); not for root itself, whom the limit does not bind. */
+    struct rlimit procs = {SANDBOX_TASKS, SANDBOX_TASKS};
+    if (plan->drop_user || (plan->namespaces && plan->user_ns)) setrlimit(RLIMIT_NPROC, &procs);
     const char *tmp = plan->namespaces ? "/tmp" : run->scratch;
     if (drop_privileges(plan, err, size) != 0) return;
     die_with_parent(parent); /* after the change of user, which clears it */
     /* Landlock: without namespaces, writes only to the scratch folder and nothing hidden
      * read; with namespaces whose view could not be made read-only, writes only to the
      * private /tmp and /dev/shm (what is hidden is covered already). */
-    if (plan->landlock && !plan->namespaces &&
-        landlock_confine(run->scratch, NULL, run->hide, run->keep_fds, err, size) != 0)
+    char repo[4096];
+    const char *show[] = {getcwd(repo, sizeof repo), NULL};
+    const char *scratch[] = {run->scratch, NULL}, *private_tmp[] = {"/tmp", "/dev/shm", NULL};
+    SandboxLandlock alone = {.write = scratch, .show = show[0] ? show : NULL, .hide = run->hide,
+                             .read_all = 1, .keep_fds = run->keep_fds};
+    SandboxLandlock in_view = {.write = private_tmp};
+    if (plan->landlock && !plan->namespaces && sandbox_landlock_confine(&alone, err, size) != 0)
         return;
     if (plan->landlock && plan->namespaces && !plan->readonly &&
-        landlock_confine("/tmp", "/dev/shm", NULL, 0, err, size) != 0)
+        sandbox_landlock_confine(&in_view, err, size) != 0)
         return;
     if (chdir(tmp) != 0) {
         say(err, size, "chdir %s: %s", tmp, strerror(errno));
@@ -671,16 +603,6 @@ void sandbox_exec(const SandboxPlan *plan, const SandboxRun *run, char *err, siz
 
 /* ---- probing ------------------------------------------------------------------------------ */
 
-static int switched_off(const char *layer)
-{
-    const char *off = getenv("GRADE_SANDBOX_LAYERS");
-    if (!off) return 0;
-    char want[32];
-    snprintf(want, sizeof want, "-%s", layer);
-    const char *p = strstr(off, want);
-    return p && (p[strlen(want)] == '\0' || p[strlen(want)] == ',' || p[strlen(want)] == ' ');
-}
-
 typedef struct Probe {
     int filter, namespaces, readonly, drop_user, landlock;
     char why_filter[160], why_ns[200], why_user[160], why_landlock[120];
@@ -726,7 +648,7 @@ static int probe_view(int user_ns, int readonly, char *why, size_t size)
 static void probe_namespaces(Probe *p, int user_ns)
 {
     char ro_why[200] = "switched off (GRADE_SANDBOX_LAYERS)";
-    if (!switched_off("readonly") && probe_view(user_ns, 1, ro_why, sizeof ro_why)) {
+    if (!sandbox_layer_off("readonly") && probe_view(user_ns, 1, ro_why, sizeof ro_why)) {
         p->namespaces = p->readonly = 1;
     } else if (probe_view(user_ns, 0, p->why_ns, sizeof p->why_ns)) {
         p->namespaces = 1;
@@ -739,7 +661,7 @@ static void probe_user(Probe *p)
     if (geteuid() != 0) return;
     pid_t pid = fork();
     if (pid == 0)
-        _exit(setgroups(0, NULL) == 0 && setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID) == 0 &&
+        _exit(setgroups(0, NULL) == 0 && setresgid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) == 0 &&
                       setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) == 0
                   ? 0
                   : errno);
@@ -779,17 +701,17 @@ void sandbox_probe(SandboxPlan *plan)
     Probe p = {0};
     probe_filter(&p);
     int root = geteuid() == 0;
-    if (switched_off("ns"))
+    if (sandbox_layer_off("ns"))
         snprintf(p.why_ns, sizeof p.why_ns, "switched off (GRADE_SANDBOX_LAYERS)");
     else
         probe_namespaces(&p, !root);
-    if (switched_off("user"))
+    if (sandbox_layer_off("user"))
         snprintf(p.why_user, sizeof p.why_user, "switched off (GRADE_SANDBOX_LAYERS)");
     else
         probe_user(&p);
-    if (switched_off("landlock"))
+    if (sandbox_layer_off("landlock"))
         snprintf(p.why_landlock, sizeof p.why_landlock, "switched off (GRADE_SANDBOX_LAYERS)");
-    else if (landlock_abi() > 0)
+    else if (sandbox_landlock_abi() > 0)
         p.landlock = 1;
     else
         snprintf(p.why_landlock, sizeof p.why_landlock, "not in this kernel (%s)",
@@ -800,6 +722,8 @@ void sandbox_probe(SandboxPlan *plan)
     plan->readonly = p.readonly;
     plan->drop_user = p.drop_user && root;
     plan->landlock = p.landlock;
+    plan->uid = SANDBOX_UID;
+    snprintf(plan->uid_why, sizeof plan->uid_why, "not claimed");
     const char *u = getenv("GRADE_UNSANDBOXED");
     plan->unsandboxed = !plan->filter && u && strcmp(u, "1") == 0;
     char *m = plan->missing;
@@ -820,6 +744,25 @@ void sandbox_probe(SandboxPlan *plan)
 #undef MISSING
 }
 
+void sandbox_claim_user(SandboxPlan *plan)
+{
+    if (!plan->drop_user || plan->own_uid) return;
+    unsigned uid;
+    int fd;
+    if (sandbox_uid_claim(&uid, &fd, plan->uid_why, sizeof plan->uid_why) == 0) {
+        plan->uid = uid;
+        plan->own_uid = 1;
+        plan->uid_lock = fd;
+    }
+}
+
+void sandbox_set_limits(SandboxPlan *plan, const SandboxGroup *g, const SandboxLimits *lim,
+                        const char *why)
+{
+    sandbox_group_describe(g, lim, why, plan->limits, sizeof plan->limits);
+    plan->grouped = g->n > 0;
+}
+
 int sandbox_writes_confined(const SandboxPlan *plan)
 {
     return (plan->namespaces && plan->readonly) || plan->landlock || plan->drop_user;
@@ -835,11 +778,15 @@ void sandbox_describe(const SandboxPlan *plan, char *out, size_t size)
         USED("%snamespaces (mount, PID, IPC, network%s)%s", n ? ", " : "",
              plan->user_ns ? ", in a user namespace" : "",
              plan->readonly ? ", read-only files but a private /tmp" : "");
-    if (plan->drop_user) USED("%suser %d", n ? ", " : "", SANDBOX_UID);
+    /* (not its number, which differs from one grading to the next: results.json does not) */
+    if (plan->drop_user && plan->own_uid) USED("%sa user of its own", n ? ", " : "");
+    if (plan->drop_user && !plan->own_uid)
+        USED("%suser %u (shared with other gradings: %s)", n ? ", " : "", plan->uid, plan->uid_why);
     if (!plan->namespaces && plan->landlock)
         USED("%sLandlock (writes only to a scratch folder, nothing hidden read)", n ? ", " : "");
     if (plan->namespaces && !plan->readonly && plan->landlock)
         USED("%sLandlock (writes only to the private /tmp)", n ? ", " : "");
+    if (plan->limits[0]) USED("%slimits: %s", n ? "; " : "", plan->limits);
 #undef USED
     if (plan->unsandboxed)
         snprintf(out, size, "UNSANDBOXED (GRADE_UNSANDBOXED=1): %s", plan->missing);

@@ -5,12 +5,17 @@
     python3 tests/graded/selftest.py --forgeries # only the forgery set (6.)
     python3 tests/graded/selftest.py --forgeries NAME ...  # only these forgeries
     python3 tests/graded/selftest.py --package   # the Gradescope package (7.) only
+    python3 tests/graded/selftest.py --layers    # the sandbox's settings (3.) only
     python3 tests/graded/selftest.py --validate build/grade/results.json
 
 1. The reference answers get full marks, on every case.
 2. The untouched stubs get 0 on every case: a case that passes on a stub is a bug.
 3. A student file replaced by an older-dated one is recompiled, not reused; the
-   answers keep full marks with the repository inside the grader's home (hidden).
+   answers keep full marks with the repository inside the grader's home (hidden), and
+   in each setting of the sandbox (as root, without privileges, as in a container), where
+   an exercise cannot open the runner's memory through /proc either; a repository whose
+   root folder is private gets full marks or one line and status 2, never a partial score.
+   No refusal of a system call is in the run logs of the answers or of the stubs.
 4. Planted faults, each in one exercise of a copy of the answers, fail that
    exercise's cases (and the whole-lesson case that trains with it) with a
    message naming what happened, and nothing else: a crash, an endless loop,
@@ -126,7 +131,18 @@ def in_parallel(jobs):
             f.result()
 
 
-def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
+# What a make grade that attacks the machine itself may use, whatever the grader's own
+# limits do: each of its processes at most this much address space (so that a grader whose
+# limits were lost cannot take the CI machine down with it).
+DAMAGE_CAP = 4 << 30
+
+
+def capped():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (DAMAGE_CAP, DAMAGE_CAP))
+
+
+def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None, cap=False):
     out = os.path.join(WORK, name)
     args = ["make", "--no-print-directory", "grade", "IMPL=" + impl, "GRADE_OUT=" + out]
     if lesson:
@@ -135,7 +151,8 @@ def grade(name, impl, student_dir=None, lesson="01", extra=(), env=None):
         args.append("STUDENT_DIR=" + student_dir)
     args += list(extra)
     p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, errors="replace", env=dict(os.environ, **(env or {})))
+                       text=True, errors="replace", env=dict(os.environ, **(env or {})),
+                       preexec_fn=capped if cap else None)
     if p.returncode != 0:
         fail("%s: make grade exited with %d (it must exit 0 whenever grading ran):\n%s"
              % (name, p.returncode, p.stdout[-3000:]))
@@ -302,6 +319,20 @@ __attribute__((constructor)) static void grab(void)
     fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0666);
     if (fd >= 0) { dprintf(fd, "0\t01.1\tx\tx\t10\t10\tpassed\t\tx\n"); close(fd); }
 }
+/* An exercise, so called after the seal: its own memory opened for writing through /proc. */
+int relu_forward(const float *x, float *y, long n)
+{
+    (void)x, (void)y, (void)n;
+    static const char *const paths[] = {"/proc/self/mem", "/proc/thread-self/mem"};
+    for (int i = 0; i < 2; i++) {
+        int fd = open(paths[i], O_RDWR);
+        if (fd >= 0) {
+            dprintf(2, "rt-escaped: %s opened for writing after the seal\n", paths[i]);
+            close(fd);
+        }
+    }
+    return -1;
+}
 """
 
 
@@ -312,7 +343,8 @@ def check_layers():
     capsh), and without a seccomp filter (refused; GRADE_UNSANDBOXED=1 grades, marked).
     Each says its layers in the TSV; the answers get full marks where it grades; a shared
     object whose constructor reaches for the judge's folder, a shell and a process leaves
-    nothing there."""
+    nothing there, and its exercise, called after the seal, cannot open the runner's own
+    memory for writing (/proc/self/mem)."""
     build = os.path.relpath(build_dir(), ROOT)
     g = os.path.join(build, "grade")
     need = [os.path.join(g, n) for n in ("judge01", "run01", "run01-full", "container_like",
@@ -327,7 +359,7 @@ def check_layers():
     os.chmod(top, 0o755)
     hostile_c = os.path.join(top, "hostile.c")
     root = os.geteuid() == 0
-    settings = [("as this user", [], {}, "namespaces" if not root else "user 65534")]
+    settings = [("as this user", [], {}, "namespaces" if not root else "a user of its own")]
     if root and shutil.which("setpriv"):
         settings.append(("as a user without privileges",
                          ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], {},
@@ -379,8 +411,74 @@ def check_layers():
             leaked = [f for f in os.listdir(out) if f.startswith("pwned")]
             if leaked and not env:
                 fail("the judge %s: student code wrote %s in the judge's folder" % (how, leaked))
+            log = os.path.join(out, "log")
+            said = open(log, errors="replace").read() if os.path.exists(log) else ""
+            if "rt-escaped:" in said and not env:
+                fail("the judge %s: %s" % (how, said[said.index("rt-escaped:"):].splitlines()[0]))
         print("selftest: %-27s %s" % (how, layers[0][:90]))
     shutil.rmtree(top, ignore_errors=True)
+
+
+def check_private_clone():
+    """A repository whose root folder is private (mode 0700: a clone into mktemp -d, or by a
+    user whose umask is 077), graded as root, whose runners run as another user: the answers
+    of Lesson 01 get full marks, or make grade ends with status 2 and one line that says why
+    and how to fix it, before any case runs; never a partial score. With namespaces the
+    runner's view shows the repository's entries in a folder it can enter (full marks);
+    without them (a container) it cannot read the fixtures (the line)."""
+    if os.geteuid() != 0:
+        print("selftest: %-26s skipped: only root grades as another user" % "private-clone")
+        return
+    mode = os.stat(ROOT).st_mode & 0o7777
+    # the answers, handed in as a student's (so that their compile runs in its view too)
+    answers = os.path.join(WORK, "plants", "private-answers")
+    shutil.rmtree(os.path.join(ROOT, answers), ignore_errors=True)
+    shutil.copytree(os.path.join(ROOT, "solutions", "01_cpu_baseline"),
+                    os.path.join(ROOT, answers, "01_cpu_baseline"))
+    try:
+        os.chmod(ROOT, 0o700)
+        for layers, want in (("", "full marks"), ("-ns", "the line")):
+            name = "private-clone" + layers
+            out = os.path.join(WORK, name)
+            p = subprocess.run(["make", "--no-print-directory", "grade", "IMPL=lessons",
+                                "STUDENT_DIR=" + answers, "LESSON=01", "GRADE_OUT=" + out],
+                               cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace",
+                               env=dict(os.environ, GRADE_SANDBOX_LAYERS=layers))
+            said = [l for l in p.stdout.splitlines() if l.startswith("grader: grading refused:")]
+            if p.returncode == 0:
+                r = validate(os.path.join(ROOT, out, "results.json"))
+                if r["score"] != sum(t["max_score"] for t in r["tests"]):
+                    fail("%s: a partial score (%s) from a private repository: %s"
+                         % (name, r["score"], [t["output"] for t in r["tests"]
+                                                if t["score"] != t["max_score"]][:2]))
+                got = "full marks"
+            elif p.returncode == 2 and len(said) == 1 and "chmod" in said[0] and \
+                    not os.path.exists(os.path.join(ROOT, out, "results.json")):
+                got = "the line"
+            else:
+                fail("%s: make grade should give full marks or end with status 2 and one line "
+                     "(status %d):\n%s" % (name, p.returncode, p.stdout[-2000:]))
+            if got != want:
+                fail("%s: expected %s here, got %s:\n%s" % (name, want, got, p.stdout[-2000:]))
+            print("selftest: %-26s %s" % (name, said[0][:100] if said else "full marks"))
+    finally:
+        os.chmod(ROOT, mode)
+
+
+def check_run_logs(folder, who):
+    """No line of what graded code printed (run_NN.log) blames the student for a call that
+    lib, the grader or a library made in its normal work (chmod of a case's scratch folder,
+    OpenBLAS's mbind): the answers and the untouched stubs make no refused call."""
+    for log in sorted(os.listdir(os.path.join(ROOT, WORK, folder))):
+        if not (log.startswith("run_") and log.endswith(".log")):
+            continue
+        with open(os.path.join(ROOT, WORK, folder, log), errors="replace") as f:
+            for line in f:
+                if "grader sandbox: refused" in line:
+                    fail("%s: %s holds a refusal of a call %s did not make: %s"
+                         % (who, log, who, line.strip()))
 
 
 def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
@@ -402,6 +500,11 @@ def make_copy(name, lesson, base, changes, filename="exercises.c", grader=None):
         root, build, out = grader or (ROOT, None, os.path.join(ROOT, WORK, name))
         code = code.replace("@ROOT@", root).replace("@NAME@", name).replace("@OUT@", out)
         code = code.replace("@HOME@", os.path.expanduser("~"))  # the grader's home
+        if "@FIFO@" in code:  # a named pipe that nothing writes, outside the submission
+            fifo = "/tmp/wb-fifo-" + name
+            if not os.path.exists(fifo):
+                os.mkfifo(fifo)
+            code = code.replace("@FIFO@", fifo)
         code = code.replace("@MARKS@", " ".join(escape_marks(name)))
         code = code.replace("@FORGE@", json.dumps(forgeries.FORGED_RESULTS_SCRIPT)[1:-1])
         if "@BUILD@" in code:
@@ -491,10 +594,25 @@ def check_forgery(fg, unchecked=False, layers=None):
     folder, path, text = make_copy(name, fg["lesson"], fg["base"], fg["changes"], filename)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    extra = ["GRADE_UNCHECKED=1"] if unchecked else []
+    extra = (["GRADE_UNCHECKED=1"] if unchecked else []) + fg.get("make", [])
     # (a seed set by hand is in the grader's environment, for whoever can read it)
     env = {"GRADE_SANDBOX_LAYERS": layers or "", "GRADE_SEED": ""}
-    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra, env=env)
+    t0 = time.time()
+    r, out = grade(name, "lessons", folder, lesson=fg["lesson"][:2], extra=extra, env=env,
+                   cap=fg.get("damage", False))
+    if os.path.exists("/tmp/wb-fifo-" + name):
+        os.remove("/tmp/wb-fifo-" + name)
+    results = os.path.join(ROOT, WORK, name)
+    for log in os.listdir(results):  # a compile log keeps its first MB, as a run log does
+        if log.startswith("compile_") and log.endswith(".log") and \
+                os.path.getsize(os.path.join(results, log)) > (1 << 20) + 4096:
+            fail("forgery %s: %s holds %d bytes (the grader keeps the first MB)"
+                 % (name, log, os.path.getsize(os.path.join(results, log))))
+    limit = next((int(m.split("=")[1]) for m in fg.get("make", [])
+                  if m.startswith("GRADE_COMPILE_LIMIT=")), None)
+    if limit and time.time() - t0 > 3 * limit + 120:
+        fail("forgery %s: make grade took %d s with a compile limit of %d s"
+             % (name, time.time() - t0, limit))
     for t in r["tests"]:
         forged = (t["number"] in fg["zero"] or fg.get("all_zero")
                   or any(c in t["name"] for c in fg.get("zero_cases", ())))
@@ -512,7 +630,6 @@ def check_forgery(fg, unchecked=False, layers=None):
               and t["score"] != t["max_score"]):
             fail("forgery %s: the honest exercise %r lost its marks: %r"
                  % (name, t["name"], t["output"]))
-    results = os.path.join(ROOT, WORK, name)
     expect_held(name, r, out, results)
     if fg.get("post_exit"):
         written = {}
@@ -636,14 +753,20 @@ def main():
         print("selftest: graded from the package, the forgeries score 0")
         return
 
+    if "--layers" in sys.argv[1:]:
+        check_layers()
+        check_private_clone()
+        return
     if not only_forgeries:
         r, _ = grade("solutions", "solutions", lesson=None)
         bad = [t["name"] for t in r["tests"] if t["score"] != t["max_score"]]
         if bad:
             fail("the reference answers lose points on %s" % bad)
+        check_run_logs("solutions", "the reference answers")
 
         check_withheld()
         check_layers()
+        check_private_clone()
 
         # A clone in the grader's home (a student's ~/workbook): the home is hidden from
         # the runner, the repository under it must stay in view, with namespaces or Landlock.
@@ -664,6 +787,7 @@ def main():
         bad = [t["name"] for t in r["tests"] if t["score"] != 0 or t["status"] != "failed"]
         if bad:
             fail("these cases pass on the untouched stubs: %s" % bad)
+        check_run_logs("stubs", "the untouched stubs")
 
         # A submission replaced by an older file (unzipped with its old date) is
         # still recompiled: the stubs, dated 2000, must score 0 where the answers were.
@@ -739,6 +863,16 @@ def main():
             fail("the answers with a __device__ and a __constant__ variable lose points: %s"
                  % [t["output"] for t in r["tests"] if t["score"] != t["max_score"]][:2])
         utf8_messages()
+        # The student's own refused call is named as the student's, though lib's same call
+        # (chmod of a scratch folder) is quiet: with the checks off, an exercise calls chmod.
+        folder = plant("refusal-named", "relu_forward",
+                       "{ extern int chmod(const char *, unsigned); chmod(\"/tmp\", 0777); }")
+        grade("refusal-named", "lessons", folder, extra=["GRADE_UNCHECKED=1"])
+        with open(os.path.join(ROOT, WORK, "refusal-named", "run_01.log"), errors="replace") as f:
+            said = f.read()
+        if not re.search(r"refused the system call chmod \(\d+\), made by your code", said):
+            fail("refusal-named: the run log should name the student's code as chmod's caller:\n"
+                 + said[-1500:])
 
     named = [a for a in sys.argv[1:] if not a.startswith("--")]
     unknown = set(named) - {fg["name"] for fg in forgeries.FORGERIES}
