@@ -99,6 +99,9 @@ printf '%s\n' "$record" 'while [ $# -gt 0 ]; do case $1 in --to) to=$2; shift 2;
 # make: the compile of a lesson fails, naming the file as the compiler would
 printf '%s\n' '#!/usr/bin/env bash' 'for a in "$@"; do case $a in STUDENT_SRC=*)
   echo "${a#STUDENT_SRC=}/01_cpu_baseline/exercises.c:1:1: error: stand-in"; exit 1;; esac; done' > bin/submake
+# confine: runs the compile it is given, its output into --log (as tests/graded/confine.c)
+printf '%s\n' '#!/usr/bin/env bash' 'while [ $# -gt 0 ]; do case $1 in --log) log=$2; shift 2;;
+  --) shift; break;; *) shift;; esac; done; "$@" > "$log" 2>&1' > bin/confine
 printf '%s\n' "$record" > py/python3
 chmod +x bin/* py/*
 sdir="$work/stu dir |&\\1 \$(touch MARK) 'q' \"dq\" \`touch MARK\`"
@@ -108,7 +111,8 @@ mkdir -p "$sdir" "$gout" "$hide"
 rm -f ./*.args
 out=$(mk grade IMPL=lessons LESSON=01 STUDENT_DIR="$sdir" GRADE_OUT="$gout" \
     GRADE_HIDE_ALSO="${hide// /\\ } /x" MAKE="$work/bin/submake" GRADE_INTAKE="$work/bin/intake" \
-    GRADE_DRIVER="$work/bin/driver" 2>&1) || fail "make grade with the stand-ins: $out"
+    GRADE_DRIVER="$work/bin/driver" GRADE_CONFINE="$work/bin/confine" 2>&1) ||
+    fail "make grade with the stand-ins: $out"
 # arg NAME OPTION: the argument after OPTION in what stand-in NAME got.
 arg() { awk -v o="$2" 'p { print; exit } $0 == o { p = 1 }' "$work/$1.args" 2>/dev/null; }
 [ "$(arg intake --from)" = "$sdir" ] || fail "intake got --from $(arg intake --from)"
