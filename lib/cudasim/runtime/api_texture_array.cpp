@@ -161,6 +161,18 @@ void arrays_reset()
 
 namespace {
 
+/* (d - 1) * slice + (h - 1) * pitch + w: the bytes a box spans from its
+ * first, or SIZE_MAX when that overflows (no buffer holds it). */
+size_t box_span(size_t w, size_t h, size_t d, size_t pitch, size_t slice)
+{
+    size_t a, b, sum;
+    if (!w || !h || !d) return 0;
+    if (__builtin_mul_overflow(d - 1, slice, &a) || __builtin_mul_overflow(h - 1, pitch, &b) ||
+        __builtin_add_overflow(a, b, &sum) || __builtin_add_overflow(sum, w, &sum))
+        return SIZE_MAX;
+    return sum;
+}
+
 /* A live array for a call, or NULL (reported). */
 cudaArray *live_array(const char *call, const char *which, const void *a)
 {
@@ -344,7 +356,7 @@ bool pointer_side(const char *call, const char *which, Side *s, cudaMemcpyKind k
     }
     s->device = want_device;
     if (want_device && w && h && d) {
-        size_t span = (d - 1) * s->slice + (h - 1) * s->pitch + w;
+        size_t span = box_span(w, h, d, s->pitch, s->slice);
         if (check_device_range(call, which, s->at(0, 0), span)) return false;
     }
     return true;
@@ -424,7 +436,8 @@ cudaError_t linear_copy(const char *call, const cudaArray *da, size_t dw, size_t
                         size_t count, cudaMemcpyKind kind, bool async, cudaStream_t stream)
 {
     auto flat = [&](const cudaArray *a, size_t x, size_t y, const char *which, char **out) {
-        size_t rb = array_row_bytes(*a), total = a->bytes, off = y * rb + x;
+        size_t rb = array_row_bytes(*a), total = a->bytes, rows = total / rb;
+        size_t off = y < rows ? y * rb + x : total;
         if (x >= rb || off >= total || count > total - off) {
             std::string t = array_text(*a);
             report("%s: %zu bytes from byte %zu of row %zu of the %s array, whose rows hold %zu "
@@ -534,8 +547,11 @@ cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent
     API_ENTER();
     if (!pitchedDevPtr) return fail(cudaErrorInvalidValue);
     size_t pitch = (extent.width + 511) & ~(size_t)511; /* rows 512-byte aligned, as cudaMallocPitch */
-    size_t bytes = pitch * extent.height * extent.depth;
+    size_t bytes;
     *pitchedDevPtr = make_cudaPitchedPtr(nullptr, pitch, extent.width, extent.height);
+    if (pitch < extent.width || __builtin_mul_overflow(pitch, extent.height, &bytes) ||
+        __builtin_mul_overflow(bytes, extent.depth, &bytes))
+        bytes = SIZE_MAX;
     if (!bytes) return cudaSuccess;
     if (bytes > kTotalMemory - g_in_use) {
         report("cudaMalloc3D(%zu bytes): only %zu of the simulated %zu bytes are free (CUDA "
@@ -554,13 +570,14 @@ cudaError_t cudaMemset3D(struct cudaPitchedPtr p, int value, struct cudaExtent e
     if (cudaError_t e = check_legacy("cudaMemset3D")) return e;
     if (!extent.width || !extent.height || !extent.depth) return cudaSuccess;
     if (extent.width > p.pitch) return fail(cudaErrorInvalidPitchValue);
-    size_t slice = p.pitch * p.ysize;
+    size_t slice;
+    if (__builtin_mul_overflow(p.pitch, p.ysize, &slice)) slice = SIZE_MAX;
     if (extent.depth > 1 && p.ysize < extent.height) {
         report("cudaMemset3D: %zu rows per slice, but the pitched pointer's ysize is %zu (CUDA "
                "reports: invalid argument)", extent.height, p.ysize);
         return fail(cudaErrorInvalidValue);
     }
-    size_t span = (extent.depth - 1) * slice + (extent.height - 1) * p.pitch + extent.width;
+    size_t span = box_span(extent.width, extent.height, extent.depth, p.pitch, slice);
     if (check_device_range("cudaMemset3D", "destination", p.ptr, span))
         return fail(cudaErrorInvalidValue);
     DeviceOp op;
@@ -706,14 +723,23 @@ cudaError_t memcpy3d(const char *call, const cudaMemcpy3DParms *p, bool async, c
         return bad(cudaErrorInvalidValue);
     }
     size_t elem = sa ? sa->fmt.bytes : da ? da->fmt.bytes : 1;
-    size_t w = p->extent.width * elem, h = p->extent.height, d = p->extent.depth;
-    auto side = [&](cudaArray *a, const cudaPitchedPtr &pp, const cudaPos &pos) {
-        if (a) return array_side(a, pos.x * a->fmt.bytes, pos.y, pos.z);
-        Side s = pointer(pp.ptr, pp.pitch, pp.pitch * pp.ysize);
-        s.x = pos.x * elem, s.y = pos.y, s.z = pos.z;
+    size_t w, h = p->extent.height, d = p->extent.depth, sx, dx;
+    if (__builtin_mul_overflow(p->extent.width, elem, &w) ||
+        __builtin_mul_overflow(p->srcPos.x, elem, &sx) ||
+        __builtin_mul_overflow(p->dstPos.x, elem, &dx)) {
+        report("%s: an extent or a position of more bytes than there are (CUDA reports: invalid "
+               "argument)", call);
+        return bad(cudaErrorInvalidValue);
+    }
+    auto side = [&](cudaArray *a, const cudaPitchedPtr &pp, const cudaPos &pos, size_t x) {
+        if (a) return array_side(a, x, pos.y, pos.z);
+        size_t slice;
+        if (__builtin_mul_overflow(pp.pitch, pp.ysize, &slice)) slice = SIZE_MAX;
+        Side s = pointer(pp.ptr, pp.pitch, slice);
+        s.x = x, s.y = pos.y, s.z = pos.z;
         return s;
     };
-    Side dst = side(da, p->dstPtr, p->dstPos), src = side(sa, p->srcPtr, p->srcPos);
+    Side dst = side(da, p->dstPtr, p->dstPos, dx), src = side(sa, p->srcPtr, p->srcPos, sx);
     for (const Side *s : {&dst, &src})
         if (!s->array && d > 1 && s->slice / (s->pitch ? s->pitch : 1) < h) {
             report("%s: %zu rows per slice, but the %s's pitched pointer has ysize %zu (CUDA "

@@ -295,6 +295,7 @@ Axis axis(float c, long long n, int mode, bool normalized, bool linear)
             c = fmodf(fl, 2.0f) != 0.0f ? 1.0f - fr : fr;
         }
         c = c * (float)n;
+        if (c != c) c = 0.0f; /* an infinite coordinate, wrapped */
     } else if (mode == cudaAddressModeWrap || mode == cudaAddressModeMirror) {
         mode = cudaAddressModeClamp; /* as CUDA documents for unnormalized coordinates */
     }
@@ -377,7 +378,9 @@ void store_result(int code, bool floats, const float f[4], const int32_t iv[4], 
             memcpy(o, &v, 4);
             continue;
         }
-        int32_t v = floats ? (int32_t)f[c] : iv[c];
+        float x = f[c] != f[c] ? 0.0f : f[c]; /* (a float asked for as an integer: converted) */
+        int32_t v = !floats ? iv[c] : x >= 2147483647.0f ? INT32_MAX : x <= -2147483648.0f ? INT32_MIN
+                                                                                           : (int32_t)x;
         memcpy(o, &v, (size_t)bytes); /* the low bytes (little-endian) */
     }
 }
