@@ -79,7 +79,8 @@ int cudasim_set_memory_guard(int protection_keys);
  *
  * Each field is the value of the metric named beside it: global loads, stores
  * and atomics in requests (one per warp instruction) and 32-byte sectors,
- * shared loads and stores in warp instructions and wavefronts. An `_ideal`
+ * shared loads and stores in warp instructions and wavefronts, texture
+ * fetches and surface reads and writes in requests and sectors. An `_ideal`
  * field is the fewest sectors (wavefronts) the same bytes could have taken:
  * sectors beyond it are uncoalesced accesses, wavefronts beyond it bank
  * conflicts. `counted` is 0 for a kernel whose accesses the simulator did not
@@ -102,6 +103,12 @@ typedef struct CudasimCounters {
     unsigned long long sh_atom_inst;     /**< smsp__inst_executed_op_shared_atom.sum */
     unsigned long long dram_sectors;     /**< distinct global sectors: the least DRAM traffic / 32 */
     double modelled_seconds;             /**< its time on the model's GPU (modelled), or -1 */
+    unsigned long long tex_requests;     /**< l1tex__t_requests_pipe_tex_mem_texture.sum */
+    unsigned long long tex_sectors;      /**< l1tex__t_sectors_pipe_tex_mem_texture.sum */
+    unsigned long long surf_ld_requests; /**< l1tex__t_requests_pipe_tex_mem_surface_op_ld.sum */
+    unsigned long long surf_ld_sectors;  /**< l1tex__t_sectors_pipe_tex_mem_surface_op_ld.sum */
+    unsigned long long surf_st_requests; /**< l1tex__t_requests_pipe_tex_mem_surface_op_st.sum */
+    unsigned long long surf_st_sectors;  /**< l1tex__t_sectors_pipe_tex_mem_surface_op_st.sum */
 } CudasimCounters;
 
 /**

@@ -466,6 +466,9 @@ std::string variable_text(uintptr_t a);
 extern int g_device; /* cudaSetDevice's */
 /* Whether [p, p + n) is in one device buffer or variable (reported if not). */
 cudaError_t check_device_range(const char *call, const char *which, const void *p, size_t n);
+/* cudaDeviceReset: CUDA arrays freed, texture and surface objects destroyed
+ * (runtime/api_texture.cpp; the texture files share runtime/texture.h). */
+void textures_reset();
 
 } // namespace internal
 

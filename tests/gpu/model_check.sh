@@ -9,8 +9,8 @@
 #     syncs and copies); tests/gpu/model_check.py prints the model's error per
 #     case, so the GPU's file can be checked and corrected in one place;
 #  3. where Nsight Compute (ncu) is installed, the access patterns of
-#     tests/conformance/profile_patterns.cu under ncu: its counters must be
-#     the ones the simulator gives (tests/conformance/profile_patterns.profile).
+#     tests/conformance/profile_patterns.cu and texture_profile.cu under ncu: their
+#     counters must be the ones the simulator gives (their NAME.profile).
 # Without a GPU, 2 only compiles and 3 is skipped, each saying so.
 # usage: model_check.sh [LOG2_N]   (the kernels' arrays: 2^LOG2_N floats, default 22)
 set -u
@@ -61,22 +61,24 @@ else
 fi
 python3 tests/gpu/model_check.py "$out/modelled.txt" $measured || status=1
 
-# 3. the counters under Nsight Compute
+# 3. the counters under Nsight Compute: each conformance program with a NAME.profile
 NCU=$(command -v ncu || ls "$(dirname "$NVCC")"/ncu 2>/dev/null)
-profile=tests/conformance/profile_patterns.profile
-if [ -z "$name" ] || [ -z "$NCU" ]; then
-    echo "counters under ncu: skipped ($([ -z "$name" ] && echo "no GPU" || echo "no ncu") here)"
-else
+for profile in tests/conformance/*.profile; do
+    prog=$(basename "${profile%.profile}")
+    if [ -z "$name" ] || [ -z "$NCU" ]; then
+        echo "counters under ncu ($prog): skipped ($([ -z "$name" ] && echo "no GPU" || echo "no ncu") here)"
+        continue
+    fi
     metrics=$(sed -n 's/^columns: //p' "$profile" | tr ' ' ',')
-    if "$NVCC" -std=c++17 -O2 -o "$out/profile_patterns" tests/conformance/profile_patterns.cu &&
-       timeout 300 "$NCU" --csv --metrics "$metrics" "$out/profile_patterns" > "$out/ncu.csv" 2> "$out/ncu.err"; then
-        if python3 tests/conformance/check_profile.py --ncu "$profile" "$out/ncu.csv"; then
-            echo "counters under ncu: every launch of profile_patterns.cu as the simulator counts it"
+    if "$NVCC" -std=c++17 -O2 -o "$out/$prog" "${profile%.profile}.cu" &&
+       timeout 300 "$NCU" --csv --metrics "$metrics" "$out/$prog" > "$out/ncu-$prog.csv" 2> "$out/ncu-$prog.err"; then
+        if python3 tests/conformance/check_profile.py --ncu "$profile" "$out/ncu-$prog.csv"; then
+            echo "counters under ncu: every launch of $prog.cu as the simulator counts it"
         else
-            echo "FAILED: ncu counts profile_patterns.cu differently (above)"; status=1
+            echo "FAILED: ncu counts $prog.cu differently (above)"; status=1
         fi
     else
-        echo "FAILED: ncu on profile_patterns.cu:"; tail -5 "$out/ncu.err"; status=1
+        echo "FAILED: ncu on $prog.cu:"; tail -5 "$out/ncu-$prog.err"; status=1
     fi
-fi
+done
 exit $status

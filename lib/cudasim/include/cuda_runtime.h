@@ -181,7 +181,12 @@ CUDASIM_INLINE cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, 
     return cudaSuccess;
 }
 
+/* Channel descriptors of types (cudaCreateChannelDesc<float>()), and in a
+ * kernel's source its texture fetches and surface accesses. */
+#include "channel_descriptor.h"
 #ifdef CUDASIM_KERNEL_SOURCE
+#include "texture_indirect_functions.h"
+#include "surface_indirect_functions.h"
 #include "../exec/kernel.h"
 #endif
 

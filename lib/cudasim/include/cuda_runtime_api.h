@@ -2,7 +2,8 @@
  * cuda_runtime_api.h for the CUDA simulator: the part of the CUDA runtime API
  * the workbook uses, with the names, types, numbering and error strings of
  * the real one, implemented on the CPU by lib/cudasim (api_device.cpp,
- * api_memory.cpp, api_copy.cpp, streams.cpp, graphs.cpp, launch.cpp). Code
+ * api_memory.cpp, api_copy.cpp, streams.cpp, graphs.cpp, launch.cpp,
+ * api_texture*.cpp). Code
  * written against it compiles unchanged with nvcc and the real headers.
  */
 #ifndef CUDASIM_CUDA_RUNTIME_API_H
@@ -531,6 +532,7 @@ cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost);
 
 #include "cudasim_mempool.h"
 #include "cudasim_access_policy.h"
+#include "cudasim_texture.h"
 #include "cudasim_removed.h"
 
 #ifdef __cplusplus

@@ -23,12 +23,18 @@
  * and 16 bytes (a struct copied whole) are split into the pieces nvcc would
  * load, the largest power of two that divides the address and the size.
  *
+ * A texture fetch or a surface access (profile_texture) is a warp
+ * instruction of the texture path, grouped the same way: one request, and the
+ * distinct 32-byte sectors of all the texels its lanes read (a linearly
+ * filtered fetch reads 2, 4 or 8 each). It is not in the grader's trace.
+ *
  * A block's groups are costed when it ends (profile_block_end); a launch's
  * counters go to the CSV row and the time model when it ends. For the grader,
  * each access can also be recorded with its value (cudasim_trace_start), so
  * that a judge that never runs the kernel can check the accesses against the
  * result and recompute the counters itself (tests/graded/grade03.c).
  */
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
@@ -45,12 +51,15 @@ namespace {
 
 
 /* One warp instruction: the lanes that took part, each with its address
- * (shared memory: from the arena's start, whose word 0 is in bank 0). */
+ * (shared memory: from the arena's start, whose word 0 is in bank 0). A
+ * texture or surface instruction's kind is kTexKind + its TexPath, and its
+ * sectors are in g_tex_sectors. */
 struct Group {
     uint8_t kind, shared;
     unsigned size, n;
     WarpLane lanes[WARP_LANES];
 };
+const uint8_t kTexKind = 8;
 
 bool g_model_on = false;  /* cudasim_model_start */
 bool g_tracing = false;   /* cudasim_trace_start */
@@ -90,6 +99,7 @@ struct Slot {
 std::vector<std::vector<Visits>> g_visits; /* [thread][code] */
 std::vector<std::vector<Slot>> g_slots;    /* [warp][code] */
 std::vector<Group> g_groups;
+std::vector<std::vector<uint64_t>> g_tex_sectors; /* by group: a texture instruction's sectors */
 uint64_t g_stamp = 1;
 
 /* The running launch. */
@@ -110,6 +120,7 @@ unsigned g_pending_size = 0;
 void forget_block()
 {
     g_stamp++;
+    for (size_t i = 0; i < g_groups.size() && i < g_tex_sectors.size(); i++) g_tex_sectors[i].clear();
     g_groups.clear();
 }
 
@@ -148,10 +159,9 @@ void trace(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pc
     }
 }
 
-void add(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pcid, unsigned piece)
+/* The group of the running thread's next visit to code (made if new). */
+Group &group_for(uint32_t code, uint8_t kind, bool shared, unsigned size, uint32_t *at = nullptr)
 {
-    if (g_tracing) trace(a, size, kind, shared, pcid, piece);
-    uint32_t code = code_of(pcid, piece);
     size_t tid = (size_t)g_launch.tid, warp = tid / WARP_LANES;
     if (tid >= g_visits.size()) g_visits.resize(tid + 1);
     if (warp >= g_slots.size()) g_slots.resize(warp + 1);
@@ -178,7 +188,14 @@ void add(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pcid
         g.size = size;
         g.n = 0;
     }
-    Group &g = g_groups[index];
+    if (at) *at = index;
+    return g_groups[index];
+}
+
+void add(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pcid, unsigned piece)
+{
+    if (g_tracing) trace(a, size, kind, shared, pcid, piece);
+    Group &g = group_for(code_of(pcid, piece), (uint8_t)kind, shared, size);
     if (g.n < WARP_LANES) {
         uint64_t addr = shared ? a - (uintptr_t)g_arena : a;
         g.lanes[g.n].addr = addr;
@@ -200,7 +217,23 @@ void count_block()
 {
     LaunchCounters &c = g_counters;
     unsigned long long atom_ideal = 0; /* (no column: an atomic's ideal is not counted) */
-    for (const Group &g : g_groups) {
+    for (size_t gi = 0; gi < g_groups.size(); gi++) {
+        const Group &g = g_groups[gi];
+        if (g.kind >= kTexKind) { /* the texture path: its texels' distinct sectors */
+            std::vector<uint64_t> &s = g_tex_sectors[gi];
+            std::sort(s.begin(), s.end());
+            unsigned long long n = (unsigned long long)(std::unique(s.begin(), s.end()) - s.begin());
+            for (unsigned long long i = 0; i < n; i++) g_dram.insert(s[i]);
+            TexPath path = (TexPath)(g.kind - kTexKind);
+            unsigned long long &req = path == TEX_FETCH ? c.tex_requests
+                                      : path == SURF_LOAD ? c.surf_ld_requests : c.surf_st_requests;
+            unsigned long long &sec = path == TEX_FETCH ? c.tex_sectors
+                                      : path == SURF_LOAD ? c.surf_ld_sectors : c.surf_st_sectors;
+            req++;
+            sec += n;
+            s.clear();
+            continue;
+        }
         if (g.shared) {
             WarpCost w = warp_shared_cost(g.lanes, g.n, g.size);
             if (g.kind == LOAD) tally(c.sh_ld_inst, c.sh_ld_wavefronts, c.sh_ld_ideal, w);
@@ -271,6 +304,18 @@ void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc)
         add(a + k * piece, (unsigned)piece, kind, shared, pcid, (unsigned)(k & 0xffff));
 }
 
+void profile_texture(const uintptr_t *addr, unsigned n, unsigned size, TexPath path,
+                     const void *pc)
+{
+    uint32_t at;
+    group_for(code_of(pc_id(pc), 0), (uint8_t)(kTexKind + path), false, size, &at);
+    if (at >= g_tex_sectors.size()) g_tex_sectors.resize(at + 1);
+    std::vector<uint64_t> &s = g_tex_sectors[at];
+    for (unsigned i = 0; i < n; i++)
+        for (uint64_t x = addr[i] / WARP_SECTOR_BYTES; x <= (addr[i] + size - 1) / WARP_SECTOR_BYTES; x++)
+            s.push_back(x);
+}
+
 void profile_block_end()
 {
     if (g_tracing) finish_pending();
@@ -334,6 +379,12 @@ extern "C" int cudasim_profile_last(CudasimCounters *out)
     out->sh_atom_inst = c.sh_atom_inst;
     out->dram_sectors = c.dram_sectors;
     out->modelled_seconds = g_last_seconds;
+    out->tex_requests = c.tex_requests;
+    out->tex_sectors = c.tex_sectors;
+    out->surf_ld_requests = c.surf_ld_requests;
+    out->surf_ld_sectors = c.surf_ld_sectors;
+    out->surf_st_requests = c.surf_st_requests;
+    out->surf_st_sectors = c.surf_st_sectors;
     return 0;
 }
 

@@ -41,6 +41,9 @@ struct LaunchCounters {
     unsigned long long sh_ld_inst = 0, sh_ld_wavefronts = 0, sh_ld_ideal = 0; /* shared loads */
     unsigned long long sh_st_inst = 0, sh_st_wavefronts = 0, sh_st_ideal = 0; /* shared stores */
     unsigned long long sh_atom_inst = 0;                                    /* shared atomics */
+    unsigned long long tex_requests = 0, tex_sectors = 0;         /* texture fetches */
+    unsigned long long surf_ld_requests = 0, surf_ld_sectors = 0; /* surface reads */
+    unsigned long long surf_st_requests = 0, surf_st_sectors = 0; /* surface writes */
     unsigned long long dram_sectors = 0; /* distinct sectors the launch touched: its least DRAM traffic */
     double flops = 0;          /* floating-point operations, where known (cuBLAS) */
     unsigned long long blocks = 0; /* the grid's blocks (0: a library call, the whole GPU) */
@@ -56,6 +59,12 @@ void profile_launch_begin();
 void profile_grid_begin();
 /* on_access: n bytes at a, by thread g_launch.tid, from the code at pc. */
 void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc);
+/* A texture fetch (the texels it reads: n addresses of `size` bytes each) or
+ * a surface access (one address) by thread g_launch.tid, from the code at pc
+ * (runtime/api_texture_fetch.cpp). */
+enum TexPath { TEX_FETCH, SURF_LOAD, SURF_STORE };
+void profile_texture(const uintptr_t *addr, unsigned n, unsigned size, TexPath path,
+                     const void *pc);
 /* run_grid: the running block has finished. */
 void profile_block_end();
 /* launch_end: the launch has finished (or stopped: finished is false). */

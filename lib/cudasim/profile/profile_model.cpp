@@ -7,7 +7,8 @@
  * the device) plus the longest of three times, a roofline:
  *   DRAM   the distinct 32-byte sectors it touched, once each, at the memory
  *          bandwidth (as if the L2 cache kept everything a launch touches);
- *   L2     every sector its requests asked for, at the L2 bandwidth;
+ *   L2     every sector its requests asked for (global, texture and surface
+ *          ones), at the L2 bandwidth;
  *   FP32   its floating-point operations at the FP32 peak (counted only for
  *          cuBLAS calls: the simulator does not see a kernel's arithmetic);
  *   shared its shared-memory wavefronts, one per clock of each SM (bank
@@ -65,7 +66,9 @@ double model_kernel_seconds(const GpuModel &g, const LaunchCounters &c, const ch
     /* A grid of fewer blocks than the GPU has SMs runs on that many SMs only. */
     double share = c.blocks && c.blocks < (unsigned long long)g.sms ? (double)c.blocks / g.sms : 1.0;
     double dram = (double)c.dram_sectors * 32.0 / (g.mem_bw * share);
-    double l2 = (double)(c.ld_sectors + c.st_sectors + c.atom_sectors) * 32.0 / (g.l2_bw * share);
+    double l2 = (double)(c.ld_sectors + c.st_sectors + c.atom_sectors + c.tex_sectors +
+                         c.surf_ld_sectors + c.surf_st_sectors) *
+                32.0 / (g.l2_bw * share);
     double fp = c.flops / (g.fp32 * share);
     /* Each SM's shared memory serves one wavefront per clock. */
     double sh = (double)(c.sh_ld_wavefronts + c.sh_st_wavefronts) / (g.clock * g.sms * share);

@@ -4,7 +4,8 @@
  * FILE gets one CSV row per launch: the launch's id, kernel name, grid and
  * block, then the metrics under the names `ncu --csv --metrics ...` gives
  * them, with the values a GPU counts (profile.cpp, warp_access.h): global
- * requests and sectors, shared instructions and wavefronts, atomics, and the
+ * requests and sectors, shared instructions and wavefronts, atomics, texture
+ * and surface requests and sectors, and the
  * launch's occupancy on the model's GPU (registers from nvcc where it is
  * installed). The last columns are the time model's, and say so in their
  * names: modelled for the GPU, not measured. When the program ends, the same
@@ -69,6 +70,12 @@ const char *const kColumns[] = {
     "smsp__inst_executed_op_shared_atom.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__t_requests_pipe_tex_mem_texture.sum",
+    "l1tex__t_sectors_pipe_tex_mem_texture.sum",
+    "l1tex__t_requests_pipe_tex_mem_surface_op_ld.sum",
+    "l1tex__t_sectors_pipe_tex_mem_surface_op_ld.sum",
+    "l1tex__t_requests_pipe_tex_mem_surface_op_st.sum",
+    "l1tex__t_sectors_pipe_tex_mem_surface_op_st.sum",
     "launch__registers_per_thread",
     "launch__shared_mem_per_block_static",
     "launch__shared_mem_per_block_dynamic",
@@ -133,7 +140,9 @@ void write_row(const RowInfo &r, const LaunchCounters &c, const Occupancy *o, co
     field(g_csv, r.library ? "" : dims(r.block));
     for (unsigned long long v : {c.ld_requests, c.ld_sectors, c.st_requests, c.st_sectors,
                                  c.atom_requests, c.atom_sectors, c.sh_ld_inst, c.sh_st_inst,
-                                 c.sh_atom_inst, c.sh_ld_wavefronts, c.sh_st_wavefronts})
+                                 c.sh_atom_inst, c.sh_ld_wavefronts, c.sh_st_wavefronts,
+                                 c.tex_requests, c.tex_sectors, c.surf_ld_requests,
+                                 c.surf_ld_sectors, c.surf_st_requests, c.surf_st_sectors})
         field(g_csv, cnt(v));
     field(g_csv, o && o->regs >= 0 ? num((unsigned)o->regs) : "");
     field(g_csv, r.library ? "" : num(r.shared_static));
@@ -197,6 +206,15 @@ void say_shared(const char *what, unsigned long long inst, unsigned long long wf
                 (double)(wf - ideal) / (double)inst);
 }
 
+void say_texture(const char *what, unsigned long long req, unsigned long long sec)
+{
+    if (!req) return;
+    fprintf(stderr, "    %-14s %s, %s: %.2f sectors per request (a cudaArray's texels "
+                    "counted in rows, where a GPU lays them out in tiles)\n",
+            what, count(req, "request", "requests").c_str(), count(sec, "sector", "sectors").c_str(),
+            (double)sec / (double)req);
+}
+
 void summary()
 {
     if (g_aggs.empty()) return;
@@ -232,8 +250,12 @@ void summary()
             if (c.sh_atom_inst)
                 fprintf(stderr, "    shared atomics %s\n",
                         count(c.sh_atom_inst, "instruction", "instructions").c_str());
+            say_texture("texture", c.tex_requests, c.tex_sectors);
+            say_texture("surf ld", c.surf_ld_requests, c.surf_ld_sectors);
+            say_texture("surf st", c.surf_st_requests, c.surf_st_sectors);
             if (!c.ld_requests && !c.st_requests && !c.atom_requests && !c.sh_ld_inst &&
-                !c.sh_st_inst && !c.sh_atom_inst)
+                !c.sh_st_inst && !c.sh_atom_inst && !c.tex_requests && !c.surf_ld_requests &&
+                !c.surf_st_requests)
                 fprintf(stderr, "    no accesses to global or shared memory\n");
         }
         if (a.have_occ) {
@@ -329,6 +351,9 @@ void profile_row(const RowInfo &r, const LaunchCounters &c)
     s.sh_ld_inst += c.sh_ld_inst, s.sh_ld_wavefronts += c.sh_ld_wavefronts, s.sh_ld_ideal += c.sh_ld_ideal;
     s.sh_st_inst += c.sh_st_inst, s.sh_st_wavefronts += c.sh_st_wavefronts, s.sh_st_ideal += c.sh_st_ideal;
     s.sh_atom_inst += c.sh_atom_inst;
+    s.tex_requests += c.tex_requests, s.tex_sectors += c.tex_sectors;
+    s.surf_ld_requests += c.surf_ld_requests, s.surf_ld_sectors += c.surf_ld_sectors;
+    s.surf_st_requests += c.surf_st_requests, s.surf_st_sectors += c.surf_st_sectors;
     s.dram_sectors += c.dram_sectors;
     s.flops += c.flops;
 }

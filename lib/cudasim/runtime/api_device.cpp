@@ -405,6 +405,7 @@ cudaError_t cudaDeviceReset(void)
     graphs_reset();
     launch_reset();
     managed_reset();
+    textures_reset();
     g_sticky = g_last = cudaSuccess;
     return cudaSuccess;
 }

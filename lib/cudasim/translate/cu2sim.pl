@@ -24,7 +24,7 @@
 # or cooperative groups.
 # Everything else runs as a plain loop over the threads.
 #
-# What the simulator cannot run (inline PTX, textures, dynamic parallelism,
+# What the simulator cannot run (inline PTX, texture references, dynamic parallelism,
 # cuFFT, the parts of cuRAND, Thrust and cooperative groups it lacks, the
 # driver API, ...: also cu2sim_refusals.pl) is refused here, one line each:
 # FILE:LINE: error: ...

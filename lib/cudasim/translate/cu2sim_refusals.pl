@@ -1,10 +1,10 @@
 # cu2sim_refusals.pl: what a CUDA program may need that the CUDA simulator
-# cannot give (textures, graphics interop, the driver API, several GPUs,
-# several processes, host threads), and the CUDA toolkit's headers that the
-# simulator does not stand in for. cu2sim.pl refuses each with one line per
-# file, naming what it found and where:
+# cannot give (texture references, mipmaps, graphics interop, the driver API,
+# several GPUs, several processes, host threads), and the CUDA toolkit's
+# headers that the simulator does not stand in for. cu2sim.pl refuses each
+# with one line per file, naming what it found and where:
 #
-#   prog.cu:41: error: cudaCreateTextureObject: the program needs textures and surfaces, which ...
+#   prog.cu:41: error: cudaBindTexture: the program needs texture references (removed in CUDA 12), which ...
 #
 # so that such a program stops before it is compiled, instead of failing in
 # a header of the real toolkit or deep in g++'s messages.
@@ -15,13 +15,17 @@ use warnings;
 # [what is needed, a pattern that finds it in code (comments and strings
 # masked), what to do instead]
 my @needs = (
-    ['textures and surfaces',
-     qr/\b(?:texture\s*<|(?:tex|surf)(?:[123]D|Cubemap)\w*\s*[<(]|tex1Dfetch\s*[<(]|tex2Dgather\w*\s*[<(]
-          |cudaCreate(?:Texture|Surface)Object|cuda(?:Texture|Surface)Object_t|cudaArray(?:_t|_const_t)?\b
-          |cudaMalloc(?:3D|Mipmapped)?Array|cudaMemcpy(?:2D|3D)?(?:To|From)Array\w*|cudaBind(?:Texture|Surface)\w*
-          |cudaCreateChannelDesc)/x,
-     'read the memory through a pointer (a texture fetch is a load; its filtering and addressing '
-     . 'modes are yours to write)'],
+    ['texture references (removed in CUDA 12)',
+     qr/\b(?:(?:texture|surface)\s*<|cuda(?:Bind|Unbind)(?:Texture|Surface)\w*|cudaGet(?:Texture|Surface)Reference
+          |cudaGetTextureAlignmentOffset)/x,
+     'use a texture object (cudaCreateTextureObject, then tex2D<T>(tex, x, y) in the kernel), '
+     . 'which the simulator has'],
+    ['mipmapped textures',
+     qr/\bcuda(?:MallocMipmappedArray|GetMipmappedArrayLevel|FreeMipmappedArray|MipmappedArrayGet\w*)\b/,
+     'the simulator\'s textures have one level: use a cudaArray (cudaMallocArray, cudaMalloc3DArray)'],
+    ['texture gather (tex2Dgather)',
+     qr/\btex2Dgather\s*[<(]/,
+     'fetch the four texels with tex2D and cudaFilterModePoint'],
     ['graphics interop',
      qr/\bcuda(?:Graphics|GL|EGL|D3D9|D3D10|D3D11|VDPAU|Vulkan)\w*\s*\(|\bcudaImportExternal\w*/,
      'the simulator has no display or graphics API to share memory with'],
@@ -50,8 +54,8 @@ my @include_needs = (
     [qr{^(?:nvrtc\.h|nvrtc_helper\.h|nvJitLink\.h|nvvm\.h)$}, 'compiling CUDA at run time (NVRTC)'],
     [qr{^helper_multiprocess\.h$}, 'memory shared between processes'],
     [qr{^omp\.h$}, 'host threads that call CUDA at once (OpenMP)'],
-    [qr{^(?:texture_types|surface_types|texture_fetch_functions|texture_indirect_functions|surface_functions|surface_indirect_functions|cuda_texture_types|cuda_surface_types|channel_descriptor)\.h$},
-     'textures and surfaces'],
+    [qr{^(?:texture_fetch_functions|surface_functions|cuda_texture_types|cuda_surface_types)\.h$},
+     'texture references (removed in CUDA 12)'],
     [qr{^cuda/|^nv/|^cuda_(?:awbarrier|pipeline)\w*\.h$}, 'the CUDA C++ standard library (libcu++: cuda::barrier, cuda::pipeline, ...)'],
 );
 
