@@ -150,6 +150,12 @@ $(if $(SHARD),$(if $(and $(call posint,$(shard_k)),$(call posint,$(shard_n)),$(f
 $(foreach v,SAN:fuzz SIM:0 V:0 GRADE_UNCHECKED:0,$(if $(filter-out 1 $(lastword $(subst :, ,$(v))),$($(firstword $(subst :, ,$(v)))))$(word 2,$($(firstword $(subst :, ,$(v))))), \
   $(call bad,$(firstword $(subst :, ,$(v))),give 1 or $(lastword $(subst :, ,$(v)))$(comma) or nothing)))
 $(if $(call only,$(ARCH),$(LETTERS) $(DIGITS) . _ - +),,$(call bad,ARCH,give a -march value: letters$(comma) digits and . _ - + (native$(comma) x86-64-v3)))
+# NVCCFLAGS (make sim-run's): nvcc runs its steps through sh, each option in double quotes,
+# where $ ` " and \ would be read as code: no word may hold them.
+$(if $(filter sim-run,$(MAKECMDGOALS)),$(if $(or $(findstring $$,$(SIM_USER_NVCCFLAGS)),$(findstring `,$(SIM_USER_NVCCFLAGS)),$(findstring \
+  ",$(SIM_USER_NVCCFLAGS)),$(findstring \,$(subst \$(space),,$(SIM_USER_NVCCFLAGS)))),$(error \
+  NVCCFLAGS=$(call shown,$(SIM_USER_NVCCFLAGS)): give nvcc's options as words without $$ ` " or \ (nvcc \
+  hands them to a shell): -arch=sm_80 --extended-lambda -DN=4)))
 $(foreach a,$(GPU_ARCHS),$(if $(call only,$(a),$(DIGITS) $(LETTERS)),,$(call bad,GPU_ARCHS,give compute capabilities without the dot$(comma) separated by spaces (80 90))))
 $(if $(call plain,$(BUILD_ROOT)),,$(call bad,BUILD_ROOT,make names its targets by this folder$(comma) so its \
   path may hold only letters$(comma) digits and / . _ - + @ $(comma) and may not begin with -))
@@ -802,10 +808,13 @@ sim_words     = $(foreach w,$(1),$(call sqd,$(w)))
 sim_translate_flags = $(call sim_include_flags,-I ) $(foreach w,$(SIM_NVCCFLAGS),--nvcc $(call sqd,$(w)))
 # LDLIBS="-lfoo ..." and LDFLAGS="-L... ...": added to the link of the program (the toolkit's
 # libraries the simulator stands for, -lcudart, -lcublas, -lcurand and the like, left out).
+# -L folders, and the files LDLIBS names, are taken from where make was started.
 SIM_TOOLKIT_LIBS := $(foreach l,cudart cudart_static cudadevrt cuda cublas cublasLt cublas_static \
                     cublasLt_static culibos curand curand_static,-l$(l))
-SIM_LDLIBS  := $(filter-out $(SIM_TOOLKIT_LIBS),$(call list,$(SIM_USER_LDLIBS)))
-SIM_LDFLAGS := $(call list,$(SIM_USER_LDFLAGS))
+sim_link_word = $(if $(and $(filter -L%,$(1)),$(filter-out -L,$(1))),-L$(call from_abs,$(patsubst -L%,%,$(1))), \
+                $(if $(and $(2),$(filter-out -%,$(1))),$(call from_abs,$(1)),$(1)))
+SIM_LDLIBS  := $(foreach w,$(filter-out $(SIM_TOOLKIT_LIBS),$(call list,$(SIM_USER_LDLIBS))),$(call sim_link_word,$(w),y))
+SIM_LDFLAGS := $(foreach w,$(call list,$(SIM_USER_LDFLAGS)),$(call sim_link_word,$(w)))
 # Where nvcc, when installed, is asked first whether the program compiles for
 # a GPU (lib/cudasim/translate/nvcc_check.sh; its results, by content, stay here for
 # reruns and for tools that read a kernel's register count).
@@ -826,7 +835,9 @@ sim-run: $(SIM_A)
 	  --flag $(call sqd,$(w)))) $(call sim_include_flags,-I ) "$$f" || nvcc=$$?; \
 	  [ $$nvcc = 0 ] || { bad=$$f; break; }; done;) \
 	$(MAKE) --no-print-directory CU=$(call sq,$(CU_ABS)) INCLUDE=$(call sq,$(call list_text,$(SIM_INCLUDE))) \
-	  CU_ALSO=$(call sq,$(call list_text,$(CU_ALSO_ABS))) $(if $(GPU),GPU=$(call sq,$(GPU_ARG))) $(CU_BIN) || exit $$?; \
+	  CU_ALSO=$(call sq,$(call list_text,$(CU_ALSO_ABS))) NVCCFLAGS=$(call sq,$(call list_text,$(SIM_NVCCFLAGS))) \
+	  LDLIBS=$(call sq,$(call list_text,$(SIM_LDLIBS))) LDFLAGS=$(call sq,$(call list_text,$(SIM_LDFLAGS))) \
+	  $(if $(GPU),GPU=$(call sq,$(GPU_ARG))) $(CU_BIN) || exit $$?; \
 	case $$nvcc in 0) ;; 1) echo "make sim-run: nvcc rejects $$bad (its errors are above), so it would" \
 	  "not build for a GPU; not run (NVCC= skips this check)"; exit 2;; \
 	  *) echo "make sim-run: could not ask nvcc ($(NVCC)) whether $$bad compiles; running it anyway";; esac
