@@ -917,18 +917,23 @@ open($$f, ">", $$d) or die "$$d: $$!\n";
 print $$f "$$target: @deps\n", map { "$$_:\n" } @deps;
 close $$f or die "$$d: $$!\n";
 endef
+# A program is compiled as nvcc compiles one, without g++'s -Wall and -Wextra (nvcc's own
+# warnings came from its check); of g++'s messages, those about the simulator's own headers
+# are summed up, one line each (translate/gxx_messages.pl; all of them in the .log).
+SIMRUN_CXXFLAGS = $(filter-out -Wall -Wextra,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) -fno-diagnostics-show-caret
+simrun_messages = 2> $(@:.o=.log); st=$$?; perl $(SIM_DIR)/translate/gxx_messages.pl $(SIM_DIR) $(@:.o=.log);
 $(SIMRUN_DIR)/%.o: $(SIMRUN_DIR)/%.cpp
 	@echo "  CXX   "$(call simrun_src,$*)" (simulator)"
-	$(Q)$(SIM_INC_ENV) $(CXX) $(CXXFLAGS_KSIM) $(SIMRUN_FP) -iquote $(call simrun_dir,$*) $(call sim_include_flags,-I) \
-	  $(call sim_words,$(SIM_NVCC_CXX)) -MF $(@:.o=.d.raw) -c $< -o $@; st=$$?; \
+	$(Q)$(SIM_INC_ENV) $(CXX) $(SIMRUN_CXXFLAGS) -iquote $(call simrun_dir,$*) $(call sim_include_flags,-I) \
+	  $(call sim_words,$(SIM_NVCC_CXX)) -MF $(@:.o=.d.raw) -c $< -o $@ $(simrun_messages) \
 	  perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
 
 # A host source of CU_ALSO (.cpp, .cc, .cxx, .c), quoted $(1), in folder $(2): as nvcc compiles
 # one, host code, against the simulator's headers (CUDA's runtime API; no kernel.h).
 simrun_host_compile = @echo "  $(if $(filter %.c.host.o,$@),CC ,CXX)   "$(1)" (host)"; \
   $(SIM_INC_ENV) $(if $(filter %.c.host.o,$@),$(CC) -std=gnu11,$(CXX) -std=c++17) $(OPT) $(SIMRUN_FP) \
-  -I$(SIM_DIR)/include -iquote $(2) $(call sim_include_flags,-I) $(call sim_words,$(SIM_NVCC_CXX)) -MMD -MP \
-  -MF $(@:.o=.d.raw) -c $(1) -o $@; st=$$?; \
+  -fno-diagnostics-show-caret -I$(SIM_DIR)/include -iquote $(2) $(call sim_include_flags,-I) \
+  $(call sim_words,$(SIM_NVCC_CXX)) -MMD -MP -MF $(@:.o=.d.raw) -c $(1) -o $@ $(simrun_messages) \
   perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
 $(SIMRUN_DIR)/%.host.o: /% $(SIMRUN_DIR)/%.incs
 	@mkdir -p $(@D)
@@ -965,11 +970,13 @@ $(foreach c,$(wildcard tests/conformance/*.flags),$(eval \
   $(call simrun_bin,$(abspath $(c:.flags=.cu))): SIM_NVCCFLAGS := $(shell cat $(c))))
 
 # Translate and compile (no link): the messages and the exit status.
-$(SIMRUN_DIR)/%.buildlog: /%.cu $(CU2SIM_DEPS) $(SIM_DIR)/exec/kernel.h $(wildcard $(SIM_DIR)/include/*.h)
+$(SIMRUN_DIR)/%.buildlog: /%.cu $(CU2SIM_DEPS) $(SIM_DIR)/translate/gxx_messages.pl $(SIM_DIR)/exec/kernel.h \
+                          $(wildcard $(SIM_DIR)/include/*.h)
 	@mkdir -p $(@D)
-	@{ perl $(SIM_DIR)/translate/cu2sim.pl /$*.cu > $@.cpp && $(CXX) $(filter-out -MMD -MP,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) \
-	   -iquote /$(dir $*) -fsyntax-only $@.cpp; } > $@.tmp 2>&1; echo "status $$?" >> $@.tmp; \
-	  mv $@.tmp $@
+	@{ perl $(SIM_DIR)/translate/cu2sim.pl /$*.cu > $@.cpp && ( $(CXX) $(filter-out -MMD -MP,$(SIMRUN_CXXFLAGS)) \
+	   -iquote /$(dir $*) -fsyntax-only $@.cpp 2> $@.gxx; st=$$?; \
+	   perl $(SIM_DIR)/translate/gxx_messages.pl $(SIM_DIR) $@.gxx; exit $$st ); } > $@.tmp 2>&1; \
+	  echo "status $$?" >> $@.tmp; mv $@.tmp $@
 
 test-conformance: $(CONF_BINS) $(CONF_LOGS)
 	@echo "== plain CUDA programs on the CUDA simulator (tests/conformance)"
