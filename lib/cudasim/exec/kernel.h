@@ -332,14 +332,17 @@ static inline T &shared_var(SharedSlot &slot, size_t align, const char *name, co
 
 } // namespace cudasim
 
-/* cudaLaunchKernel with the kernel itself, or cast to void * (cuda_runtime.h): the
- * kernel's registration (kernel_registry.cpp) launches it with its parameters' types. */
+/* cudaLaunchKernel with the kernel itself: its parameters' types are known here (cast to
+ * void *, cuda_runtime.h: the kernel's registration, kernel_registry.cpp, knows them). */
 template <class... P>
 static inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 block, void **args,
                                            size_t sharedMem = 0, cudaStream_t stream = 0)
 {
-    return ::cudaLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, sharedMem,
-                              stream);
+    const char *name = cudasim_kernel_name(reinterpret_cast<const void *>(func));
+    const cudasim::LaunchConfig cfg = {name ? name : "cudaLaunchKernel",
+                                       reinterpret_cast<const void *>(func), grid, block, sharedMem,
+                                       stream};
+    return cudasim::launch_pointed(cfg, func, args, std::index_sequence_for<P...>{});
 }
 
 /* Atomics: threads never interrupt one another in the simulator, so a plain

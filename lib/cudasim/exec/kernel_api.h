@@ -87,6 +87,8 @@ int cudasim_register_kernel_entry(const void *fn, const char *name, int max_thre
                                   size_t shared_align,
                                   cudaError_t (*launch)(const cudasim::LaunchConfig *cfg,
                                                         void **args));
+/* The name the kernel at fn registered, or NULL. */
+const char *cudasim_kernel_name(const void *fn);
 /* A __shared__ variable of static size, of kernel fn or (fn NULL) of the
  * __device__ function called fn_name; id tells declarations apart, the same in
  * every file that includes them. */

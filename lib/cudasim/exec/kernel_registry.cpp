@@ -154,6 +154,12 @@ int cudasim_register_kernel_calls(const char *kernel, const char *callees)
     return 0;
 }
 
+const char *cudasim_kernel_name(const void *fn)
+{
+    const Entry *e = fn ? find_entry(fn) : nullptr;
+    return e ? e->name.c_str() : nullptr;
+}
+
 /* The first thing a kernel with __launch_bounds__ does (a launch whose kernel
  * the runtime knew by address was refused before it ran: launch.cpp). */
 void cudasim_launch_bound(long long max_threads)
