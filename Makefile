@@ -33,6 +33,7 @@ CU    ?=                    # make sim-run: the CUDA program (.cu with its own m
 PROFILE ?=                  # sim-run, SIM=1: a CSV row per launch into this file, and a summary
 GPU   ?=                    # sim-run, SIM=1: the GPU the simulator's time model is for (default h100)
 INCLUDE ?=                  # make sim-run: folders for #include, as nvcc's -I (CPATH is honoured too)
+CU_ALSO ?=                  # make sim-run: more sources of the program (.cu, .cpp, .c), as nvcc takes them
 # ---- what a user types is data ------------------------------------------
 # A value given on the command line or in the environment is taken as typed: make never
 # expands it ($(value)), so "$(shell ...)" in it is text, never a command. Each variable
@@ -42,9 +43,13 @@ INCLUDE ?=                  # make sim-run: folders for #include, as nvcc's -I (
 # never through a shell's parsing. A list of paths (INCLUDE, GRADE_HIDE_ALSO) separates
 # them by spaces, and a backslash takes the next character as it is ("my\ dir"). ARGS,
 # like CC, CXX and NVCC's options, stays shell words: it is given to the shell as written.
+# NVCCFLAGS, LDLIBS and LDFLAGS, as make sim-run takes them from the command line or the
+# environment (nvcc's options for its check and the translation, libraries and linker
+# options added to the simulator's own), are lists of words as INCLUDE is, each word one
+# argument; this file's own variables of those names stay its own.
 USER_VARS := IMPL PART ARGS SAN FUZZ_TIME SIM LESSON EX STUDENT_DIR BUILD_ROOT GRADE_OUT \
              GRADE_INTAKE_OPTS GRADE_HIDE_ALSO SUBMISSIONS JOBS SHARD OUT GRADEBOOK_COLUMNS \
-             ARCH CU PROFILE GPU INCLUDE V
+             ARCH CU PROFILE GPU INCLUDE CU_ALSO V
 # (set further down, so taken here only when given: their defaults are this file's)
 USER_VARS_LATER := GRADE_COMPILE_LIMIT GRADE_UNCHECKED GPU_ARCHS STUDENT_SRC NVCC CUDA_HOME
 empty   :=
@@ -62,6 +67,7 @@ IMPL_GIVEN := $(call given,IMPL)
 $(foreach v,$(USER_VARS),$(eval override $(v) := $$(call typed,$(v))))
 LATER_GIVEN := $(foreach v,$(USER_VARS_LATER),$(if $(call given,$(v)),$(v)))
 $(foreach v,$(LATER_GIVEN),$(eval override $(v) := $$(value $(v))))
+$(foreach v,NVCCFLAGS LDLIBS LDFLAGS,$(eval SIM_USER_$(v) := $$(if $$(call given,$(v)),$$(value $(v)))))
 # sq: one shell word that is exactly $(1): in single quotes, each ' as '\'' and each
 # newline as $'\n' (a newline inside a recipe line would end the line for make).
 sq      = '$(subst $(newline),'$$'\n'',$(subst ','\'',$(1)))'
@@ -144,6 +150,12 @@ $(if $(SHARD),$(if $(and $(call posint,$(shard_k)),$(call posint,$(shard_n)),$(f
 $(foreach v,SAN:fuzz SIM:0 V:0 GRADE_UNCHECKED:0,$(if $(filter-out 1 $(lastword $(subst :, ,$(v))),$($(firstword $(subst :, ,$(v)))))$(word 2,$($(firstword $(subst :, ,$(v))))), \
   $(call bad,$(firstword $(subst :, ,$(v))),give 1 or $(lastword $(subst :, ,$(v)))$(comma) or nothing)))
 $(if $(call only,$(ARCH),$(LETTERS) $(DIGITS) . _ - +),,$(call bad,ARCH,give a -march value: letters$(comma) digits and . _ - + (native$(comma) x86-64-v3)))
+# NVCCFLAGS (make sim-run's): nvcc runs its steps through sh, each option in double quotes,
+# where $ ` " and \ would be read as code: no word may hold them.
+$(if $(filter sim-run,$(MAKECMDGOALS)),$(if $(or $(findstring $$,$(SIM_USER_NVCCFLAGS)),$(findstring `,$(SIM_USER_NVCCFLAGS)),$(findstring \
+  ",$(SIM_USER_NVCCFLAGS)),$(findstring \,$(subst \$(space),,$(SIM_USER_NVCCFLAGS)))),$(error \
+  NVCCFLAGS=$(call shown,$(SIM_USER_NVCCFLAGS)): give nvcc's options as words without $$ ` " or \ (nvcc \
+  hands them to a shell): -arch=sm_80 --extended-lambda -DN=4)))
 $(foreach a,$(GPU_ARCHS),$(if $(call only,$(a),$(DIGITS) $(LETTERS)),,$(call bad,GPU_ARCHS,give compute capabilities without the dot$(comma) separated by spaces (80 90))))
 $(if $(call plain,$(BUILD_ROOT)),,$(call bad,BUILD_ROOT,make names its targets by this folder$(comma) so its \
   path may hold only letters$(comma) digits and / . _ - + @ $(comma) and may not begin with -))
@@ -249,14 +261,14 @@ CFLAGS_LIB := $(CFLAGS_ALL) -Werror -ffunction-sections -fdata-sections
 STUDENT_INC := $(BUILD_ROOT)/student-include
 STUDENT_ONLY := -I$(STUDENT_INC) -MD -MP -ffunction-sections -fdata-sections -fno-jump-tables -fPIC
 CFLAGS_EX  := -std=c11 $(OPT) $(WARN) $(STUDENT_ONLY) $(if $(LIBMVEC),,-DWB_NO_LIBMVEC)
-LDLIBS     := $(LIB_PKG_LIBS) $(LIBMVEC) -lm -pthread
+override LDLIBS := $(LIB_PKG_LIBS) $(LIBMVEC) -lm -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 
 # ---- the CUDA simulator: the same .cu sources, run on the CPU (docs/simulator.md)
 SIM_DIR    := lib/cudasim
-CU2SIM_DEPS := $(addprefix $(SIM_DIR)/translate/,cu2sim.pl cu2sim_variables.pl cu2sim_refusals.pl)
+CU2SIM_DEPS := $(wildcard $(SIM_DIR)/translate/cu2sim*.pl)
 CXXFLAGS_SIM := -std=c++17 $(OPT) -Wall -Wextra -Werror -I. -I$(SIM_DIR) $(BLAS_CFLAGS) -MMD -MP \
                 -DCUDASIM_GPU_DIR='"$(CURDIR)/$(SIM_DIR)/profile/gpus"'
 # Translated kernels: CUDA's language from kernel.h, its runtime from include/.
@@ -289,7 +301,7 @@ GPU_ARCHS  ?= 75 80 86 89 90
 NVCC_ARCH  := $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
               -gencode arch=compute_$(lastword $(GPU_ARCHS)),code=compute_$(lastword $(GPU_ARCHS))
 NVCCFLAGS_EX := -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-fPIC
-NVCCFLAGS  := $(NVCCFLAGS_EX) -Xcompiler -Werror
+override NVCCFLAGS := $(NVCCFLAGS_EX) -Xcompiler -Werror
 NVCCFLAGS_STUDENT := $(filter-out -I.,$(NVCCFLAGS_EX)) -I$(STUDENT_INC) \
               -Xcompiler -ffunction-sections,-fdata-sections
 # NCCL, the collectives between GPUs (Lesson 06), where the toolkit has it.
@@ -627,6 +639,7 @@ test: deps gpu-status
 	@$(if $(NVCC),bash tests/sim/nvcc_check_test.sh "$(NVCC)" "$(BUILD_ROOT)",echo "== nvcc's check of" \
 	  "make sim-run: skipped, no nvcc here")
 	@bash tests/sim/sim_run_include_test.sh "$(BUILD_ROOT)"
+	@bash tests/sim/sim_run_sources_test.sh "$(BUILD_ROOT)" "$(NVCC)"
 	@bash tests/sim/profile_files_test.sh "$(BUILD_ROOT)" "$(NVCC)"
 	@echo "== make's variables: values of the wrong form, and paths with spaces, quotes and \$$(...)"
 	@bash tests/hostile/make_vars.sh "$(BUILD_ROOT)" "$(NVCC)"
@@ -788,9 +801,26 @@ CU_ABS     := $(if $(strip $(CU)),$(call dec,$(call from_abs,$(call enc,$(CU))))
 simrun_bin  = $(SIMRUN_DIR)$(basename $(1)).sim
 CU_ALIAS   := $(if $(CU_ABS),$(if $(call plain,$(CU_ABS)),,$(SIMRUN_DIR)/alias/$(call hash16,$(CU_ABS)).cu))
 CU_BIN     := $(if $(CU_ALIAS),$(CU_ALIAS:.cu=.sim),$(if $(CU_ABS),$(call simrun_bin,$(CU_ABS))))
+# CU_ALSO="more.cu host.cpp ...": the program's other sources, as nvcc takes several (a
+# list as INCLUDE is, relative to where make was started): each .cu is translated and
+# compiled as CU is, each .cpp, .cc, .cxx or .c compiled as host code against the
+# simulator's headers, and all are linked into CU's program. Each is built under its own
+# path (a path make cannot name a target by, under alias/, as CU's).
+CU_ALSO_ABS := $(foreach f,$(call list,$(CU_ALSO)),$(call from_abs,$(f)))
+also_alias   = $(SIMRUN_DIR)/alias/$(call hash16,$(call dec,$(1)))$(suffix $(1))
+also_obj     = $(if $(call plain,$(call dec,$(1))),$(if $(filter %.cu,$(1)),$(SIMRUN_DIR)$(basename $(1)).o, \
+               $(SIMRUN_DIR)$(1).host.o),$(if $(filter %.cu,$(1)),$(basename $(call also_alias,$(1))).o, \
+               $(call also_alias,$(1)).host.o))
+CU_ALSO_OBJ := $(foreach f,$(CU_ALSO_ABS),$(call also_obj,$(f)))
+# The real path of each file built from a link under alias/ (SIMRUN_REAL_<the link>; set by
+# reference, never by its text: make would read a $ in it).
+CU_ALSO_N   := $(words $(CU_ALSO_ABS))
+$(if $(CU_ALIAS),$(eval SIMRUN_REAL_$(CU_ALIAS) := $$(CU_ABS)))
+$(foreach i,$(if $(CU_ALSO_ABS),$(shell seq $(CU_ALSO_N))),$(if $(call plain,$(call dec,$(word $(i),$(CU_ALSO_ABS)))),, \
+  $(eval SIMRUN_REAL_$(call also_alias,$(word $(i),$(CU_ALSO_ABS))) := $$(call dec,$$(word $(i),$$(CU_ALSO_ABS))))))
 # The source of the program of stem $(1) (of the rules below), quoted, and its folder.
-simrun_src  = $(if $(filter alias/%,$(1)),$(call sq,$(CU_ABS)),/$(1).cu)
-simrun_dir  = $(if $(filter alias/%,$(1)),$(call sqd,$(dir $(call enc,$(CU_ABS)))),/$(dir $(1)))
+simrun_src  = $(if $(filter alias/%,$(1)),$(call sq,$(SIMRUN_REAL_$(SIMRUN_DIR)/$(1).cu)),/$(1).cu)
+simrun_dir  = $(if $(filter alias/%,$(1)),$(call sqd,$(dir $(call enc,$(SIMRUN_REAL_$(SIMRUN_DIR)/$(1).cu)))),/$(dir $(1)))
 # INCLUDE="dir ...": more folders for #include, relative to where make was
 # started, searched after the simulator's own headers (as nvcc searches -I
 # folders after its own). CPATH and CPLUS_INCLUDE_PATH are honoured, less any
@@ -803,6 +833,24 @@ is_toolkit   = $(if $(call plain,$(call dec,$(1))),$(wildcard $(1)/cuda_runtime_
 not_toolkit  = $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(call enc,$(1))),$(if $(call is_toolkit,$(d)),,$(d)))))
 SIM_INC_ENV := CPATH=$(call sqd,$(call not_toolkit,$(call typed,CPATH))) \
                CPLUS_INCLUDE_PATH=$(call sqd,$(call not_toolkit,$(call typed,CPLUS_INCLUDE_PATH)))
+# NVCCFLAGS="-arch=sm_80 --extended-lambda ...": nvcc's options for the program. All reach
+# nvcc's check; the translation reads those that change what nvcc accepts (-arch, -gencode,
+# --extended-lambda: cu2sim.pl --nvcc); -D, -U, -I and -std reach g++ as they reach nvcc.
+# (-I folders are taken from where make was started, as INCLUDE's.) Words of enc's form.
+SIM_NVCCFLAGS := $(foreach w,$(call list,$(SIM_USER_NVCCFLAGS)),$(if $(and $(filter -I%,$(w)),$(filter-out \
+  -I,$(w))),-I$(call from_abs,$(patsubst -I%,%,$(w))),$(w)))
+SIM_NVCC_CXX   = $(filter -D% -U% -I% -std=%,$(SIM_NVCCFLAGS))
+sim_words     = $(foreach w,$(1),$(call sqd,$(w)))
+sim_translate_flags = $(call sim_include_flags,-I ) $(foreach w,$(SIM_NVCCFLAGS),--nvcc $(call sqd,$(w)))
+# LDLIBS="-lfoo ..." and LDFLAGS="-L... ...": added to the link of the program (the toolkit's
+# libraries the simulator stands for, -lcudart, -lcublas, -lcurand and the like, left out).
+# -L folders, and the files LDLIBS names, are taken from where make was started.
+SIM_TOOLKIT_LIBS := $(foreach l,cudart cudart_static cudadevrt cuda cublas cublasLt cublas_static \
+                    cublasLt_static culibos curand curand_static,-l$(l))
+sim_link_word = $(if $(and $(filter -L%,$(1)),$(filter-out -L,$(1))),-L$(call from_abs,$(patsubst -L%,%,$(1))), \
+                $(if $(and $(2),$(filter-out -%,$(1))),$(call from_abs,$(1)),$(1)))
+SIM_LDLIBS  := $(foreach w,$(filter-out $(SIM_TOOLKIT_LIBS),$(call list,$(SIM_USER_LDLIBS))),$(call sim_link_word,$(w),y))
+SIM_LDFLAGS := $(foreach w,$(call list,$(SIM_USER_LDFLAGS)),$(call sim_link_word,$(w)))
 # Where nvcc, when installed, is asked first whether the program compiles for
 # a GPU (lib/cudasim/translate/nvcc_check.sh; its results, by content, stay here for
 # reruns and for tools that read a kernel's register count).
@@ -812,38 +860,60 @@ sim-run: $(SIM_A)
 	@test -n $(call sq,$(strip $(CU))) || { echo "make sim-run: say which program: make sim-run CU=path/to/prog.cu" \
 	  "[ARGS=\"its arguments\"] [INCLUDE=\"folders\"]"; exit 2; }
 	@test -f $(call sq,$(CU_ABS)) || { echo "make sim-run: "$(call sq,$(CU_ABS))": no such file"; exit 2; }
+	@$(foreach f,$(CU_ALSO_ABS),test -f $(call sqd,$(f)) || { echo "make sim-run: CU_ALSO: "$(call sqd,$(f))": no such \
+	  file"; exit 2; }; $(if $(filter %.cu %.cpp %.cc %.cxx %.c,$(f)),,echo "make sim-run: CU_ALSO: "$(call sqd,$(f))": \
+	  give .cu, .cpp, .cc, .cxx or .c files (what nvcc compiles)"; exit 2;))true
 	@$(foreach d,$(SIM_INCLUDE),test -d $(call sqd,$(d)) || { echo "make sim-run: INCLUDE: "$(call sqd,$(d))": no such \
 	  folder"; exit 2; };) true
-	@nvcc=0; $(if $(NVCC),bash $(SIM_DIR)/translate/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
-	  $(call sim_include_flags,-I ) $(call sq,$(CU_ABS)) || nvcc=$$?;) \
+	@nvcc=0; $(if $(NVCC),for f in $(call sq,$(CU_ABS)) $(call sim_words,$(CU_ALSO_ABS)); do \
+	  bash $(SIM_DIR)/translate/nvcc_check.sh --nvcc "$(NVCC)" --cache "$(NVCC_CHECK_DIR)" \
+	  $(foreach w,$(SIM_NVCCFLAGS),$(if $(filter-out -I,$(filter -I%,$(w))),-I $(call sqd,$(patsubst -I%,%,$(w))), \
+	  --flag $(call sqd,$(w)))) $(call sim_include_flags,-I ) "$$f" || nvcc=$$?; \
+	  [ $$nvcc = 0 ] || { bad=$$f; break; }; done;) \
 	$(MAKE) --no-print-directory CU=$(call sq,$(CU_ABS)) INCLUDE=$(call sq,$(call list_text,$(SIM_INCLUDE))) \
+	  CU_ALSO=$(call sq,$(call list_text,$(CU_ALSO_ABS))) NVCCFLAGS=$(call sq,$(call list_text,$(SIM_NVCCFLAGS))) \
+	  LDLIBS=$(call sq,$(call list_text,$(SIM_LDLIBS))) LDFLAGS=$(call sq,$(call list_text,$(SIM_LDFLAGS))) \
 	  $(if $(GPU),GPU=$(call sq,$(GPU_ARG))) $(CU_BIN) || exit $$?; \
-	case $$nvcc in 0) ;; 1) echo "make sim-run: nvcc rejects "$(call sq,$(CU))" (its errors are above), so it would" \
+	case $$nvcc in 0) ;; 1) echo "make sim-run: nvcc rejects $$bad (its errors are above), so it would" \
 	  "not build for a GPU; not run (NVCC= skips this check)"; exit 2;; \
-	  *) echo "make sim-run: could not ask nvcc ($(NVCC)) whether "$(call sq,$(CU))" compiles; running it anyway";; esac
-	@$(call nvcc_res,$(call enc,$(CU_ABS))) cd $(call sq,$(CU_FROM)) && $(SIM_ENV) \
+	  *) echo "make sim-run: could not ask nvcc ($(NVCC)) whether $$bad compiles; running it anyway";; esac
+	@$(call nvcc_res,$(call enc,$(CU_ABS)) $(filter %.cu,$(CU_ALSO_ABS))) cd $(call sq,$(CU_FROM)) && $(SIM_ENV) \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 $(abspath $(CU_BIN)) $(ARGS)
 
-# The include folders a program was last built with: a change rebuilds it.
+# The include folders and nvcc's options a program was last built with (and the objects and
+# libraries it was linked with): a change rebuilds it.
 FORCE:
 $(SIMRUN_DIR)/%.incs: FORCE
 	@mkdir -p $(@D)
-	@printf '%s\n' $(call sq,$(SIM_INCLUDE) $(SIM_INC_ENV)) | cmp -s - $@ || \
-	  printf '%s\n' $(call sq,$(SIM_INCLUDE) $(SIM_INC_ENV)) > $@
+	@printf '%s\n' $(call sq,$(SIM_INCLUDE) $(SIM_INC_ENV) $(SIM_NVCCFLAGS)) | cmp -s - $@ || \
+	  printf '%s\n' $(call sq,$(SIM_INCLUDE) $(SIM_INC_ENV) $(SIM_NVCCFLAGS)) > $@
+$(SIMRUN_DIR)/%.objs: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' $(call sq,$(SIMRUN_EXTRA_OBJS) $(SIM_LDFLAGS) $(SIM_LDLIBS)) | cmp -s - $@ || \
+	  printf '%s\n' $(call sq,$(SIMRUN_EXTRA_OBJS) $(SIM_LDFLAGS) $(SIM_LDLIBS)) > $@
 
+# Translate SRC (quoted) to $@, with the headers it pulled in as $@'s dependencies ($@.d).
+simrun_translate = $(SIM_INC_ENV) perl $(SIM_DIR)/translate/cu2sim.pl $(sim_translate_flags) --deps $@.d.raw \
+  $(1) > $@.tmp && mv $@.tmp $@; st=$$?; perl -e $(call sq,$(SIMRUN_DEPS_PL)) $@.d.raw $@.d $@ $(SIMRUN_DIR)/hdr \
+  && exit $$st
 $(SIMRUN_DIR)/%.cpp: /%.cu $(CU2SIM_DEPS) $(SIMRUN_DIR)/%.incs
 	@mkdir -p $(@D)
 	@echo "  CU2SIM /$*.cu"
-	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/translate/cu2sim.pl $(call sim_include_flags,-I ) /$*.cu > $@.tmp && mv $@.tmp $@
+	$(Q)$(call simrun_translate,/$*.cu)
 
-ifneq ($(CU_ALIAS),)
-$(CU_ALIAS):
-	@mkdir -p $(@D) && ln -sfn $(call sq,$(CU_ABS)) $@
-$(CU_ALIAS:.cu=.cpp): $(CU_ALIAS) $(CU2SIM_DEPS) $(CU_ALIAS:.cu=.incs)
-	@echo "  CU2SIM "$(call sq,$(CU_ABS))
-	$(Q)$(SIM_INC_ENV) perl $(SIM_DIR)/translate/cu2sim.pl $(call sim_include_flags,-I ) $(call sq,$(CU_ABS)) > $@.tmp && \
-	  mv $@.tmp $@
-endif
+# A file whose path make cannot name a target by (CU's, CU_ALSO's): built from a link $(1)
+# to it, whose real path is SIMRUN_REAL_$(1).
+define SIMRUN_ALIAS
+$(1):
+	@mkdir -p $$(@D) && ln -sfn $$(call sq,$$(SIMRUN_REAL_$(1))) $$@
+$(if $(filter %.cu,$(1)),$(1:.cu=.cpp): $(1) $$(CU2SIM_DEPS) $(1:.cu=.incs)
+	@echo "  CU2SIM "$$(call sq,$$(SIMRUN_REAL_$(1)))
+	$$(Q)$$(call simrun_translate,$$(call sq,$$(SIMRUN_REAL_$(1)))),$(1).host.o: $(1) $(1).incs
+	$$(call simrun_host_compile,$$(call sq,$$(SIMRUN_REAL_$(1))),$$(call sqd,$$(dir $$(call \
+	  enc,$$(SIMRUN_REAL_$(1)))))))
+endef
+$(foreach a,$(CU_ALIAS) $(foreach f,$(CU_ALSO_ABS),$(if $(call plain,$(call dec,$(f))),,$(call also_alias,$(f)))), \
+  $(eval $(call SIMRUN_ALIAS,$(a))))
 
 # A program prints what nvcc's build prints only if float arithmetic is
 # IEEE's, in the order written: nvcc never reassociates (x + big - big is not
@@ -883,39 +953,66 @@ open($$f, ">", $$d) or die "$$d: $$!\n";
 print $$f "$$target: @deps\n", map { "$$_:\n" } @deps;
 close $$f or die "$$d: $$!\n";
 endef
+# A program is compiled as nvcc compiles one, without g++'s -Wall and -Wextra (nvcc's own
+# warnings came from its check); of g++'s messages, those about the simulator's own headers
+# are summed up, one line each (translate/gxx_messages.pl; all of them in the .log).
+SIMRUN_CXXFLAGS = $(filter-out -Wall -Wextra,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) -fno-diagnostics-show-caret
+simrun_messages = 2> $(@:.o=.log); st=$$?; perl $(SIM_DIR)/translate/gxx_messages.pl $(SIM_DIR) $(@:.o=.log);
 $(SIMRUN_DIR)/%.o: $(SIMRUN_DIR)/%.cpp
 	@echo "  CXX   "$(call simrun_src,$*)" (simulator)"
-	$(Q)$(SIM_INC_ENV) $(CXX) $(CXXFLAGS_KSIM) $(SIMRUN_FP) -iquote $(call simrun_dir,$*) $(call sim_include_flags,-I) \
-	  -MF $(@:.o=.d.raw) -c $< -o $@; st=$$?; \
+	$(Q)$(SIM_INC_ENV) $(CXX) $(SIMRUN_CXXFLAGS) -iquote $(call simrun_dir,$*) $(call sim_include_flags,-I) \
+	  $(call sim_words,$(SIM_NVCC_CXX)) -MF $(@:.o=.d.raw) -c $< -o $@ $(simrun_messages) \
 	  perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
 
+# A host source of CU_ALSO (.cpp, .cc, .cxx, .c), quoted $(1), in folder $(2): as nvcc compiles
+# one, host code, against the simulator's headers (CUDA's runtime API; no kernel.h).
+simrun_host_compile = @echo "  $(if $(filter %.c.host.o,$@),CC ,CXX)   "$(1)" (host)"; \
+  $(SIM_INC_ENV) $(if $(filter %.c.host.o,$@),$(CC) -std=gnu11,$(CXX) -std=c++17) $(OPT) $(SIMRUN_FP) \
+  -fno-diagnostics-show-caret -I$(SIM_DIR)/include -iquote $(2) $(call sim_include_flags,-I) \
+  $(call sim_words,$(SIM_NVCC_CXX)) -MMD -MP -MF $(@:.o=.d.raw) -c $(1) -o $@ $(simrun_messages) \
+  perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
+$(SIMRUN_DIR)/%.host.o: /% $(SIMRUN_DIR)/%.incs
+	@mkdir -p $(@D)
+	$(call simrun_host_compile,/$*,/$(dir $*))
+
+# The program: CU's object, CU_ALSO's, the simulator, LDFLAGS and LDLIBS.
+ifneq ($(CU_BIN),)
+$(CU_BIN): SIMRUN_EXTRA_OBJS := $(CU_ALSO_OBJ)
+$(CU_BIN): $(CU_ALSO_OBJ) $(CU_BIN:.sim=.objs)
+endif
 $(SIMRUN_DIR)/%.sim: $(SIMRUN_DIR)/%.o $(SIM_A)
 	@echo "  LD    $@"
-	$(Q)$(CXX) $(OPT) $< $(SIM_A) -o $@ $(call flavor_libs,sim)
+	$(Q)$(CXX) $(OPT) $(call sim_words,$(SIM_LDFLAGS)) $< $(SIMRUN_EXTRA_OBJS) $(SIM_A) -o $@ \
+	  $(call sim_words,$(SIM_LDLIBS)) $(call flavor_libs,sim)
 
--include $(CU_BIN:.sim=.d)
-.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o $(SIMRUN_DIR)/%.incs $(CU_ALIAS)
+-include $(CU_BIN:.sim=.d) $(CU_BIN:.sim=.cpp.d) $(CU_ALSO_OBJ:.o=.d) $(patsubst %.o,%.cpp.d,$(filter-out \
+  %.host.o,$(CU_ALSO_OBJ)))
+.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o $(SIMRUN_DIR)/%.incs $(SIMRUN_DIR)/%.objs $(CU_ALIAS)
 
 # The conformance suite: textbook CUDA programs, each with its own main, and
 # what each prints (NAME.out) and, for the planted bugs, what the simulator
 # must report (NAME.report). A program that must not compile has NAME.build
 # instead (what the refusal says, and nvcc's verdict where nvcc is): its
 # build's messages go to a .buildlog. NAME.include lists folders for its
-# #include (INCLUDE). make gpu-check runs them with nvcc on a GPU.
+# #include (INCLUDE), NAME.flags nvcc's options it needs (NVCCFLAGS). make gpu-check
+# runs them with nvcc on a GPU.
 CONF_CU     := $(sort $(wildcard tests/conformance/*.cu))
 CONF_REJECT := $(foreach c,$(CONF_CU),$(if $(wildcard $(c:.cu=.build)),$(c)))
 CONF_BINS   := $(foreach c,$(filter-out $(CONF_REJECT),$(CONF_CU)),$(call simrun_bin,$(abspath $(c))))
 CONF_LOGS   := $(foreach c,$(CONF_REJECT),$(SIMRUN_DIR)$(abspath $(c:.cu=.buildlog)))
 $(foreach c,$(wildcard tests/conformance/*.include),$(eval \
   $(call simrun_bin,$(abspath $(c:.include=.cu))): SIM_INCLUDE := $(abspath $(shell cat $(c)))))
+$(foreach c,$(wildcard tests/conformance/*.flags),$(eval \
+  $(call simrun_bin,$(abspath $(c:.flags=.cu))): SIM_NVCCFLAGS := $(shell cat $(c))))
 
 # Translate and compile (no link): the messages and the exit status.
-$(SIMRUN_DIR)/%.buildlog: /%.cu $(SIM_DIR)/translate/cu2sim.pl $(SIM_DIR)/translate/cu2sim_refusals.pl \
-                          $(SIM_DIR)/exec/kernel.h $(wildcard $(SIM_DIR)/include/*.h)
+$(SIMRUN_DIR)/%.buildlog: /%.cu $(CU2SIM_DEPS) $(SIM_DIR)/translate/gxx_messages.pl $(SIM_DIR)/exec/kernel.h \
+                          $(wildcard $(SIM_DIR)/include/*.h)
 	@mkdir -p $(@D)
-	@{ perl $(SIM_DIR)/translate/cu2sim.pl /$*.cu > $@.cpp && $(CXX) $(filter-out -MMD -MP,$(CXXFLAGS_KSIM)) $(SIMRUN_FP) \
-	   -iquote /$(dir $*) -fsyntax-only $@.cpp; } > $@.tmp 2>&1; echo "status $$?" >> $@.tmp; \
-	  mv $@.tmp $@
+	@{ perl $(SIM_DIR)/translate/cu2sim.pl /$*.cu > $@.cpp && ( $(CXX) $(filter-out -MMD -MP,$(SIMRUN_CXXFLAGS)) \
+	   -iquote /$(dir $*) -fsyntax-only $@.cpp 2> $@.gxx; st=$$?; \
+	   perl $(SIM_DIR)/translate/gxx_messages.pl $(SIM_DIR) $@.gxx; exit $$st ); } > $@.tmp 2>&1; \
+	  echo "status $$?" >> $@.tmp; mv $@.tmp $@
 
 test-conformance: $(CONF_BINS) $(CONF_LOGS)
 	@echo "== plain CUDA programs on the CUDA simulator (tests/conformance)"
@@ -924,7 +1021,7 @@ test-conformance: $(CONF_BINS) $(CONF_LOGS)
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
 	  bash tests/conformance/curand_reference.sh $(abspath $(SIMRUN_DIR))
 
--include $(CONF_BINS:.sim=.d)
+-include $(CONF_BINS:.sim=.d) $(CONF_BINS:.sim=.cpp.d)
 
 # For a GPU machine without network: the Debian packages it needs, into .gpu-deps/.
 gpu-deps:
@@ -1268,7 +1365,10 @@ $(SIM_A): $(BUILD)/obj/lib/core/fileio.o $(BUILD)/obj/lib/core/err.o
 $(BUILD)/sim/%.cpp: %.cu $(CU2SIM_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
-	$(Q)perl $(SIM_DIR)/translate/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+	$(Q)perl $(SIM_DIR)/translate/cu2sim.pl $(CU2SIM_OPTS) $< > $@.tmp && mv $@.tmp $@
+# The answers' CUDA exercises are translated as a student's are (below): without the
+# kernels' registration by address, which the grader's runners do not export.
+$(BUILD)/sim/solutions/%.cpp: CU2SIM_OPTS := --no-entries
 
 $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 	@mkdir -p $(@D)
@@ -1279,11 +1379,13 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 # kept as the others are (.PRECIOUS names a rule's own target pattern): else make deletes
 # them after the link and says so ("rm build/...") in a run that went well.
 .PRECIOUS: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o
+# (without the kernels' registration by address: the grader's check of the object takes its
+# initializer as registering kernels and variables by name only, tests/graded/check_student.pl)
 $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS) \
         | $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)
 	@echo "  CU2SIM $<"
-	$(Q)$(call grade_view) perl $(SIM_DIR)/translate/cu2sim.pl $< > $@.tmp && mv $@.tmp $@
+	$(Q)$(call grade_view) perl $(SIM_DIR)/translate/cu2sim.pl --no-entries $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp | $(STUDENT_INC) $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)

@@ -344,6 +344,15 @@ extern Launch g_launch;
 extern unsigned long long g_launches;
 /* cudaFuncSetAttribute's limits of dynamic shared memory, by kernel. */
 extern std::map<const void *, int> g_dynamic_limit;
+/* What the translator registered of the kernel at fn (exec/kernel_registry.cpp):
+ * its __launch_bounds__' threads per block (0 without), and its static shared
+ * memory, its __device__ functions' included. */
+int kernel_max_threads(const void *fn);
+size_t kernel_static_shared(const void *fn);
+/* cudaFuncAttributePreferredSharedMemoryCarveout, kept by kernel (-1: none). */
+void kernel_set_carveout(const void *fn, int carveout);
+int kernel_carveout(const void *fn);
+void kernel_carveouts_reset();
 
 /* "kernel k, block (x,y,z), thread (x,y,z)": the running thread. */
 void describe_thread(char *buf, size_t n);

@@ -23,6 +23,7 @@ for cu in tests/conformance/*.cu; do
     count=$((count + 1))
     incs=()
     if [ -f "${cu%.cu}.include" ]; then for d in $(cat "${cu%.cu}.include"); do incs+=(-I "$d"); done; fi
+    if [ -f "${cu%.cu}.flags" ]; then for w in $(cat "${cu%.cu}.flags"); do incs+=("$w"); done; fi
     if ! "$NVCC" -std=c++17 -O2 -lineinfo "${gencode[@]}" "${incs[@]}" -o "$out/$name" "$cu" -lcublas -lcurand \
         2> "$out/$name.build"; then
         echo "FAIL $cu: nvcc refused it:"; sed 's/^/      /' "$out/$name.build"

@@ -16,6 +16,8 @@
 #                with lib/cudasim/translate/nvcc_check.sh and its cache NVCC_CHECK_DIR).
 #   NAME.include folders (from the repository's root) for its #include; the
 #                Makefile passes them as make sim-run's INCLUDE.
+#   NAME.flags   nvcc's options it needs (make sim-run's NVCCFLAGS: -arch=sm_80,
+#                --extended-lambda), for its build and nvcc's check.
 # usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim,
 #                         the build messages BINDIR/<absolute path of NAME>.buildlog)
 set -u
@@ -44,6 +46,7 @@ check_build() {
     if [ -n "$nvcc_want" ] && [ -n "${NVCC:-}" ]; then
         local incs=() got=accepts
         if [ -f "$name.include" ]; then for d in $(cat "$name.include"); do incs+=(-I "$d"); done; fi
+        if [ -f "$name.flags" ]; then for w in $(cat "$name.flags"); do incs+=(--flag "$w"); done; fi
         bash lib/cudasim/translate/nvcc_check.sh --nvcc "$NVCC" --cache "${NVCC_CHECK_DIR:-build/nvcc-check}" \
             "${incs[@]}" "$cu" 2> "$tmp/nvcc" || got=rejects
         [ "$got" = "$nvcc_want" ] || problems+=("nvcc $got it, expected: nvcc $nvcc_want" "$(cat "$tmp/nvcc")")

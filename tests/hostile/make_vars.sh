@@ -12,8 +12,9 @@
 #    record their arguments: nothing here grades).
 # 3. make sim-run end to end with a program, an INCLUDE folder, a PROFILE and a GPU file
 #    all in such folders: the program runs, the profile is written where PROFILE says, the
-#    GPU file is read, ARGS stays shell words; again through nvcc's checks where nvcc is,
-#    and lesson37 built with nvcc from a STUDENT_DIR of such a name.
+#    GPU file is read, ARGS stays shell words; a program of several sources (CU_ALSO) with
+#    a library (LDFLAGS, LDLIBS) in such folders; again through nvcc's checks where nvcc
+#    is, and lesson37 built with nvcc from a STUDENT_DIR of such a name.
 set -u
 root=${1:?usage: make_vars.sh BUILD_ROOT [NVCC]}
 # The makes below are this test's own: not the variables of a make that runs it (make test
@@ -76,6 +77,13 @@ refused GPU_ARCHS build
 refused STUDENT_SRC grade
 refused NVCC sim-run CU=x.cu
 refused CUDA_HOME build
+# NVCCFLAGS reaches nvcc, which hands each word to a shell in double quotes: the payloads
+# with $ ` " or \ are refused (the others are plain words there, and reach it as such).
+all_payloads=("${payloads[@]}")
+payloads=()
+for p in "${all_payloads[@]}"; do [[ $p == *[\$\`\"\\]* ]] && payloads+=("$p"); done
+refused NVCCFLAGS sim-run CU=x.cu
+payloads=("${all_payloads[@]}")
 # The escape itself, and BUILD_ROOT (a folder make names targets by: no space in it).
 out=$(mk help 'LESSON=x";id>MARK;"' 2>&1)
 [[ "$out" == *'*** LESSON="x\";id>MARK;\"": give the two digits of a lesson'* ]] || fail "LESSON's escape: $out"
@@ -174,6 +182,32 @@ for with in none "$nvcc"; do
     [ -z "$with" ] || grep -q 'registers per thread (nvcc --resource-usage, sm_75)' <<< "$out" ||
         fail "$what: nvcc's register counts were not read: $(grep -i register <<< "$out")"
     [ -z "$(markers)" ] || fail "$what: a path's \$(...) or \`...\` ran: $(markers)"
+    rm -f $(markers)
+done
+
+# A program of several sources (CU_ALSO: a .cu and a .c), linked with a library of such a
+# folder (LDFLAGS, LDLIBS), given nvcc's options (NVCCFLAGS), all paths odd.
+put "$d/two \$(touch MARK).cu" '#include <cstdio>
+int other(int);
+extern "C" int host_part(int);
+extern "C" int odd_lib(int);
+int main(void) { printf("two: %d %d %d %d\n", other(1), host_part(2), odd_lib(3), TWO); return 0; }'
+put "$d/o 'q' \$(touch MARK).cu" '__global__ void k(int *x) { *x += 10; }
+int other(int v) { int *d; cudaMalloc(&d, sizeof v); cudaMemcpy(d, &v, sizeof v, cudaMemcpyHostToDevice);
+    k<<<1, 1>>>(d); cudaMemcpy(&v, d, sizeof v, cudaMemcpyDeviceToHost); return v; }'
+put "$d/h;x \`touch MARK\`.c" 'int host_part(int v) { return 100 + v; }'
+mkdir -p "$d/lib dir"
+printf '%s\n' 'int odd_lib(int v) { return 1000 + v; }' > "$work/odd_lib.c"
+cc -c "$work/odd_lib.c" -o "$work/odd_lib.o" && ar rcs "$d/lib dir/libodd.a" "$work/odd_lib.o"
+esc() { printf '%s' "$1" | sed 's/[\\ ]/\\&/g'; }
+for with in none "$nvcc"; do
+    [ -n "$with" ] || continue
+    [ "$with" = none ] && with=
+    out=$(mk sim-run CU="$d/two \$(touch MARK).cu" CU_ALSO="$(esc "$d/o 'q' \$(touch MARK).cu") $(esc "$d/h;x \`touch MARK\`.c")" \
+        LDFLAGS="-L$(esc "$d/lib dir")" LDLIBS="-lodd -lcublas" NVCCFLAGS="-DTWO=2 -Xcompiler -O2,-Wall" NVCC="$with" 2>&1)
+    what="make sim-run CU_ALSO=... LDFLAGS=... LDLIBS=...${with:+ (with nvcc)}"
+    grep -qx 'two: 11 102 1003 2' <<< "$out" || fail "$what: $(tail -4 <<< "$out")"
+    [ -z "$(markers)" ] || fail "$what: a path's \$(...) or \` ran: $(markers)"
     rm -f $(markers)
 done
 

@@ -287,12 +287,19 @@ bool resolve_barrier(int *bad)
     waiting.clear();
     done.clear();
     elsewhere.clear();
-    const Thread *first = nullptr;
+    /* The lanes of a warp must wait at the same __syncthreads; different warps
+     * may wait at different ones, which a GPU since Volta takes as one barrier
+     * (PTX's bar.sync 0 counts the block's threads, whichever instruction they
+     * reached: warp-specialized kernels, siboehm's double buffering, rely on it). */
+    const Thread *first = nullptr, *warp_first = nullptr;
     for (int i = 0; i < g_launch.nthreads; i++) {
         Thread &t = g_launch.threads[i];
+        if (i % 32 == 0) warp_first = nullptr;
         if (t.state == AT_BARRIER) {
             if (!first) first = &t;
-            if (t.line != first->line || (t.file != first->file && strcmp(t.file, first->file) != 0))
+            if (!warp_first) warp_first = &t;
+            if (t.line != warp_first->line || t.op != first->op ||
+                (t.file != warp_first->file && strcmp(t.file, warp_first->file) != 0))
                 elsewhere.push_back(i);
             else
                 waiting.push_back(i);
@@ -317,14 +324,33 @@ bool resolve_barrier(int *bad)
         return false;
     }
     if (!elsewhere.empty()) {
-        range_text(waiting, a, sizeof a);
-        range_text(elsewhere, b, sizeof b);
+        /* The warp of the first thread elsewhere: its lanes at its first lane's barrier
+         * (a), and those at another (b). */
         const Thread &o = g_launch.threads[elsewhere[0]];
+        int w = elsewhere[0] / 32;
+        std::vector<int> here, there;
+        const Thread *lead = nullptr;
+        for (int i = w * 32; i < g_launch.nthreads && i < w * 32 + 32; i++) {
+            const Thread &t = g_launch.threads[i];
+            if (t.state != AT_BARRIER) continue;
+            if (!lead) lead = &t;
+            bool same = t.line == lead->line &&
+                        (t.file == lead->file || strcmp(t.file, lead->file) == 0);
+            (same ? here : there).push_back(i);
+        }
+        if (there.empty()) { /* the same place, another operation (_count, _and, _or) */
+            lead = &g_launch.threads[waiting.empty() ? elsewhere[0] : waiting[0]];
+            here = waiting;
+            there = elsewhere;
+        }
+        range_text(here, a, sizeof a);
+        range_text(there, b, sizeof b);
         report("kernel %s, block (%u,%u,%u): threads %s wait at the __syncthreads at %s:%d, "
                "threads %s at the one at %s:%d: a barrier inside a branch that threads take "
-               "differently",
+               "differently (the lanes of a warp must reach the same __syncthreads, and every "
+               "thread the same kind: plain, _count, _and or _or)",
                g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z, a,
-               first->file, first->line, b, o.file, o.line);
+               lead->file, lead->line, b, o.file, o.line);
         *bad = 1;
         return false;
     }

@@ -261,9 +261,54 @@ template <typename... P, size_t... I>
 static inline cudaError_t launch_pointed(const LaunchConfig &cfg, void (*fn)(P...), void **args,
                                          std::index_sequence<I...>)
 {
+    if (sizeof...(P) && !args) return cudaErrorInvalidValue;
     const Pack<P...> pack(fn, std::tuple<P...>(*static_cast<typename std::decay<P>::type *>(args[I])...));
     return cudasim_launch_kernel(&cfg, &pack);
 }
+template <typename... P>
+constexpr std::index_sequence_for<P...> parameters_of(void (*)(P...))
+{
+    return {};
+}
+/* Kernel F launched from cudaLaunchKernel's args (the registry keeps it by F's address). */
+template <auto F>
+static cudaError_t launch_from_args(const LaunchConfig *cfg, void **args)
+{
+    return launch_pointed(*cfg, F, args, parameters_of(F));
+}
+
+/* What the translator puts at the top of a kernel's body (cu2sim_kernels.pl):
+ *   static constexpr char cudasim_kname[] = "k";
+ *   (void)&cudasim::KernelEntry<&k<BM, BN>, cudasim_kname, (256), 1>::reg;
+ * and after each __shared__ variable of static size (in a __device__ function,
+ * SharedNamed with its name instead of the kernel):
+ *   (void)&cudasim::SharedEntry<&k<BM, BN>, cudasim_st_tile, 123456>::reg;
+ * Naming reg instantiates it with the body, for each instantiation of a
+ * template; its initializer registers the kernel when the program starts
+ * (kernel_registry.cpp). Nothing of it runs in the kernel. */
+template <auto F, const char *Name, long long MaxThreads, size_t DynamicAlign>
+struct KernelEntry {
+    static const int reg;
+};
+template <auto F, const char *Name, long long MaxThreads, size_t DynamicAlign>
+const int KernelEntry<F, Name, MaxThreads, DynamicAlign>::reg =
+    cudasim_register_kernel_entry(reinterpret_cast<const void *>(F), Name, (int)MaxThreads,
+                                  DynamicAlign, &launch_from_args<F>);
+template <auto F, typename T, unsigned Id>
+struct SharedEntry {
+    static const int reg;
+};
+template <auto F, typename T, unsigned Id>
+const int SharedEntry<F, T, Id>::reg =
+    cudasim_register_static_shared(reinterpret_cast<const void *>(F), nullptr, Id, sizeof(T),
+                                   alignof(T));
+template <const char *Function, typename T, unsigned Id>
+struct SharedNamed {
+    static const int reg;
+};
+template <const char *Function, typename T, unsigned Id>
+const int SharedNamed<Function, T, Id>::reg =
+    cudasim_register_static_shared(nullptr, Function, Id, sizeof(T), alignof(T));
 
 /* A `__shared__` variable of type T: its place in this launch's shared memory
  * (placed when a thread first reaches the declaration in a launch). */
@@ -287,20 +332,18 @@ static inline T &shared_var(SharedSlot &slot, size_t align, const char *name, co
 
 } // namespace cudasim
 
+/* cudaLaunchKernel with the kernel itself: its parameters' types are known here (cast to
+ * void *, cuda_runtime.h: the kernel's registration, kernel_registry.cpp, knows them). */
 template <class... P>
 static inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 block, void **args,
                                            size_t sharedMem = 0, cudaStream_t stream = 0)
 {
-    const cudasim::LaunchConfig cfg = {"cudaLaunchKernel", reinterpret_cast<const void *>(func),
-                                       grid, block, sharedMem, stream};
+    const char *name = cudasim_kernel_name(reinterpret_cast<const void *>(func));
+    const cudasim::LaunchConfig cfg = {name ? name : "cudaLaunchKernel",
+                                       reinterpret_cast<const void *>(func), grid, block, sharedMem,
+                                       stream};
     return cudasim::launch_pointed(cfg, func, args, std::index_sequence_for<P...>{});
 }
-/* The kernel cast to a pointer to void has lost its parameters' types, which
- * the simulator needs to copy the arguments: refused when compiled. */
-cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
-                             size_t sharedMem = 0, cudaStream_t stream = 0)
-    __attribute__((error("the CUDA simulator needs the kernel itself, not a void pointer: "
-                         "cudaLaunchKernel(kernel, grid, block, args, ...), which nvcc takes too")));
 
 /* Atomics: threads never interrupt one another in the simulator, so a plain
  * read-modify-write is atomic. (On a GPU the order of atomic additions varies

@@ -78,6 +78,28 @@ void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::SharedDecl 
  * (barriers, warp operations), and whether its memory accesses are checked
  * (compiled with the simulator's instrumentation). */
 int cudasim_register_kernel(const char *name, int uses_barriers, int instrumented);
+/* The kernel at address fn (registered from the top of its body, once for each
+ * instantiation: kernel_registry.cpp): its name, the maximum of threads per block
+ * its __launch_bounds__ give (0 without), the alignment its static shared memory
+ * is rounded up to (16 in a file with dynamic shared memory, else 1), and how to
+ * launch it with cudaLaunchKernel's args, an array of pointers to the arguments. */
+int cudasim_register_kernel_entry(const void *fn, const char *name, int max_threads,
+                                  size_t shared_align,
+                                  cudaError_t (*launch)(const cudasim::LaunchConfig *cfg,
+                                                        void **args));
+/* The name the kernel at fn registered, or NULL. */
+const char *cudasim_kernel_name(const void *fn);
+/* A __shared__ variable of static size, of kernel fn or (fn NULL) of the
+ * __device__ function called fn_name; id tells declarations apart, the same in
+ * every file that includes them. */
+int cudasim_register_static_shared(const void *fn, const char *fn_name, unsigned id, size_t size,
+                                   size_t align);
+/* The __device__ functions a kernel calls, at any depth, by name, separated by
+ * spaces (those of them that declare __shared__ variables). */
+int cudasim_register_kernel_calls(const char *kernel, const char *callees);
+/* A kernel's __launch_bounds__, the first thing its threads do: a launch with
+ * more threads per block fails (cudaErrorLaunchOutOfResources). */
+void cudasim_launch_bound(long long max_threads);
 /* An atomic operation on n bytes at p, called from the code at pc: checked
  * like any access, but never a race. */
 void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc);

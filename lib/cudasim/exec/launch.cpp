@@ -217,7 +217,14 @@ cudaError_t check_config(const cudasim::LaunchConfig *c)
                c->name, g.x, g.y, g.z, kMaxGridDim[1]);
         return cudaErrorInvalidConfiguration;
     }
-    size_t limit = kSharedPerBlock;
+    int bound = kernel_max_threads(c->fn);
+    if (bound > 0 && threads > (unsigned long long)bound) {
+        report("kernel %s: launched with blocks of %llu threads, but its __launch_bounds__ allow "
+               "at most %d (CUDA reports: too many resources requested for launch)",
+               c->name, threads, bound);
+        return cudaErrorLaunchOutOfResources;
+    }
+    size_t limit = kSharedPerBlock - std::min(kernel_static_shared(c->fn), kSharedPerBlock);
     auto it = g_dynamic_limit.find(c->fn);
     if (it != g_dynamic_limit.end()) limit = (size_t)it->second;
     if (c->shared_bytes > limit) {
@@ -415,7 +422,11 @@ cudaError_t run_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *ar
 
 } // namespace
 
-void launch_reset() { g_dynamic_limit.clear(); }
+void launch_reset()
+{
+    g_dynamic_limit.clear();
+    kernel_carveouts_reset();
+}
 
 } // namespace internal
 } // namespace cudasim
@@ -531,12 +542,19 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
     API_ENTER();
     if (!attr || !func) return fail(cudaErrorInvalidDeviceFunction);
     memset(attr, 0, sizeof *attr);
-    attr->maxThreadsPerBlock = kMaxThreadsPerBlock;
+    /* What the translator registered: __launch_bounds__ and static __shared__ memory. */
+    int bound = kernel_max_threads(func);
+    attr->maxThreadsPerBlock = bound > 0 && bound < kMaxThreadsPerBlock ? bound : kMaxThreadsPerBlock;
+    attr->sharedSizeBytes = kernel_static_shared(func);
+    attr->preferredShmemCarveout = kernel_carveout(func);
     attr->numRegs = 32;
     attr->ptxVersion = 80;
     attr->binaryVersion = 80;
     auto it = g_dynamic_limit.find(func);
-    attr->maxDynamicSharedSizeBytes = it != g_dynamic_limit.end() ? it->second : (int)kSharedPerBlock;
+    attr->maxDynamicSharedSizeBytes =
+        it != g_dynamic_limit.end()
+            ? it->second
+            : (int)(kSharedPerBlock - std::min(attr->sharedSizeBytes, kSharedPerBlock));
     return cudaSuccess;
 }
 
@@ -544,13 +562,17 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
                                                           int blockSize, size_t dynamicSMemSize)
 {
     API_ENTER();
-    (void)func;
     if (!numBlocks || blockSize <= 0 || blockSize > kMaxThreadsPerBlock)
         return fail(cudaErrorInvalidValue);
+    int bound = kernel_max_threads(func);
+    if (bound > 0 && blockSize > bound) { /* such a launch fails: none fits */
+        *numBlocks = 0;
+        return cudaSuccess;
+    }
     int n = 2048 / blockSize;
     if (n > 32) n = 32;
-    if (dynamicSMemSize && (size_t)n * dynamicSMemSize > kSharedPerBlockOptin)
-        n = (int)(kSharedPerBlockOptin / dynamicSMemSize);
+    size_t shared = dynamicSMemSize + kernel_static_shared(func);
+    if (shared && (size_t)n * shared > kSharedPerBlockOptin) n = (int)(kSharedPerBlockOptin / shared);
     *numBlocks = n;
     return cudaSuccess;
 }
@@ -558,6 +580,11 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
 cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value)
 {
     API_ENTER();
+    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) { /* a hint, kept */
+        if (!func || value < -1 || value > 100) return fail(cudaErrorInvalidValue);
+        kernel_set_carveout(func, value);
+        return cudaSuccess;
+    }
     if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 ||
         (size_t)value > kSharedPerBlockOptin)
         return fail(cudaErrorInvalidValue);

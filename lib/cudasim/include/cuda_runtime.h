@@ -165,20 +165,33 @@ CUDASIM_INLINE cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *nu
     return ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, (const void *)func,
                                                            blockSize, dynamicSMemSize);
 }
-/* The block size that fills the simulated device (its answer is not a GPU's). */
+/* The block size that fills the simulated device (its answer is not a GPU's), never
+ * more than the kernel can be launched with (its __launch_bounds__). */
 template <class T>
 CUDASIM_INLINE cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
                                                               T func, size_t dynamicSMemSize = 0,
                                                               int blockSizeLimit = 0)
 {
-    (void)func;
-    (void)dynamicSMemSize;
     if (!minGridSize || !blockSize) return cudaErrorInvalidValue;
-    int b = 1024;
+    struct cudaFuncAttributes attr;
+    cudaError_t e = ::cudaFuncGetAttributes(&attr, (const void *)func);
+    if (e != cudaSuccess) return e;
+    int b = attr.maxThreadsPerBlock;
     if (blockSizeLimit > 0 && blockSizeLimit < b) b = blockSizeLimit;
+    int blocks = 0;
+    e = ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void *)func, b,
+                                                         dynamicSMemSize);
+    if (e != cudaSuccess) return e;
     *blockSize = b;
-    *minGridSize = 2048 / b;
+    *minGridSize = blocks;
     return cudaSuccess;
+}
+/* cudaLaunchKernel with the kernel cast to void * (kernel.h takes a typed one). */
+template <class T>
+CUDASIM_INLINE cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, dim3 blockDim, void **args,
+                                            size_t sharedMem = 0, cudaStream_t stream = 0)
+{
+    return ::cudaLaunchKernel((const void *)func, gridDim, blockDim, args, sharedMem, stream);
 }
 
 /* Channel descriptors of types (cudaCreateChannelDesc<float>()), and in a

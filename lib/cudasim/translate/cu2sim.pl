@@ -4,20 +4,31 @@
 # header is pulled in), so compiler messages and simulator reports point at
 # the original files.
 #
-#   perl lib/cudasim/translate/cu2sim.pl [-I DIR]... kernels/relu.cu > build/.../relu.sim.cpp
+#   perl lib/cudasim/translate/cu2sim.pl [-I DIR]... [--nvcc OPTION]... [--deps FILE] \
+#       [--no-entries] kernels/relu.cu > build/.../relu.sim.cpp
 #
 #   k<<<grid, block[, shared[, stream]]>>>(args)   cudasim::launch("k", k, grid, block, ...)(args)
 #   __shared__ T a[N], b;                           a and b become references into the block's
 #                                                   shared memory (cudasim::shared_var)
 #   extern __shared__ T name[];                     T *name = (T *)cudasim_dynamic_shared(...)
+#   (either at namespace scope)                     declared so in each function that uses it
 #   __device__ T v[N]; (and __constant__,           v is placed between red zones and registered
 #   __managed__, at namespace scope)                (cu2sim_variables.pl)
+#   __global__ void k(...) {                        k registers itself by its address: its name,
+#                                                   __launch_bounds__, static shared memory
+#                                                   (cu2sim_kernels.pl)
 #
 # Launches may be written with any spacing, over several lines, with template
 # arguments (`k<float, 256><<<g, b>>>`) or without (a template kernel whose
-# arguments deduce its parameters). A local header (`#include "x.cuh"`, or one
-# found in a -I folder or on CPATH, as g++ finds it) that holds kernels, device
-# functions or launches is translated and pulled in.
+# arguments deduce its parameters), in a macro whose parameters name the
+# kernel or paste its name. Every local header (`#include "x.cuh"`, or one
+# found in a -I folder or on CPATH, as g++ finds it) is translated the same
+# way, at any depth, and pulled in where the translation changes it
+# (cu2sim_headers.pl). --deps FILE writes the files read as a make rule.
+# --nvcc gives one word of nvcc's options (cu2sim_flags.pl: -arch, -gencode,
+# --extended-lambda and -I change what is accepted). --no-entries leaves the
+# kernels' registration by address out (the grader's build of a student's
+# file, whose initializer may only register kernels and variables by name).
 #
 # It also notes which kernels need fibers: those whose body, or a __device__
 # function they call, uses __syncthreads, __syncwarp, a warp vote or shuffle,
@@ -36,18 +47,28 @@ use Cwd qw(realpath);
 use FindBin;
 require "$FindBin::RealBin/cu2sim_variables.pl";
 require "$FindBin::RealBin/cu2sim_refusals.pl";
+require "$FindBin::RealBin/cu2sim_headers.pl";
+require "$FindBin::RealBin/cu2sim_kernels.pl";
+require "$FindBin::RealBin/cu2sim_flags.pl";
 
 # Where #include looks, after the including file's own folder for "x.h":
 # the simulator's headers (which g++ finds first), then -I folders, then
 # CPATH and CPLUS_INCLUDE_PATH (the Makefile leaves out a toolkit's folder).
 my $include_dir = dirname(dirname(realpath(__FILE__))) . "/include"; # the simulator's headers
 my @include_dirs;
-while (@ARGV && $ARGV[0] =~ /^-I(.*)$/) {
-    shift @ARGV;
-    push @include_dirs, $1 ne '' ? $1 : shift @ARGV;
+my $deps_file;
+while (@ARGV && $ARGV[0] =~ /^-/) {
+    my $opt = shift @ARGV;
+    if ($opt =~ /^-I(.*)$/s) { push @include_dirs, $1 ne '' ? $1 : shift @ARGV; }
+    elsif ($opt eq '--deps') { $deps_file = shift @ARGV; }
+    elsif ($opt eq '--nvcc') { Cu2simFlags::option(shift @ARGV // ''); }
+    elsif ($opt eq '--no-entries') { $Cu2simKernels::enabled = 0; }
+    else { die "cu2sim.pl: unknown option $opt\n"; }
 }
+push @include_dirs, Cu2simFlags::include_dirs();
 push @include_dirs, grep { $_ ne '' } map { split /:/, ($ENV{$_} // '') } qw(CPATH CPLUS_INCLUDE_PATH);
-my $path = shift @ARGV or die "usage: cu2sim.pl [-I DIR]... FILE.cu\n";
+my $path = shift @ARGV
+    or die "usage: cu2sim.pl [-I DIR]... [--nvcc OPTION]... [--deps FILE] [--no-entries] FILE.cu\n";
 
 # The file an #include names: [path, 1 when it is the simulator's own], or
 # an empty list when none of the folders has it.
@@ -64,7 +85,7 @@ sub find_include
     return ();
 }
 my $errors = 0;
-my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %inlined);
+my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %has_shared, @ns_shared, %kw_macro);
 
 sub fail
 {
@@ -127,27 +148,49 @@ sub translate
         return $lo + 1;
     };
     my $bad = sub { fail($shown, $line_of->($_[0]), $_[1]); };
+    # Whether $pos is on a preprocessor line (a #define's body, say).
+    my $on_directive = sub {
+        my ($pos) = @_;
+        my $ls = rindex($m, "\n", $pos - 1) + 1;
+        while ($ls > 1 && substr($m, $ls - 2, 1) eq '\\') { $ls = rindex($m, "\n", $ls - 2) + 1; }
+        return substr($m, $ls, $pos - $ls) =~ /^\s*#/ ? 1 : 0;
+    };
     my @edits; # [start, end, replacement]
 
     # ---- functions: kernels, device functions, their bodies ----------------
     (my $an = $m) =~ s{__launch_bounds__\s*\([^()]*(?:\([^()]*\)[^()]*)*\)}{' ' x length $&}ge;
-    my (@device_ranges, @hd_ranges);
-    while ($an =~ /\b(__global__|__device__)\b/g) {
-        my ($kind, $at) = ($1, $-[0]);
+    # Object-like macros that stand for __global__ or __device__
+    # (`#define KERNEL extern "C" __global__ void`): their uses are those words.
+    while ($m =~ /^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)/mg) {
+        my ($macro, $what) = ($1, $2);
+        $kw_macro{$macro} = $what =~ /\b__global__\b/ ? '__global__' : '__device__'
+            if $what =~ /\b(?:__global__|__device__)\b/;
+    }
+    my $kw = join '|', '__global__', '__device__', map { quotemeta } sort keys %kw_macro;
+    my $global_kw = join '|', '__global__',
+                         map { quotemeta } grep { $kw_macro{$_} eq '__global__' } sort keys %kw_macro;
+    my (@device_ranges, @hd_ranges, @fns);
+    while ($an =~ /\b($kw)\b/g) {
+        my ($kind, $at) = ($kw_macro{$1} // $1, $-[0]);
+        # (the words in such a #define are not a function)
+        my $ls = rindex($an, "\n", $at) + 1;
+        next if substr($an, $ls, $at - $ls) =~ /^\s*#\s*define\s+\w+\s/;
         my $after = pos($an);
         my $seg = substr($an, $after, 4000);
-        next unless $seg =~ /^([^;{}()=]*?)\b(\w+)\s*(?:<[^;{}()]*>\s*)?\(/;
-        my ($name, $open) = ($2, $after + $+[0] - 1);
+        next unless $seg =~ /^([^;{}()=]*?)\b(\w+)\s*(<[^;{}()]*>\s*)?\(/;
+        my ($name, $explicit, $open) = ($2, $3, $after + $+[0] - 1);
+        $explicit =~ s/\s+$// if defined $explicit;
         next if $name =~ /^(?:__\w+__|operator|if|for|while|switch|return|sizeof)$/;
         my $close = match_forward($an, $open, '(', ')');
         next if $close < 0;
         my $head_start = $at;
         $head_start-- while $head_start > 0 && substr($an, $head_start - 1, 1) !~ /[;{}]/;
         my $head = substr($an, $head_start, $close - $head_start);
-        $is_kernel{$name} = 1 if $kind eq '__global__' || $head =~ /\b__global__\b/;
+        $is_kernel{$name} = 1 if $kind eq '__global__' || $head =~ /\b(?:$global_kw)\b/;
         $template_kernel{$name} = 1 if $is_kernel{$name} && $head =~ /\btemplate\s*</;
         # Parameters with default values: a launch may leave them out.
         my $params = substr($an, $open + 1, $close - $open - 1);
+        my $params_text = $params;
         1 while $params =~ s/\([^()]*\)|<[^<>]*>|\{[^{}]*\}/ /g;
         $default_args{$name} = 1 if $is_kernel{$name} && $params =~ /(?<![=!<>])=(?!=)/;
         my $rest = substr($an, $close + 1, 400);
@@ -159,8 +202,24 @@ sub translate
         $kernel_defs{$name}++ if $is_kernel{$name};
         if ($head =~ /\b__host__\b/) { push @hd_ranges, [$start, $end]; }
         else { push @device_ranges, [$start, $end]; }
+        # Kernels register themselves by address (cu2sim_kernels.pl).
+        my $fn = { name => $name, kernel => $is_kernel{$name} ? 1 : 0, start => $start, end => $end };
+        if ($fn->{kernel}) {
+            $fn->{address} = Cu2simKernels::address($head, $name, $explicit, $params_text);
+            my $bound = Cu2simKernels::bound(substr($m, $head_start, $open - $head_start));
+            $fn->{address} = undef if $on_directive->($start); # (a kernel a macro defines)
+            push @edits, [$start + 1, $start + 1, Cu2simKernels::entry($name, $fn->{address}, $bound)]
+                if defined $fn->{address};
+        }
+        push @fns, $fn;
         pos($an) = $start + 1;
     }
+    my $enclosing = sub { # the innermost function whose body holds $pos
+        my ($pos) = @_;
+        my $found;
+        for my $f (@fns) { $found = $f if $pos > $f->{start} && $pos < $f->{end}; }
+        return $found;
+    };
     my $in_device = sub {
         my ($pos) = @_;
         for my $r (@device_ranges) { return 1 if $pos > $r->[0] && $pos < $r->[1]; }
@@ -240,6 +299,7 @@ sub translate
         $includes[-1][2] = 0; # for cu2sim_refusals.pl to say
     }
     Cu2simRefusals::check($m, $bad, \@includes);
+    Cu2simFlags::check($m, $bad);
 
     # The parts of the libraries it has that it does not have, by name.
     my $curand = "its cuRAND has XORWOW (curandState) and Philox4_32_10 "
@@ -315,7 +375,15 @@ sub translate
             $j-- while $j >= 0 && substr($m, $j, 1) =~ /\s/;
             $templated = 1;
         }
-        $j-- while $j >= 0 && substr($m, $j, 1) =~ /[\w:]/;
+        # (a name pasted in a macro, `name ## _kernel`, is one name)
+        for (;;) {
+            $j-- while $j >= 0 && substr($m, $j, 1) =~ /[\w:]/;
+            my $k = $j;
+            $k-- while $k >= 0 && substr($m, $k, 1) =~ /[ \t]/;
+            last unless $k >= 1 && substr($m, $k - 1, 2) eq '##';
+            $j = $k - 2;
+            $j-- while $j >= 0 && substr($m, $j, 1) =~ /[ \t]/;
+        }
         my $start = $j + 1;
         my $expr = substr($text, $start, $end - $start);
         unless ($expr =~ /^(?:::)?(?:\w+::)*(\w+)/) {
@@ -332,6 +400,8 @@ sub translate
         # A launch in a macro whose parameter is the kernel
         # (#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)): which kernel
         # is known only where the macro is used.
+        # A kernel named by a macro's parameters, or pasted (k ## _f32), is named by
+        # its text where the macro is used: CUDASIM_STR (the prelude below).
         my $macro_param = 0;
         {
             my $ls = rindex($m, "\n", $lt) + 1;
@@ -339,22 +409,27 @@ sub translate
             if (substr($m, $ls, $lt - $ls) =~ /^\s*#\s*define\s+\w+\(([^()]*)\)/) {
                 my %params = map { s/^\s+|\s+$//gr => 1 } split /,/, $1;
                 $macro_param = 1 if $params{$base} && $expr eq $base;
+                $label = "CUDASIM_STR($expr)" if !$macro_param && grep { $params{$_} } $expr =~ /\w+/g;
             }
+            $label = "CUDASIM_STR($expr)" if $expr =~ /##/;
         }
+        my $quoted = $label =~ /^CUDASIM_STR\(/ ? $label : "\"$label\"";
         my $call;
         my $lambda = "[](auto &&...cudasim_a) { $expr("
                    . "static_cast<decltype(cudasim_a) &&>(cudasim_a)...); }, ";
-        if ($macro_param) {
-            $call = "cudasim::launch_deduced(#$base, $lambda";
+        if ($macro_param || $expr =~ /##/) {
+            # (which kernel, and whether a template, is known only where the macro is used)
+            $call = $macro_param ? "cudasim::launch_deduced(#$base, $lambda"
+                                 : "cudasim::launch_deduced($quoted, $lambda";
         } elsif (!$templated && ($template_kernel{$base} || ($kernel_defs{$base} || 0) > 1)) {
             # Template arguments deduced from the call's arguments (or overloads).
-            $call = "cudasim::launch_deduced(\"$label\", $lambda";
+            $call = "cudasim::launch_deduced($quoted, $lambda";
         } elsif (!$templated && $default_args{$base}) {
             # Parameters left to their default values: the call supplies them.
-            $call = "cudasim::launch_deduced(\"$label\", reinterpret_cast<const void *>(&$expr), "
+            $call = "cudasim::launch_deduced($quoted, reinterpret_cast<const void *>(&$expr), "
                   . $lambda;
         } else {
-            $call = "cudasim::launch(\"$label\", $expr, ";
+            $call = "cudasim::launch($quoted, $expr, ";
         }
         push @edits, [$start, $lt + 3, $call], [$gt, $gt + 3, ')'];
     }
@@ -408,13 +483,11 @@ sub translate
         pos($m) = $semi + 1;
         my $decl = substr($m, $s, $semi - $s);
         my $newlines = ($decl =~ tr/\n//);
-        if (!$code_at{$at}) {
-            $bad->($at, "a __shared__ variable outside a function: the CUDA simulator needs it "
-                        . "declared inside the kernel (or __device__ function) that uses it");
-            next;
-        }
+        # At namespace scope, each function that uses it declares it (below).
+        my $ns = !$code_at{$at};
         my $quals = $prefix . ' ' . substr($m, $at + 10, $semi - $at - 10);
         my $extern = $quals =~ s/\bextern\b/ /g;
+        $Cu2simKernels::extern_shared = 1 if $extern;
         $quals =~ s/\bstatic\b/ /g;
         my $align = '0';
         while ($quals =~ s/\b__align__\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
@@ -466,14 +539,14 @@ sub translate
                     next;
                 }
                 my $inner = $1;
-                if ($inner eq '') {
-                    $out .= "$type $stars*$name = ($type $stars*)cudasim_dynamic_shared(\"$name\", "
-                          . "sizeof($type $stars), __FILE__, __LINE__); ";
-                } else {
-                    $out .= "$type $stars(*$name)$inner = ($type $stars(*)$inner)"
-                          . "cudasim_dynamic_shared(\"$name\", sizeof($type $stars$inner), "
-                          . "__FILE__, __LINE__); ";
-                }
+                my $where = $ns ? '"' . c_string($shown) . '", ' . $line_of->($at) : '__FILE__, __LINE__';
+                my $local = $inner eq ''
+                    ? "$type $stars*$name = ($type $stars*)cudasim_dynamic_shared(\"$name\", "
+                      . "sizeof($type $stars), $where); "
+                    : "$type $stars(*$name)$inner = ($type $stars(*)$inner)"
+                      . "cudasim_dynamic_shared(\"$name\", sizeof($type $stars$inner), $where); ";
+                if ($ns) { push @ns_shared, { name => $name, local => $local, file => $file, at => $at }; }
+                else { $out .= $local; }
             } else {
                 if ($dims =~ /\[\s*\]/) {
                     $bad->($at, "__shared__ $name" . "[] needs a size (or extern, for dynamic "
@@ -481,43 +554,74 @@ sub translate
                     next;
                 }
                 $out .= "typedef $type $stars cudasim_st_$name$dims; "
-                      . "static cudasim::SharedSlot cudasim_ss_$name; "
-                      . "cudasim_st_$name &$name = cudasim::shared_var<cudasim_st_$name>("
+                      . "static cudasim::SharedSlot cudasim_ss_$name;";
+                my $id = Cu2simKernels::shared_id(realpath($file) // $file, $line_of->($at), $name);
+                if ($ns) {
+                    push @ns_shared, { name => $name, file => $file, at => $at, id => $id,
+                        local => "cudasim_st_$name &$name = cudasim::shared_var<cudasim_st_$name>("
+                               . "cudasim_ss_$name, $align, \"$name\", \"" . c_string($shown) . '", '
+                               . $line_of->($at) . ");" };
+                    next;
+                }
+                $out .= " cudasim_st_$name &$name = cudasim::shared_var<cudasim_st_$name>("
                       . "cudasim_ss_$name, $align, \"$name\", __FILE__, __LINE__);";
+                # its size, for cudaFuncGetAttributes (cu2sim_kernels.pl)
+                my $fn = $on_directive->($at) || !$Cu2simKernels::enabled ? undef : $enclosing->($at);
+                if ($fn && ($fn->{address} || !$fn->{kernel})) {
+                    $out .= ' ' . Cu2simKernels::shared_entry($fn, $name, $id);
+                    $has_shared{$fn->{name}} = 1;
+                }
             }
         }
         $out =~ s/ $//;
         push @edits, [$s, $semi + 1, $out . ("\n" x $newlines)];
+    }
+    # A function that uses a namespace-scope __shared__ variable (declared before
+    # it, in this file or one translated before) declares it at its top.
+    for my $fn (@fns) {
+        next if $on_directive->($fn->{start});
+        my $body = substr($m, $fn->{start}, $fn->{end} - $fn->{start});
+        for my $v (@ns_shared) {
+            next if $v->{file} eq $file && $v->{at} > $fn->{start};
+            next unless $body =~ /(?<![\w.>:])\Q$v->{name}\E\b/;
+            my $decl = $v->{local};
+            if (defined $v->{id} && $Cu2simKernels::enabled && ($fn->{address} || !$fn->{kernel})) {
+                $decl .= ' ' . Cu2simKernels::shared_entry($fn, $v->{name}, $v->{id});
+                $has_shared{$fn->{name}} = 1;
+            }
+            push @edits, [$fn->{start} + 1, $fn->{start} + 1, $decl];
+        }
     }
 
     # ---- __device__, __constant__ and __managed__ variables: registered,
     # between red zones where the declaration can be rewritten -------------
     push @edits, Cu2simVariables::edits($m, $text);
 
-    # ---- local headers with CUDA in them -----------------------------------
-    # (the program's folder, -I folders and CPATH; never the simulator's own)
+    # ---- local headers: the same translation, at any depth -----------------
+    # (the program's folder, -I folders and CPATH; never the simulator's own).
+    # Each is translated as this file is; one the translation changes (it holds
+    # CUDA, or includes a header that does, at any depth) is pulled in here, and
+    # one it leaves as it is stays an #include for g++ to read.
     my $dir = dirname($file);
     my $shown_dir = dirname($shown);
-    while ($text =~ /^([ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"][^\n]*)/mg) {
-        my ($whole, $inc, $at) = ($1, $3, $-[0]);
-        my ($f, $own) = find_include($dir, $inc, $2 eq '"');
+    while ($text =~ /^([ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"][^\n]*)/mg) {
+        my ($whole, $quoted, $inc, $at) = ($1, $2 eq '"', $3, $-[0]);
+        my $hash = index($m, '#', $at);
+        next if $hash < 0 || $hash > $at + length $whole; # (in a comment)
+        my ($f, $own) = find_include($dir, $inc, $quoted);
         next unless defined $f && !$own;
-        open my $h, '<', $f or next;
-        local $/;
-        my $t = <$h>;
-        close $h;
-        next unless mask($t) =~ /\b(?:__global__|__device__|__shared__|__constant__)\b|<<</;
-        my $real = realpath($f);
         my $rel = File::Spec->catfile($dir, $inc) ne $f ? $f
                 : $shown_dir eq '.' ? $inc : File::Spec->catfile($shown_dir, $inc);
-        my $rep = '';
-        if (!$inlined{$real}++) {
-            my $sub = translate($f, $rel);
-            # pulled in once already (%inlined); in the main file g++ would warn
-            $sub =~ s/^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*//mg;
-            $rep = $sub . "\n#line " . ($line_of->($at) + 1) . ' "' . c_string($shown) . '"';
+        my $sub = Cu2simHeaders::translated($f, $rel, \&translate);
+        if (!defined $sub) { # it includes itself: its guard makes that empty
+            push @edits, [$at, $at + length $whole, ''];
+        } elsif ($sub->{changed}) {
+            push @edits, [$at, $at + length $whole,
+                          Cu2simHeaders::pulled_in($sub, $line_of->($at) + 1, c_string($shown))];
+        } elsif ($quoted && $file ne $path && $f eq File::Spec->catfile($dir, $inc) && $f !~ /["\n]/) {
+            # Pulled into another file, "x.h" would be looked for next to that file.
+            push @edits, [$at, $at + length $whole, '#include "' . File::Spec->rel2abs($f) . '"'];
         }
-        push @edits, [$at, $at + length $whole, $rep];
     }
 
     # ---- apply, last first -------------------------------------------------
@@ -525,7 +629,7 @@ sub translate
     for my $e (sort { $b->[0] <=> $a->[0] } @edits) {
         substr($out, $e->[0], $e->[1] - $e->[0]) = $e->[2];
     }
-    return '#line 1 "' . c_string($shown) . "\"\n" . $out;
+    return ('#line 1 "' . c_string($shown) . "\"\n" . $out, scalar @edits, $m);
 }
 
 # A file's name in a #line: a path may hold " and \ (and a newline), which a C string escapes.
@@ -536,7 +640,8 @@ sub c_string
     return $s;
 }
 
-my $result = translate($path, $path);
+my ($result) = translate($path, $path);
+Cu2simHeaders::write_deps($deps_file, $path) if defined $deps_file;
 
 # Which kernels need fibers.
 my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync)\b/;
@@ -555,6 +660,12 @@ for (my $changed = 1; $changed;) {
 }
 
 exit 1 if $errors;
+# (the first line names the program: lib/cudasim/check/report.cpp reads it)
+print '#line 1 "', c_string($path), "\"\n";
+# (the name of a kernel that a macro's arguments name, as a string)
+print "#define CUDASIM_STR(...) #__VA_ARGS__\n";
+# (a file with dynamic shared memory aligns it to 16 bytes after each kernel's static)
+print "#define CUDASIM_DYNAMIC_SHARED_ALIGN ", ($Cu2simKernels::extern_shared ? 16 : 1), "\n";
 print $result;
 print "\n/* cu2sim: kernels of this file and whether they need fibers */\n";
 my $k = 0;
@@ -562,4 +673,17 @@ for my $name (sort keys %is_kernel) {
     next unless exists $body{$name};
     printf "static const int cudasim_kernel_%d __attribute__((unused)) = "
          . "cudasim_register_kernel(\"%s\", %d, CUDASIM_INSTRUMENTED);\n", $k++, $name, $uses{$name};
+    # The __device__ functions it reaches that have __shared__ variables: theirs are its too.
+    my %seen;
+    my @todo = ($name);
+    while (defined(my $f = shift @todo)) {
+        for my $g (keys %body) {
+            next if $seen{$g} || $g eq $name || $body{$f} !~ /\b\Q$g\E\s*[(<]/;
+            $seen{$g} = 1;
+            push @todo, $g;
+        }
+    }
+    my @callees = grep { $has_shared{$_} && !$is_kernel{$_} } sort keys %seen;
+    printf "static const int cudasim_kernel_%d __attribute__((unused)) = "
+         . "cudasim_register_kernel_calls(\"%s\", \"%s\");\n", $k++, $name, "@callees" if @callees;
 }

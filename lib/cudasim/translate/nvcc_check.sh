@@ -3,10 +3,11 @@
 # (where nvcc is installed) before building the program for the simulator, so
 # that what runs on the simulator also builds with the installed toolkit.
 #
-#   nvcc_check.sh --nvcc NVCC --cache DIR [--arch sm_XX] [-I DIR]... PROG.cu
+#   nvcc_check.sh --nvcc NVCC --cache DIR [--arch sm_XX] [--flag OPTION]... [-I DIR]... PROG.cu
 #
 # It compiles PROG.cu with nvcc, compile only (-c), for nvcc's default
-# architecture or the one given, with nvcc's --resource-usage, and keeps what
+# architecture or the one given, with the options given (--flag: one word
+# each, make sim-run's NVCCFLAGS) and nvcc's --resource-usage, and keeps what
 # nvcc made, by the content of everything the compile read:
 #
 #   DIR/<key>.o        the object (SASS and PTX for the architecture)
@@ -27,19 +28,20 @@
 # it, 2 when this script is misused or nvcc cannot be run.
 set -u
 nvcc= cache= arch=
-incs=()
+incs=() flags=()
 while [ $# -gt 1 ]; do
     case $1 in
         --nvcc) nvcc=$2; shift 2 ;;
         --cache) cache=$2; shift 2 ;;
         --arch) arch=$2; shift 2 ;;
+        --flag) flags+=("$2"); shift 2 ;;
         -I) incs+=("-I$(realpath -m -- "$2")"); shift 2 ;;
         -I*) incs+=("-I$(realpath -m -- "${1#-I}")"); shift ;;
         *) break ;;
     esac
 done
 [ $# -eq 1 ] && [ -n "$nvcc" ] && [ -n "$cache" ] || {
-    echo "usage: nvcc_check.sh --nvcc NVCC --cache DIR [--arch sm_XX] [-I DIR]... PROG.cu" >&2
+    echo "usage: nvcc_check.sh --nvcc NVCC --cache DIR [--arch sm_XX] [--flag OPTION]... [-I DIR]... PROG.cu" >&2
     exit 2
 }
 prog=$(realpath -e -- "$1") || exit 2
@@ -52,7 +54,7 @@ esac
 mkdir -p "$cache" && cache=$(realpath -e -- "$cache") || exit 2
 
 hash() { sha256sum | cut -c1-32; }
-key0=$( { "$nvcc" --version; printf '%s\n' "$arch" "${incs[@]}" "CPATH=${CPATH:-}" "$prog"; } | hash)
+key0=$( { "$nvcc" --version; printf '%s\n' "$arch" "${incs[@]}" "${flags[@]/#/flag:}" "CPATH=${CPATH:-}" "$prog"; } | hash)
 deps=$cache/$key0.deps
 
 # Where nvcc runs, as nvcc prog.cu would in the program's folder: relative
@@ -104,7 +106,7 @@ fi
 
 tmp=$(mktemp -d "$cache/.tmp.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
-"$nvcc" -c "${archflag[@]}" --resource-usage "${incs[@]}" -MD -MF "$tmp/d" "$src" -o "$tmp/o" \
+"$nvcc" -c "${archflag[@]}" "${flags[@]}" --resource-usage "${incs[@]}" -MD -MF "$tmp/d" "$src" -o "$tmp/o" \
     > "$tmp/log" 2>&1
 status=$?
 show "$tmp/log"
