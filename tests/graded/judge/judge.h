@@ -20,7 +20,7 @@
 #include <check.h>
 #include <stdint.h>
 
-#define JUDGE(name) static void name##_judge(void)
+#define JUDGE(name) void name##_judge(void)
 
 typedef struct GradedCase {
     const char *name;     /* the RUN/JUDGE name */

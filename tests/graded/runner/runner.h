@@ -16,7 +16,7 @@
 #include <check.h>
 #include <stdint.h>
 
-#define RUN(name) static void name##_run(void)
+#define RUN(name) void name##_run(void)
 
 typedef struct RunCase {
     const char *name;

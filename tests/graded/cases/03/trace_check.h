@@ -1,6 +1,6 @@
 /*
  * trace_check.h: a kernel's recorded accesses, checked and costed where no
- * student code runs (the judge of grade03.c, exercise 03.4).
+ * student code runs (the JUDGE halves of exercise 03.4, ex03_4_transpose.c).
  *
  * The simulator's counters live in the runner's process, which the student's
  * code shares and can write; a counter the runner reports is no better than a
