@@ -380,8 +380,8 @@ GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner/runner.o $(BUILD)/obj/tests/gr
               $(BUILD)/obj/tests/graded/sandbox/sandbox_guard.o \
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
-GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge/judge.o $(BUILD)/obj/tests/graded/protocol/protocol.o \
-              $(BUILD)/obj/tests/graded/judge/code_lines.o \
+GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge/judge.o $(BUILD)/obj/tests/graded/judge/expect.o \
+              $(BUILD)/obj/tests/graded/protocol/protocol.o $(BUILD)/obj/tests/graded/judge/code_lines.o \
               $(BUILD)/obj/tests/graded/sandbox/sandbox_os.o $(BUILD)/obj/tests/graded/sandbox/sandbox_limits.o \
               $(BUILD)/obj/tests/graded/sandbox/sandbox_landlock.o $(BUILD)/obj/tests/common/fixture.o \
               $(BUILD)/obj/lib/core/err.o $(BUILD)/obj/lib/core/fileio.o
