@@ -1,5 +1,8 @@
 #!/usr/bin/perl
 # check_student.pl: what a student object may contain, checked before it is linked.
+# (One script, read top to bottom: the steps below, in their order, on one student
+# object; the later ones share what is read of it once, its sections, symbols,
+# relocations and disassembly.)
 #
 #   check_student.pl --lesson 01 --kind c|cu --object OBJ --deps DEPFILE --root DIR
 #                    --out OUT.o --cc CC [--asm OBJ.s] [--lib ARCHIVE ...]

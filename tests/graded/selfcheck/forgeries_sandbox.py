@@ -19,6 +19,9 @@ the self-test either way: by its score, or by saying what got through.
 
 In code, besides forgeries.py's @ROOT@: @MARKS@ is a list of paths outside the runner's
 reach, @OUT@ the grade's output folder, @BUILD@ the build tree (build/rel).
+
+The file is one table, SANDBOX_FORGERIES at its end, and above it the C of the attacks it
+names, one family of the sandbox's layers after another.
 """
 
 # The C every attack of a lesson's .c file starts from (put at the top of the file).

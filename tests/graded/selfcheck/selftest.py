@@ -37,6 +37,10 @@
    the stubs 0, and every forgery scores 0 where it forges, the `unchecked` ones
    also with the symbol check skipped.
 Every results.json written on the way is checked against Gradescope's format.
+
+One script, its checks in the order above, all made of the same few steps (grade(),
+make_copy(), check_forgery(), validate()); the forgeries themselves are tables of their
+own (forgeries.py, forgeries_sandbox.py).
 """
 import json
 import os
