@@ -41,6 +41,9 @@
 static const char *const PARAMS[4] = {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"};
 
 #ifdef GRADE_RUNNER
+/* The folder of a case's experiments: made by its first experiment (tiny(), whole_open())
+ * and removed by cleanup() at its end. Each file that includes this has its own, as a
+ * case runs in a process of its own. */
 static char g_root[64];
 
 /* rm -rf, without a shell. */
