@@ -21,7 +21,7 @@ EX    ?=                    # make hint: the exercise (01.3)
 STUDENT_DIR ?= lessons      # where IMPL=lessons finds NN_name/exercises.c
 BUILD_ROOT  ?= build        # where everything is built
 GRADE_OUT   ?=              # make grade: where results go (default BUILD_ROOT/grade)
-GRADE_INTAKE_OPTS ?=        # make grade: how the student's files are taken (tests/graded/intake.c)
+GRADE_INTAKE_OPTS ?=        # make grade: how the student's files are taken (tests/graded/sandbox/intake.c)
 GRADE_HIDE_ALSO ?=          # make grade: more folders the runners must not see (grade-all: the class's)
 SUBMISSIONS ?=              # make grade-all, grade-report: the class (a folder, or a Gradescope or Canvas export)
 JOBS  ?=                    # make grade-all: submissions graded at once (default: the cores)
@@ -163,11 +163,11 @@ $(if $(call plain,$(CURDIR)),,$(error the workbook's folder $(call shown,$(CURDI
   name targets by (only letters$(comma) digits and / . _ - + @ $(comma) are taken): move it, or link it from such a path))
 $(foreach v,NVCC CUDA_HOME,$(if $(filter $(v),$(LATER_GIVEN)),$(if $($(v)),$(if $(call plain,$($(v))),,$(call bad,$(v),give \
   the path of the program or folder: letters$(comma) digits and / . _ - + @ $(comma) only)))))
-# GRADE_INTAKE_OPTS: tests/graded/intake.c's --stubs DIR and --loose NN.
+# GRADE_INTAKE_OPTS: tests/graded/sandbox/intake.c's --stubs DIR and --loose NN.
 intake_opts_ok = $(if $(1),$(if $(and $(filter --stubs --loose,$(word 1,$(1))),$(word 2,$(1)), \
   $(if $(filter --loose,$(word 1,$(1))),$(call one_of,$(word 2,$(1)),$(LESSON_NUMBERS)),$(call plain,$(word 2,$(1))))), \
   $(call intake_opts_ok,$(wordlist 3,$(words $(1)),$(1)))),y)
-$(if $(call intake_opts_ok,$(GRADE_INTAKE_OPTS)),,$(call bad,GRADE_INTAKE_OPTS,give tests/graded/intake.c's \
+$(if $(call intake_opts_ok,$(GRADE_INTAKE_OPTS)),,$(call bad,GRADE_INTAKE_OPTS,give tests/graded/sandbox/intake.c's \
   options: --stubs DIR (a plain path) and --loose NN (a lesson)))
 # GRADEBOOK_COLUMNS: FIELD=NAME items separated by commas, FIELD one of these (NAME any text).
 GRADEBOOK_FIELDS := student id email $(LESSON_NUMBERS) total
@@ -253,7 +253,7 @@ CFLAGS_LIB := $(CFLAGS_ALL) -Werror -ffunction-sections -fdata-sections
 # Student code: warnings are shown but do not stop the build. It sees only the
 # headers of lib/ and kernels/ (through STUDENT_INC, which holds links to those two
 # folders, not the repository root), lists every file it read (-MD, for the include
-# check of tests/graded/check_student.pl), puts each function in a section of
+# check of tests/graded/allow/check_student.pl), puts each function in a section of
 # its own (for that script's call graph) and makes no jump tables (a switch's
 # table would be a jump through a pointer, which that script refuses). Its rules
 # keep the preprocessed source and the assembly the compiler made (-save-temps=obj),
@@ -322,7 +322,7 @@ CU_LESSONS := $(patsubst lessons/%/exercises.cu,%,$(wildcard lessons/[0-9][0-9]_
 # _ is doubled first, so "a.b", "a_b" and "a/b" give different keys.)
 STUDENT_KEY := $(subst /,_s,$(subst .,_d,$(subst _,__,$(STUDENT_DIR_MAKE))))
 # Where the student's files are compiled from: STUDENT_DIR itself, or, when make grade
-# grades them, the copy tests/graded/intake.c made of it (links and special files refused).
+# grades them, the copy tests/graded/sandbox/intake.c made of it (links and special files refused).
 STUDENT_SRC ?= $(STUDENT_DIR_MAKE)
 # (the copy: each regular file as it is now, its date kept, so an edit rebuilds it)
 $(if $(filter $(BUILD_ROOT)/student-src/%,$(STUDENT_DIR_MAKE)),$(shell src=$(call sqd,$(abspath \
@@ -334,8 +334,8 @@ override STUDENT_SRC := $(strip $(STUDENT_SRC))
 $(if $(call plain,$(STUDENT_SRC)),,$(call bad,STUDENT_SRC,give a plain path (letters$(comma) digits and / . _ - + @ $(comma))))
 ex_dir      = $(if $(filter lessons,$(1)),student/$(STUDENT_KEY),solutions)
 ex_obj      = $(BUILD)/obj/$(call ex_dir,$(1))/$(2)/exercises.o
-# What the grader links: a student's objects after tests/graded/check_student.pl.
-# (GRADE_UNCHECKED=1 skips the check: only for tests/graded/selftest.py, which shows
+# What the grader links: a student's objects after tests/graded/allow/check_student.pl.
+# (GRADE_UNCHECKED=1 skips the check: only for tests/graded/selfcheck/selftest.py, which shows
 # that the runner/judge split alone still gives a forgery 0.)
 graded_student = $(if $(filter 1,$(GRADE_UNCHECKED)),,$(filter lessons,$(1)))
 ex_gobj     = $(if $(call graded_student,$(1)),$(BUILD)/obj/student/$(STUDENT_KEY)/$(2)/exercises.checked.o,$(call ex_obj,$(1),$(2)))
@@ -372,28 +372,30 @@ UNIT_SRC   := $(wildcard tests/unit/*.c) tests/common/fixture.c tests/common/fix
               tests/common/iris.c tests/common/tmpdir.c
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
-# Graded suites: tests/graded/gradeNN.c for lesson NN, built three ways (graded.h):
+# Graded suites: the files of tests/graded/cases/NN/ for lesson NN (the cases of each
+# exercise, and suite.c, the table), each built three ways (tests/graded/cases/graded.h):
 #   $(BUILD)/grade/judgeNN          its JUDGE halves: no exercise code in it at all
 #   $(BUILD)/grade/runNN            its RUN halves, without lesson NN's exercises: it loads
 #                                   them from a shared object once its system-call filter
-#                                   is in place (tests/graded/student.h, sandbox.h)
+#                                   is in place (tests/graded/runner/student.h,
+#                                   tests/graded/sandbox/sandbox.h)
 #   $(BUILD)/grade/reference/runNN  the RUN halves that compute reference values,
 #                                   linked with the answers only
 # and $(BUILD)/grade/ref/NN.records, what the reference runner recorded once. The
 # shared objects: $(BUILD)/grade/solutions/NN.so (the answers) and
 # $(BUILD)/grade/student/KEY/NN.so (the student's files of STUDENT_DIR, checked first).
-GRADED     := $(patsubst tests/graded/grade%.c,%,$(wildcard tests/graded/grade[0-9][0-9].c))
+GRADED     := $(patsubst tests/graded/cases/%/suite.c,%,$(wildcard tests/graded/cases/[0-9][0-9]/suite.c))
 GRADE_LESSONS := $(or $(LESSON),$(GRADED))
 lesson_dir  = $(filter $(1)_%,$(LESSONS))
-GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner.o $(BUILD)/obj/tests/graded/protocol.o \
-              $(BUILD)/obj/tests/graded/student.o $(BUILD)/obj/tests/graded/sandbox_filter.o \
-              $(BUILD)/obj/tests/graded/sandbox_guard.o \
+GRADE_RUN_OBJ := $(BUILD)/obj/tests/graded/runner/runner.o $(BUILD)/obj/tests/graded/protocol/protocol.o \
+              $(BUILD)/obj/tests/graded/runner/student.o $(BUILD)/obj/tests/graded/sandbox/sandbox_filter.o \
+              $(BUILD)/obj/tests/graded/sandbox/sandbox_guard.o \
               $(BUILD)/obj/tests/common/fixture.o $(BUILD)/obj/tests/common/fixture_tensor.o \
               $(BUILD)/obj/tests/common/iris.o $(BUILD)/obj/tests/common/tmpdir.o
-GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge.o $(BUILD)/obj/tests/graded/protocol.o \
-              $(BUILD)/obj/tests/graded/code_lines.o \
-              $(BUILD)/obj/tests/graded/sandbox_os.o $(BUILD)/obj/tests/graded/sandbox_limits.o \
-              $(BUILD)/obj/tests/graded/sandbox_landlock.o $(BUILD)/obj/tests/common/fixture.o \
+GRADE_JUDGE_OBJ := $(BUILD)/obj/tests/graded/judge/judge.o $(BUILD)/obj/tests/graded/judge/expect.o \
+              $(BUILD)/obj/tests/graded/protocol/protocol.o $(BUILD)/obj/tests/graded/judge/code_lines.o \
+              $(BUILD)/obj/tests/graded/sandbox/sandbox_os.o $(BUILD)/obj/tests/graded/sandbox/sandbox_limits.o \
+              $(BUILD)/obj/tests/graded/sandbox/sandbox_landlock.o $(BUILD)/obj/tests/common/fixture.o \
               $(BUILD)/obj/lib/core/err.o $(BUILD)/obj/lib/core/fileio.o
 SECCOMP_LIBS := $(or $(shell pkg-config --libs libseccomp 2>/dev/null),-lseccomp)
 # A lesson's runner links every other lesson's exercises from the answers, so one
@@ -411,8 +413,10 @@ SIM_GRADED  := 03
 HAVE_ANSWERS := $(wildcard solutions/[0-9][0-9]_*/exercises.c)
 grade_flavor = $(if $(filter $(1),$(SIM_GRADED)),sim,$(if $(filter $(1)_%,$(CU_LESSONS))$(filter $(1),$(GPU_GRADED)),$(if $(HAVE_GPU),cuda,sim),cpu))
 flavor_dir  = $(if $(filter sim,$(1)),simc/,$(if $(filter cuda,$(1)),cudac/))
-# The RUN halves of suite $(1) for flavour $(2), as run (or reference) objects.
-grade_run_obj = $(BUILD)/obj/$(call flavor_dir,$(2))tests/graded/$(3)/grade$(1).o
+# Suite $(1)'s files for flavour $(2), as $(3): judge, run or reference objects
+# (tests/graded/cases/NN/FILE.c becomes .../cases/NN/FILE.run.o, ...).
+grade_case_obj = $(patsubst tests/graded/cases/%.c,$(BUILD)/obj/$(call flavor_dir,$(2))tests/graded/cases/%.$(3).o,\
+                  $(wildcard tests/graded/cases/$(1)/*.c))
 # Lesson $(1)'s shared object holds these lesson folders' exercises (the CUDA file's in
 # the sim and cuda flavours $(2)): its own, or all of them in the grader package.
 so_lessons  = $(if $(HAVE_ANSWERS),$(call lesson_dir,$(1)),$(LESSONS))
@@ -445,12 +449,12 @@ grade_ref_ex = $(foreach d,$(LESSONS),$(call ex_obj,solutions,$(d))) \
 GRADE_GEN   := $(BUILD)/grade/gen
 GRADE_INTAKE := $(BUILD)/grade/intake
 # The longest a student's files may take to compile, with their static checks (seconds of
-# wall-clock time, and of CPU time per process), under the limits of tests/graded/confine.c.
+# wall-clock time, and of CPU time per process), under the limits of tests/graded/sandbox/confine.c.
 GRADE_COMPILE_LIMIT ?= 300
 GRADE_CONFINE := $(BUILD)/grade/confine
 # make grade compiles a student's files, and translates their kernels for the simulator
 # (cu2sim.pl inlines the local headers a .cu file includes), in a view of their own
-# (tests/graded/sandbox_compile.c: the system's folders, the submission's copy, lib/ and
+# (tests/graded/sandbox/sandbox_compile.c: the system's folders, the submission's copy, lib/ and
 # kernels/, read-only; the output's folder; nothing else): GRADE_VIEW=1 is what it passes
 # to the make of a lesson's shared object. $(1): a file of the build the compile reads too
 # (a kernel's translation).
@@ -663,7 +667,7 @@ grade: deps-grade
 	@$(MAKE) --no-print-directory $(GRADE_DRIVER) $(GRADE_CONFINE) \
 	  $(foreach l,$(GRADE_LESSONS),$(BUILD)/grade/judge$(l) $(BUILD)/grade/ref/$(l).records \
 	    $(BUILD)/grade/run$(l) $(BUILD)/grade/run$(l)-full) >/dev/null
-	@# The student's files are graded from a copy (tests/graded/intake.c): a link, a
+	@# The student's files are graded from a copy (tests/graded/sandbox/intake.c): a link, a
 	@# second name of a file or a special file is refused, and that lesson scores 0.
 	@$(if $(filter lessons,$(GRADE_IMPL)),rm -rf $(GRADE_INTAKE_DIR) && mkdir -p $(BUILD)/intake && \
 	  $(MAKE) --no-print-directory $(GRADE_INTAKE) >/dev/null && \
@@ -690,8 +694,8 @@ grade: deps-grade
 	  --so $(call grade_so_dir,$(GRADE_IMPL)) $(foreach h,$(GRADE_HIDE),--hide $(call sqd,$(h))) \
 	  --lessons "$(GRADE_LESSONS)" --files $(call sq,$(if $(filter lessons,$(GRADE_IMPL)),$(STUDENT_DIR),solutions))
 
-# A class: make grade for every submission, JOBS at once, into OUT (tests/graded/grade_all.py).
-GRADE_ALL = python3 tests/graded/grade_all.py --submissions=$(call sq,$(SUBMISSIONS)) \
+# A class: make grade for every submission, JOBS at once, into OUT (tests/graded/class/grade_all.py).
+GRADE_ALL = python3 tests/graded/class/grade_all.py --submissions=$(call sq,$(SUBMISSIONS)) \
   --out=$(call sq,$(if $(strip $(OUT)),$(OUT),$(BUILD_ROOT)/submissions)) --lessons "$(GRADE_LESSONS)" \
   --columns=$(call sq,$(GRADEBOOK_COLUMNS)) --build-root "$(BUILD_ROOT)" --build "$(BUILD)"
 grade-all: deps-grade
@@ -1167,45 +1171,45 @@ $(FUZZ_BINS): $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call flavor_ob
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) -fsanitize=fuzzer $^ -o $@ $(call flavor_libs,cpu)
 
-# tests/graded/selftest.py runs the grader as in a container with it (namespaces refused).
-$(BUILD)/grade/container_like: $(BUILD)/obj/tests/graded/container_like.o
+# tests/graded/selfcheck/selftest.py runs the grader as in a container with it (namespaces refused).
+$(BUILD)/grade/container_like: $(BUILD)/obj/tests/graded/sandbox/container_like.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS)
 
-# What a submission's compile runs in (tests/graded/confine.c).
-$(GRADE_CONFINE): $(BUILD)/obj/tests/graded/confine.o $(BUILD)/obj/tests/graded/sandbox_compile.o \
-                  $(BUILD)/obj/tests/graded/sandbox_limits.o $(BUILD)/obj/tests/graded/sandbox_landlock.o \
-                  $(BUILD)/obj/tests/graded/sandbox_os.o
+# What a submission's compile runs in (tests/graded/sandbox/confine.c).
+$(GRADE_CONFINE): $(BUILD)/obj/tests/graded/sandbox/confine.o $(BUILD)/obj/tests/graded/sandbox/sandbox_compile.o \
+                  $(BUILD)/obj/tests/graded/sandbox/sandbox_limits.o $(BUILD)/obj/tests/graded/sandbox/sandbox_landlock.o \
+                  $(BUILD)/obj/tests/graded/sandbox/sandbox_os.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS)
 
-$(GRADE_INTAKE): $(BUILD)/obj/tests/graded/intake.o $(BUILD)/obj/lib/core/fileio.o \
+$(GRADE_INTAKE): $(BUILD)/obj/tests/graded/sandbox/intake.o $(BUILD)/obj/lib/core/fileio.o \
                  $(BUILD)/obj/lib/core/err.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@
 
-$(GRADE_DRIVER): $(BUILD)/obj/tests/graded/driver.o $(BUILD)/obj/lib/core/fileio.o \
+$(GRADE_DRIVER): $(BUILD)/obj/tests/graded/judge/driver.o $(BUILD)/obj/lib/core/fileio.o \
                  $(BUILD)/obj/lib/core/err.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@
 
-# The graded suites, compiled as judge, runner and reference runner (graded.h).
-$(BUILD)/obj/tests/graded/judge/grade%.o: tests/graded/grade%.c
+# The graded suites, compiled as judge, runner and reference runner (tests/graded/cases/graded.h).
+$(BUILD)/obj/tests/graded/cases/%.judge.o: tests/graded/cases/%.c
 	@mkdir -p $(@D)
 	@echo "  CC    $< (judge)"
 	$(Q)$(CC) $(CFLAGS_LIB) -I$(SIM_DIR)/include -DGRADE_JUDGE -c $< -o $@
 
 define grade_suite_rules
-$(BUILD)/obj/$(1)tests/graded/run/grade%.o: tests/graded/grade%.c
+$(BUILD)/obj/$(1)tests/graded/cases/%.run.o: tests/graded/cases/%.c
 	@mkdir -p $$(@D)
 	@echo "  CC    $$< (runner$(if $(1), $(1:/=)))"
 	$$(Q)$$(CC) $(2) -DGRADE_RUNNER -c $$< -o $$@
 
-$(BUILD)/obj/$(1)tests/graded/reference/grade%.o: tests/graded/grade%.c
+$(BUILD)/obj/$(1)tests/graded/cases/%.reference.o: tests/graded/cases/%.c
 	@mkdir -p $$(@D)
 	@echo "  CC    $$< (reference runner$(if $(1), $(1:/=)))"
 	$$(Q)$$(CC) $(2) -DGRADE_RUNNER -DGRADE_REFERENCE -c $$< -o $$@
@@ -1214,18 +1218,18 @@ $(eval $(call grade_suite_rules,,$$(CFLAGS_LIB)))
 $(eval $(call grade_suite_rules,simc/,$$(CFLAGS_SIMC)))
 $(eval $(call grade_suite_rules,cudac/,$$(CFLAGS_CUDAC)))
 
-$(GRADE_JUDGES): $(BUILD)/grade/judge%: $(BUILD)/obj/tests/graded/judge/grade%.o $(GRADE_JUDGE_OBJ)
+$(GRADE_JUDGES): $(BUILD)/grade/judge%: $$(call grade_case_obj,$$*,cpu,judge) $(GRADE_JUDGE_OBJ)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(CHECK_LIBS) $(SECCOMP_LIBS) -lm
-# The judges' own trainer, for the whole-lesson cases' drawn runs (tests/graded/oracle_mlp.h).
-GRADE_ORACLE_OBJ := $(BUILD)/obj/tests/graded/oracle_mlp.o $(BUILD)/obj/tests/graded/oracle_iris.o
+# The judges' own trainer, for the whole-lesson cases' drawn runs (tests/graded/oracles/oracle_mlp.h).
+GRADE_ORACLE_OBJ := $(BUILD)/obj/tests/graded/oracles/oracle_mlp.o $(BUILD)/obj/tests/graded/oracles/oracle_iris.o
 $(GRADE_JUDGES): $(GRADE_ORACLE_OBJ)
 -include $(GRADE_ORACLE_OBJ:.o=.d)
 
 # The system-call filter tried directly, in each form a runner installs (selftest.py).
-$(BUILD)/grade/filter_check: $(BUILD)/obj/tests/graded/filter_check.o \
-        $(BUILD)/obj/tests/graded/sandbox_filter.o
+$(BUILD)/grade/filter_check: $(BUILD)/obj/tests/graded/sandbox/filter_check.o \
+        $(BUILD)/obj/tests/graded/sandbox/sandbox_filter.o
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(OPT) $^ -o $@ $(SECCOMP_LIBS) -pthread
@@ -1233,14 +1237,14 @@ $(BUILD)/grade/filter_check: $(BUILD)/obj/tests/graded/filter_check.o \
 # runNN: the RUN halves, the trampolines to lesson NN's exercises and everything else
 # but them; it exports to the shared object only what tests/graded/allow/ lets student
 # code call (gen_trampolines.pl).
-$(GRADE_EXPORTS): tests/graded/gen_trampolines.pl $(wildcard tests/graded/allow/*.txt)
+$(GRADE_EXPORTS): tests/graded/allow/gen_trampolines.pl $(wildcard tests/graded/allow/*.txt)
 	@mkdir -p $(@D)
-	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports > $@.tmp && mv $@.tmp $@
+	$(Q)perl tests/graded/allow/gen_trampolines.pl --allow tests/graded/allow --exports > $@.tmp && mv $@.tmp $@
 
 $(GRADED:%=$(GRADE_GEN)/trampolines_%.c): $(GRADE_GEN)/trampolines_%.c: \
-        tests/graded/gen_trampolines.pl $(wildcard tests/graded/allow/*.txt)
+        tests/graded/allow/gen_trampolines.pl $(wildcard tests/graded/allow/*.txt)
 	@mkdir -p $(@D)
-	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow \
+	$(Q)perl tests/graded/allow/gen_trampolines.pl --allow tests/graded/allow \
 	  --c "$(foreach d,$(call so_lessons,$*),$(firstword $(subst _, ,$(d))))" \
 	  --cu "$(foreach d,$(call so_cu_lessons,$*,$(call grade_flavor,$*)),$(firstword $(subst _, ,$(d))))" \
 	  > $@.tmp && mv $@.tmp $@
@@ -1253,20 +1257,20 @@ $(BUILD)/obj/grade/trampolines_%.o: $(GRADE_GEN)/trampolines_%.c
 # lib and the other lessons' answers for lesson NN's runner, with its withheld names weak.
 $(GRADED:%=$(BUILD)/grade/lib/%/libgraded.a): $(BUILD)/grade/lib/%/libgraded.a: $(LIB_A) \
         $$(if $$(HAVE_ANSWERS),$$(foreach d,$$(filter-out $$(call lesson_dir,$$*),$$(LESSONS)),$$(call ex_obj,solutions,$$(d)))) \
-        tests/graded/allow/%.txt tests/graded/gen_trampolines.pl
+        tests/graded/allow/%.txt tests/graded/allow/gen_trampolines.pl
 	@mkdir -p $(@D)
 	@echo "  AR    $@ (what lesson $* withholds, weak)"
 	$(Q)rm -rf $@ $@.d && mkdir $@.d && cp $(LIB_A) $@.tmp && \
 	  for o in $(filter-out $(LIB_A) %.txt %.pl,$^); do \
 	    cp $$o $@.d/answers_$$(basename $$(dirname $$o)).o || exit 1; done && \
 	  { [ -z "$$(ls $@.d)" ] || ar rs $@.tmp $@.d/*.o; } && \
-	  perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --withheld-list $* > $@.weak && \
+	  perl tests/graded/allow/gen_trampolines.pl --allow tests/graded/allow --withheld-list $* > $@.weak && \
 	  { [ ! -s $@.weak ] || objcopy --weaken-symbols=$@.weak $@.tmp; } && mv $@.tmp $@ && rm -rf $@.d
 
-$(GRADED:%=$(GRADE_GEN)/withheld_%.c): $(GRADE_GEN)/withheld_%.c: tests/graded/gen_trampolines.pl \
+$(GRADED:%=$(GRADE_GEN)/withheld_%.c): $(GRADE_GEN)/withheld_%.c: tests/graded/allow/gen_trampolines.pl \
         $(wildcard tests/graded/allow/*.txt) $$(call kobj_of,$$(call withheld_files,$$*),$$(call grade_flavor,$$*))
 	@mkdir -p $(@D)
-	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --withheld $* \
+	$(Q)perl tests/graded/allow/gen_trampolines.pl --allow tests/graded/allow --withheld $* \
 	  --c "$(foreach d,$(call so_lessons,$*),$(firstword $(subst _, ,$(d))))" \
 	  --cu "$(foreach d,$(call so_cu_lessons,$*,$(call grade_flavor,$*)),$(firstword $(subst _, ,$(d))))" \
 	  --objects "$(call kobj_of,$(call withheld_files,$*),$(call grade_flavor,$*))" > $@.tmp && mv $@.tmp $@
@@ -1278,29 +1282,29 @@ $(BUILD)/obj/grade/withheld_%.o: $(GRADE_GEN)/withheld_%.c
 
 # The runners export what allow/ lets student code call (and nothing else), link -z now,
 # drop what nothing reaches (--gc-sections) and write a map (-Map), in which
-# tests/graded/selftest.py reads that the withheld code is gone.
+# tests/graded/selfcheck/selftest.py reads that the withheld code is gone.
 GRADE_RUNNER_LDFLAGS = -Wl,--export-dynamic-symbol-list=$(GRADE_EXPORTS) -Wl,-z,relro,-z,now \
                        -Wl,--gc-sections -Wl,-Map=$@.map
 
 $(GRADED:%=$(BUILD)/grade/run%): $(BUILD)/grade/run%: \
-        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
+        $$(call grade_case_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
         $(BUILD)/obj/grade/trampolines_%.o $(BUILD)/obj/grade/withheld_%.o \
         $$(call grade_ex,$$*,$$(call grade_flavor,$$*)) $(GRADE_EXPORTS)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports \
+	$(Q)perl tests/graded/allow/gen_trampolines.pl --allow tests/graded/allow --exports \
 	  --archives "$(filter %.a,$^)" > $@.keep
 	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $(filter-out $(GRADE_EXPORTS),$^) -o $@ \
 	  -Wl,@$@.keep $(GRADE_RUNNER_LDFLAGS) -Wl,--as-needed $(call flavor_libs,$(call grade_flavor,$*)) \
 	  -Wl,--no-as-needed $(SECCOMP_LIBS) -ldl
 
 $(GRADED:%=$(BUILD)/grade/run%-full): $(BUILD)/grade/run%-full: \
-        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
+        $$(call grade_case_obj,$$*,$$(call grade_flavor,$$*),run) $(GRADE_RUN_OBJ) \
         $(BUILD)/obj/grade/trampolines_%.o $$(call grade_ex_full,$$*,$$(call grade_flavor,$$*)) \
         $(GRADE_EXPORTS)
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
-	$(Q)perl tests/graded/gen_trampolines.pl --allow tests/graded/allow --exports \
+	$(Q)perl tests/graded/allow/gen_trampolines.pl --allow tests/graded/allow --exports \
 	  --archives "$(filter %.a,$^)" > $@.keep
 	$(Q)$(call flavor_link,$(call grade_flavor,$*)) $(OPT) $(filter-out $(GRADE_EXPORTS),$^) -o $@ \
 	  -Wl,@$@.keep $(GRADE_RUNNER_LDFLAGS) $(call flavor_libs,$(call grade_flavor,$*)) $(SECCOMP_LIBS) -ldl
@@ -1317,7 +1321,7 @@ $(eval $(call grade_so_rule,solutions))
 $(eval $(call grade_so_rule,lessons))
 
 $(GRADED:%=$(BUILD)/grade/reference/run%): $(BUILD)/grade/reference/run%: \
-        $$(call grade_run_obj,$$*,$$(call grade_flavor,$$*),reference) $(GRADE_RUN_OBJ) \
+        $$(call grade_case_obj,$$*,$$(call grade_flavor,$$*),reference) $(GRADE_RUN_OBJ) \
         $$(call grade_ref_ex,$$*,$$(call grade_flavor,$$*))
 	@mkdir -p $(@D)
 	@echo "  LINK  $@"
@@ -1347,7 +1351,7 @@ grader: deps-grade
 # The zip an instructor uploads to Gradescope: the workbook without solutions/,
 # the reference records, setup.sh and run_autograder (docs/instructor_guide.md).
 grader-package: deps-grade $(GRADE_REFS)
-	@bash tests/graded/package.sh $(BUILD)/grade/ref build/grader-package.zip
+	@bash tests/graded/class/package.sh $(BUILD)/grade/ref build/grader-package.zip
 
 # The simulator and the kernels translated for it.
 $(BUILD)/obj/cudasim/%.o: $(SIM_DIR)/%.cpp
@@ -1406,8 +1410,8 @@ $(STUDENT_INC):
 # What the grader links of a student's file: checked first (tests/graded/allow/README.md).
 # An include outside lib/ and kernels/ fails this step; an exercise that calls what it
 # may not is replaced by a stub that fails its cases with the reason.
-CHECK_SCRIPTS := tests/graded/check_student.pl tests/graded/check_source.pl
-CHECK_STUDENT = perl tests/graded/check_student.pl --root . --cc "$(CC)" --lib $(LIB_A) \
+CHECK_SCRIPTS := tests/graded/allow/check_student.pl tests/graded/allow/check_source.pl
+CHECK_STUDENT = perl tests/graded/allow/check_student.pl --root . --cc "$(CC)" --lib $(LIB_A) \
                 $(foreach k,$(SIM_A) $(SIM_KOBJ) $(CUDA_KOBJ),--lib $(k))
 $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.checked.o: \
         $(BUILD)/obj/student/$(STUDENT_KEY)/%/exercises.o $(CHECK_SCRIPTS) \
@@ -1468,9 +1472,9 @@ ALL_OBJ := $(LIB_OBJ) $(UNIT_OBJ) $(PART_OBJ) $(BUILD)/obj/tests/hostile/run_hos
            $(BUILD)/obj/lessons/lesson37-solutions.o $(BUILD)/obj/lessons/lesson37-lessons.o \
            $(BUILD)/obj/tests/bench/bench_iris.o $(BUILD)/obj/tests/bench/bench_sgemm.o \
            $(BUILD)/obj/tests/bench/bench_trainer.o $(GRADE_RUN_OBJ) $(GRADE_JUDGE_OBJ) \
-           $(BUILD)/obj/tests/graded/driver.o $(BUILD)/obj/tests/graded/intake.o \
-           $(BUILD)/obj/tests/graded/container_like.o \
-           $(GRADED:%=$(BUILD)/obj/tests/graded/judge/grade%.o) \
-           $(foreach l,$(GRADED),$(call grade_run_obj,$(l),$(call grade_flavor,$(l)),run) \
-             $(call grade_run_obj,$(l),$(call grade_flavor,$(l)),reference)) $(SIM_OBJ) $(SIM_KOBJ)
+           $(BUILD)/obj/tests/graded/judge/driver.o $(BUILD)/obj/tests/graded/sandbox/intake.o \
+           $(BUILD)/obj/tests/graded/sandbox/container_like.o \
+           $(foreach l,$(GRADED),$(call grade_case_obj,$(l),cpu,judge)) \
+           $(foreach l,$(GRADED),$(call grade_case_obj,$(l),$(call grade_flavor,$(l)),run) \
+             $(call grade_case_obj,$(l),$(call grade_flavor,$(l)),reference)) $(SIM_OBJ) $(SIM_KOBJ)
 -include $(ALL_OBJ:.o=.d)

@@ -482,7 +482,7 @@ def exercise_docs():
 def check_messages():
     docs = exercise_docs()
     out = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "graded", "grade[0-9][0-9].c"))):
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "graded", "cases", "[0-9][0-9]", "*.[ch]"))):
         rel = os.path.relpath(path, ROOT)
         out += message_problems(rel, read(rel), docs)
     return out

@@ -32,7 +32,8 @@
  * counters go to the CSV row and the time model when it ends. For the grader,
  * each access can also be recorded with its value (cudasim_trace_start), so
  * that a judge that never runs the kernel can check the accesses against the
- * result and recompute the counters itself (tests/graded/grade03.c).
+ * result and recompute the counters itself
+ * (tests/graded/cases/03/ex03_4_transpose.c).
  */
 #include <algorithm>
 #include <cstring>

@@ -19,8 +19,8 @@
  *
  * Plain C (C11 and C++17 alike, no allocation), so that the simulator's
  * profiler (profile.cpp) and the grader's judge, which recomputes these
- * counts from a kernel's recorded accesses (tests/graded/grade03.c), share
- * one definition.
+ * counts from a kernel's recorded accesses
+ * (tests/graded/cases/03/ex03_4_transpose.c), share one definition.
  */
 #ifndef CUDASIM_WARP_ACCESS_H
 #define CUDASIM_WARP_ACCESS_H
