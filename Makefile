@@ -1384,7 +1384,7 @@ $(BUILD)/obj/sim/%.o: $(BUILD)/sim/%.cpp
 # them after the link and says so ("rm build/...") in a run that went well.
 .PRECIOUS: $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp $(BUILD)/obj/sim/student/$(STUDENT_KEY)/%.o
 # (without the kernels' registration by address: the grader's check of the object takes its
-# initializer as registering kernels and variables by name only, tests/graded/check_student.pl)
+# initializer as registering kernels and variables by name only, tests/graded/allow/check_student.pl)
 $(BUILD)/sim/student/$(STUDENT_KEY)/%.cpp: $(STUDENT_SRC)/%.cu $(CU2SIM_DEPS) \
         | $(if $(filter 1,$(GRADE_VIEW)),$(GRADE_CONFINE))
 	@mkdir -p $(@D)

@@ -107,7 +107,7 @@ printf '%s\n' "$record" 'while [ $# -gt 0 ]; do case $1 in --to) to=$2; shift 2;
 # make: the compile of a lesson fails, naming the file as the compiler would
 printf '%s\n' '#!/usr/bin/env bash' 'for a in "$@"; do case $a in STUDENT_SRC=*)
   echo "${a#STUDENT_SRC=}/01_cpu_baseline/exercises.c:1:1: error: stand-in"; exit 1;; esac; done' > bin/submake
-# confine: runs the compile it is given, its output into --log (as tests/graded/confine.c)
+# confine: runs the compile it is given, its output into --log (as tests/graded/sandbox/confine.c)
 printf '%s\n' '#!/usr/bin/env bash' 'while [ $# -gt 0 ]; do case $1 in --log) log=$2; shift 2;;
   --) shift; break;; *) shift;; esac; done; "$@" > "$log" 2>&1' > bin/confine
 printf '%s\n' "$record" > py/python3
