@@ -198,7 +198,6 @@ sub translate
         'cusparse'         => 'cuSPARSE',
         'cusolver'         => 'cuSOLVER',
         'cudnn'            => 'cuDNN',
-        'mma.h'            => 'warp matrix functions (WMMA)',
     );
     my (@includes, %library_said);
     INCLUDE: while ($text =~ /^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]/mg) {
@@ -543,7 +542,9 @@ my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__a
 # Cooperative groups' barriers and warp operations (a group's methods, or
 # anything of the namespace: taken to need fibers).
 my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b/;
-my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups ? 1 : 0) } keys %body;
+# WMMA's collectives, libcu++'s barriers and pipelines (their waits).
+my $libcu = qr/\b(?:wmma|nvcuda|cuda)::|\b(?:load_matrix_sync|store_matrix_sync|mma_sync|memcpy_async)\b|\.(?:arrive\w*|wait\w*|producer_\w+|consumer_\w+)\s*\(/;
+my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups || $body{$_} =~ $libcu ? 1 : 0) } keys %body;
 for (my $changed = 1; $changed;) {
     $changed = 0;
     for my $f (keys %body) {
