@@ -214,8 +214,9 @@ sub translate
         }
         if ($inc =~ m{^cooperative_groups/}) {
             $bad->($at, "#include <$inc>: this part of cooperative groups is not in the CUDA "
-                        . "simulator, which has <cooperative_groups.h> and "
-                        . "<cooperative_groups/reduce.h>") unless $library_said{'cg/'}++;
+                        . "simulator, which has <cooperative_groups.h>, "
+                        . "<cooperative_groups/reduce.h> and <cooperative_groups/memcpy_async.h>")
+                unless $library_said{'cg/'}++;
             next;
         }
         if ($inc =~ m{^thrust/}) {
