@@ -110,7 +110,8 @@ __global__ void parity(int *out)
 // (thread scope, and block scope), and the block copies a tile together.
 __global__ void copies(const float *x, float *out)
 {
-    __shared__ __align__(16) float tile[4 * T], mine[4 * T], together[T];
+    __shared__ alignas(16) float tile[4 * T], mine[4 * T]; // (C++'s alignas, as NVIDIA's samples write it)
+    alignas(16) __shared__ float together[T];
     __shared__ cuda::barrier<cuda::thread_scope_block> bar;
     const int t = threadIdx.x;
     auto block = cg::this_thread_block();

@@ -417,10 +417,10 @@ sub translate
         my $extern = $quals =~ s/\bextern\b/ /g;
         $quals =~ s/\bstatic\b/ /g;
         my $align = '0';
-        while ($quals =~ s/\b__align__\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
+        while ($quals =~ s/\b(?:__align__|alignas)\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
         # Qualifiers, or the type itself: `extern float __shared__ smem[];`
         # is `extern __shared__ float smem[];` (the type stays in $quals).
-        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|__align__\s*\([^)]*\))\s*)*(?:(?>[\w:]+)(?:\s*<[\w\s:,*]*>)?[\s*]*)*$/) {
+        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\))\s*)*(?:(?>[\w:]+)(?:\s*<[\w\s:,*]*>)?[\s*]*)*$/) {
             $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
                         . "write it as `__shared__ TYPE NAME[SIZE];`");
             next;
