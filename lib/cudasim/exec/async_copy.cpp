@@ -14,64 +14,84 @@
  */
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <unordered_map>
 
 #include "../internal.h"
 
 namespace cudasim {
 namespace internal {
 
-unsigned long long g_async_pending = 0; /* words of g_words above 0 */
+unsigned long long g_async_pending = 0; /* words of g_words that copies will write */
 
 namespace {
 
 /* A copy issued and not landed yet. */
 struct Copy {
-    unsigned long long block; /* its block (block_serial) */
-    int tid;                  /* the issuing thread, in its block */
+    int tid; /* the issuing thread, in its block */
     uint3 idx;
     char *dst;
     size_t n;
     const void *pc;
-    const void *bar; /* bound to this barrier's phase `phase`, or NULL: */
-    unsigned phase;
-    unsigned group;  /* the thread's group (its commits before it) */
+    unsigned phase; /* bound to a barrier: the phase it completes with */
+    unsigned group; /* else: the thread's group (its commits before it) */
     std::vector<char> bytes; /* what it read from its source */
 };
-std::vector<Copy> g_copies;
 
-/* Per 4-byte word of the arena: the copies not landed yet that write it. */
-std::vector<uint16_t> g_words;
-
-/* Per thread of the running block: the groups it has committed. */
-std::vector<unsigned> g_committed;
+/* The running block's copies: each thread's not bound to a barrier, in the
+ * order it issued them (so by group), and each barrier's. */
+std::vector<std::deque<Copy>> g_threads;
+std::unordered_map<const void *, std::vector<Copy>> g_barriers;
+std::vector<unsigned> g_committed; /* per thread: the groups it has committed */
 unsigned long long g_block = 0;
 
-void mark(const Copy &c, int step)
-{
-    size_t w0 = (size_t)(c.dst - g_arena) / 4, w1 = (size_t)(c.dst + c.n - 1 - g_arena) / 4;
-    if (g_words.size() <= w1) g_words.resize(w1 + 1, 0);
-    for (size_t w = w0; w <= w1; w++) {
-        if (step > 0 && g_words[w]++ == 0) g_async_pending++;
-        if (step < 0 && --g_words[w] == 0) g_async_pending--;
-    }
-}
+/* Per 4-byte word of the arena: how many copies will write it, and the last
+ * of them to be issued (for the reports). */
+struct Word {
+    uint16_t n;
+    uint3 idx;
+    const void *pc;
+};
+std::vector<Word> g_words;
+bool g_landing = false; /* a landing's own write is not reported */
 
 /* A new block: another block's copies are gone with its shared memory. */
 void this_block()
 {
     if (g_block == g_launch.block_serial) return;
     g_block = g_launch.block_serial;
+    g_threads.assign((size_t)g_launch.nthreads, std::deque<Copy>());
     g_committed.assign((size_t)g_launch.nthreads, 0);
-    g_copies.clear();
-    std::fill(g_words.begin(), g_words.end(), 0);
+    g_barriers.clear();
+    g_words.assign(g_words.size(), Word{0, uint3{0, 0, 0}, nullptr});
     g_async_pending = 0;
 }
 
+/* The running thread's committed groups and copies. */
 unsigned &committed()
 {
     this_block();
-    if ((size_t)g_launch.tid >= g_committed.size()) g_committed.resize(g_launch.tid + 1, 0);
+    if ((size_t)g_launch.tid >= g_committed.size()) {
+        g_committed.resize(g_launch.tid + 1, 0);
+        g_threads.resize(g_launch.tid + 1);
+    }
     return g_committed[g_launch.tid];
+}
+
+void mark(const Copy &c, int step)
+{
+    size_t w0 = (size_t)(c.dst - g_arena) / 4, w1 = (size_t)(c.dst + c.n - 1 - g_arena) / 4;
+    if (g_words.size() <= w1) g_words.resize(w1 + 1, Word{0, uint3{0, 0, 0}, nullptr});
+    for (size_t w = w0; w <= w1; w++) {
+        Word &word = g_words[w];
+        if (step > 0) {
+            if (word.n++ == 0) g_async_pending++;
+            word.idx = c.idx;
+            word.pc = c.pc;
+        } else if (--word.n == 0) {
+            g_async_pending--;
+        }
+    }
 }
 
 /* The largest of 16, 8, 4, 2, 1 that divides a. */
@@ -116,6 +136,40 @@ std::string idx_text(uint3 t)
     return buf;
 }
 
+/* The first word of [a, a + n) that a copy will write, or NULL. */
+const Word *pending_word(uintptr_t a, size_t n, uintptr_t *at)
+{
+    size_t w0 = (a - (uintptr_t)g_arena) / 4, w1 = (a + n - 1 - (uintptr_t)g_arena) / 4;
+    for (size_t w = w0; w <= w1 && w < g_words.size(); w++)
+        if (g_words[w].n) {
+            *at = (uintptr_t)g_arena + w * 4;
+            return &g_words[w];
+        }
+    return nullptr;
+}
+
+/* The running thread's access (what: "reads", "writes", "copies into") at pc
+ * of the word at `at`, which the copy of `word` has not reached: reported once
+ * per pair of lines, as races are. */
+void report_early(const Word &word, uintptr_t at, const char *what, const char *until,
+                  const void *pc)
+{
+    uint64_t mine = pc_id(pc), theirs = pc_id(word.pc);
+    if (hazard_reported(5, mine, theirs)) return;
+    std::string my_line = source_line(pc), their_line = source_line(word.pc);
+    if (!first_report(5, mine, theirs, my_line + "|" + their_line)) return;
+    std::string where = shared_name(at - (uintptr_t)g_arena);
+    const uint3 &b = cudasim_block_idx;
+    report("data race in kernel %s, block (%u,%u,%u): thread %s %s %s at %s before the "
+           "memcpy_async that thread %s issued at %s has landed there (a copy lands when its "
+           "thread waits for it, with consumer_wait or cg::wait, or when its barrier's phase "
+           "completes; until then %s)",
+           g_launch.cfg->name, b.x, b.y, b.z, idx_text(cudasim_thread_idx).c_str(), what,
+           where.c_str(), my_line.empty() ? "an unknown line" : my_line.c_str(),
+           idx_text(word.idx).c_str(), their_line.empty() ? "an unknown line" : their_line.c_str(),
+           until);
+}
+
 /* The copy lands: written, for the checks, by the thread that issued it. */
 void land(const Copy &c)
 {
@@ -126,61 +180,43 @@ void land(const Copy &c)
     g_launch.tid = c.tid;
     cudasim_thread_idx = c.idx;
     if (g_launch.fibers && c.tid < g_launch.nthreads) g_launch.wsync = g_launch.threads[c.tid].wsync;
+    g_landing = true;
     access(c.dst, c.n, piece_of((uintptr_t)c.dst | c.n), STORE, CUDASIM_ACCESS_UNCOUNTED, c.pc);
+    g_landing = false;
     memcpy(c.dst, c.bytes.data(), c.n);
     g_launch.tid = tid;
     g_launch.wsync = wsync;
     cudasim_thread_idx = idx;
 }
 
-template <typename Pred>
-void land_where(Pred pred)
-{
-    /* In the order they were issued (a landing issues no copy). */
-    for (const Copy &c : g_copies)
-        if (pred(c)) land(c);
-    g_copies.erase(std::remove_if(g_copies.begin(), g_copies.end(), pred), g_copies.end());
-}
-
 } // namespace
 
 void async_copies_land(const void *bar, unsigned phase)
 {
-    if (g_copies.empty() || g_block != g_launch.block_serial) return;
-    land_where([&](const Copy &c) { return c.bar == bar && c.phase <= phase; });
+    if (g_block != g_launch.block_serial) return;
+    auto it = g_barriers.find(bar);
+    if (it == g_barriers.end()) return;
+    std::vector<Copy> &v = it->second;
+    size_t kept = 0;
+    for (size_t i = 0; i < v.size(); i++) { /* in the order they were issued */
+        if (v[i].phase <= phase) land(v[i]);
+        else v[kept++] = std::move(v[i]);
+    }
+    v.resize(kept);
 }
 
 /* A shared access while copies are under way: one that touches a word a copy
- * will write is the program's bug (reported once per pair of lines, as races
- * are; the kernel goes on). */
+ * will write is the program's bug (the kernel goes on). */
 void async_shared_access(uintptr_t a, size_t n, AccessKind kind, const void *pc)
 {
-    if (g_block != g_launch.block_serial) return; /* (stale: this_block clears them) */
-    size_t w0 = (a - (uintptr_t)g_arena) / 4, w1 = (a + n - 1 - (uintptr_t)g_arena) / 4;
-    if (w0 >= g_words.size()) return;
-    bool hit = false;
-    for (size_t w = w0; w <= w1 && w < g_words.size() && !hit; w++) hit = g_words[w] != 0;
-    if (!hit) return;
-    for (const Copy &c : g_copies) {
-        if (a >= (uintptr_t)c.dst + c.n || a + n <= (uintptr_t)c.dst) continue;
-        uint64_t mine = pc_id(pc), theirs = pc_id(c.pc);
-        if (hazard_reported(5, mine, theirs)) return;
-        std::string my_line = source_line(pc), their_line = source_line(c.pc);
-        if (!first_report(5, mine, theirs, my_line + "|" + their_line)) return;
-        std::string where = shared_name((a > (uintptr_t)c.dst ? a : (uintptr_t)c.dst) - (uintptr_t)g_arena);
-        const uint3 &b = cudasim_block_idx;
-        report("data race in kernel %s, block (%u,%u,%u): thread %s %s %s at %s before "
-               "the memcpy_async that thread %s issued at %s has landed there (a copy lands when "
-               "its thread waits for it, with consumer_wait or cg::wait, or when its barrier's "
-               "phase completes; until then %s)",
-               g_launch.cfg->name, b.x, b.y, b.z, idx_text(cudasim_thread_idx).c_str(),
-               kind == LOAD ? "reads" : "writes", where.c_str(),
-               my_line.empty() ? "an unknown line" : my_line.c_str(), idx_text(c.idx).c_str(),
-               their_line.empty() ? "an unknown line" : their_line.c_str(),
-               kind == LOAD ? "the destination holds its old bytes"
-                            : "the copy will overwrite what is written now");
-        return;
-    }
+    if (g_landing || g_block != g_launch.block_serial) return;
+    uintptr_t at;
+    const Word *w = pending_word(a, n, &at);
+    if (w)
+        report_early(*w, at, kind == LOAD ? "reads" : "writes",
+                     kind == LOAD ? "the destination holds its old bytes"
+                                  : "the copy will overwrite what is written now",
+                     pc);
 }
 
 } // namespace internal
@@ -216,19 +252,23 @@ extern "C" void cudasim_async_copy(void *dst, const void *src, size_t n, size_t 
      * written when the copy lands. */
     access(src, n, piece, LOAD, 0, pc);
     check_destination((const char *)dst, n, pc);
+    uintptr_t at;
+    if (g_async_pending && g_launch.checking)
+        if (const Word *w = pending_word(d, n, &at))
+            report_early(*w, at, "copies into",
+                         "which of the two lands last, and so what stays there, is undefined", pc);
     Copy c;
-    c.block = g_launch.block_serial;
     c.tid = g_launch.tid;
     c.idx = cudasim_thread_idx;
     c.dst = (char *)dst;
     c.n = n;
     c.pc = pc;
-    c.bar = bar;
     c.phase = bar ? ((const uint32_t *)bar)[3] : 0; /* the barrier's phase under way */
     c.group = group;
     c.bytes.assign((const char *)src, (const char *)src + n);
     mark(c, +1);
-    g_copies.push_back(std::move(c));
+    if (bar) g_barriers[bar].push_back(std::move(c));
+    else g_threads[g_launch.tid].push_back(std::move(c));
 }
 
 extern "C" void cudasim_async_commit(void) { committed()++; }
@@ -236,20 +276,26 @@ extern "C" void cudasim_async_commit(void) { committed()++; }
 extern "C" void cudasim_async_wait_prior(unsigned n)
 {
     unsigned &group = committed();
-    if (g_copies.empty() || group <= n) return;
+    if (group <= n) return;
     const unsigned below = group - n;
-    const int tid = g_launch.tid;
-    land_where([&](const Copy &c) { return !c.bar && c.tid == tid && c.group < below; });
+    std::deque<Copy> &mine = g_threads[g_launch.tid];
+    while (!mine.empty() && mine.front().group < below) {
+        land(mine.front());
+        mine.pop_front();
+    }
 }
 
 extern "C" void cudasim_async_bind(void *bar)
 {
     unsigned &group = committed();
-    const int tid = g_launch.tid;
+    std::deque<Copy> &mine = g_threads[g_launch.tid];
     const unsigned phase = ((const uint32_t *)bar)[3];
-    for (Copy &c : g_copies)
-        if (!c.bar && c.tid == tid && c.group == group) {
-            c.bar = bar;
-            c.phase = phase;
-        }
+    std::vector<Copy> &bound = g_barriers[bar];
+    size_t first = mine.size();
+    while (first > 0 && mine[first - 1].group == group) first--;
+    for (size_t i = first; i < mine.size(); i++) {
+        mine[i].phase = phase;
+        bound.push_back(std::move(mine[i]));
+    }
+    mine.erase(mine.begin() + (std::ptrdiff_t)first, mine.end());
 }
