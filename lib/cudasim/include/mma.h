@@ -173,17 +173,17 @@ CUDASIM_WMMA_FN unsigned lane_id()
  * the program is reported. */
 static __attribute__((no_sanitize_thread)) void same_call(void *const *ctxs)
 {
-    const Ctx *first = (const Ctx *)ctxs[0];
-    for (int l = 1; l < 32; l++) {
+    const Ctx *mine = (const Ctx *)ctxs[lane_id()]; /* (the last lane to come) */
+    for (int l = 0; l < 32; l++) {
         const Ctx *c = (const Ctx *)ctxs[l];
-        if (c->pc != first->pc || strcmp(c->what, first->what) != 0) {
+        if (c->pc != mine->pc || strcmp(c->what, mine->what) != 0) {
             char what[300];
             snprintf(what, sizeof what,
-                     "the lanes of the warp are at different warp matrix functions: lane 0 at "
-                     "%s, lane %d at %s (every lane of a warp calls the same one together; a "
-                     "call in a branch that lanes take differently is undefined behavior)",
-                     first->what, l, c->what);
-            cudasim_device_fault(cudaErrorLaunchFailure, what, c->pc);
+                     "this lane is at this %s, lane %d of its warp at %s %s: every lane of a "
+                     "warp calls the same warp matrix function together (one in a branch that "
+                     "lanes take differently is undefined)",
+                     mine->what, l, strcmp(c->what, mine->what) ? "a" : "another", c->what);
+            cudasim_device_fault(cudaErrorLaunchFailure, what, mine->pc);
         }
     }
 }
