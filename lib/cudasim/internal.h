@@ -264,7 +264,7 @@ void graphs_reset();
 
 /* ---- a launch and its blocks' threads (exec/launch.cpp, fibers.cpp) ---- */
 
-enum State { READY, AT_BARRIER, AT_WARP, DONE };
+enum State { READY, AT_BARRIER, AT_WARP, DONE, AT_AWAIT /* a cuda::barrier's phase */ };
 
 struct Thread {
     ucontext_t ctx;
@@ -281,6 +281,7 @@ struct Thread {
     unsigned long long value = 0, result = 0;
     uint16_t wsync = 0; /* the warp synchronizations it took part in (for race checks) */
     void *asan_fake_stack = nullptr;
+    const void *awaits = nullptr, *await_pc = nullptr; /* AT_AWAIT: the barrier, and where */
 };
 
 /* Buffers a launch passes only as pointers to const: read-only, so their
@@ -375,6 +376,18 @@ void run_block_plain(unsigned from = 0); /* a kernel without barriers: plain cal
 /* After a thread faulted: the block's threads that can run, run to their end or their
  * next barrier (which nobody releases now). */
 void finish_block_fibers();
+/* The running thread waits (AT_AWAIT) on the cuda::barrier at bar until some
+ * thread makes it READY again (fibers.cpp; pc: the program's wait). */
+void fiber_await(const void *bar, const void *pc);
+
+/* ---- libcu++'s barriers and asynchronous copies (exec/barriers.cpp,
+ *      async_copy.cpp) ----------------------------------------------------- */
+
+/* Why the block's threads that wait at cuda::barriers can never go on, for
+ * the report of a block that is stuck; false when none waits. */
+bool explain_await(char *buf, size_t n);
+/* The barrier at bar completed its phase `phase`: the copies bound to it land. */
+void async_copies_land(const void *bar, unsigned phase);
 #if CUDASIM_ASAN
 extern const void *g_main_stack_bottom;
 extern size_t g_main_stack_size;
@@ -414,6 +427,12 @@ extern int g_check_level; /* CUDASIM_CHECK (see check_level) */
 int check_level();
 /* What an access of a kernel does (access.cpp's on_access sees each). */
 enum AccessKind : uint8_t { LOAD, STORE, ATOMIC };
+/* Words of shared memory that asynchronous copies will write when they land
+ * (exec/async_copy.cpp): while there are any, every shared access is asked
+ * whether it touches one (a read of the old bytes, a write the copy will
+ * overwrite: reported as the hazards they are). */
+extern unsigned long long g_async_pending;
+void async_shared_access(uintptr_t a, size_t n, AccessKind kind, const void *pc);
 
 /* memcheck and initcheck (check_memory.cpp) */
 [[noreturn]] void report_oob(bool shared, uintptr_t a, size_t n, AccessKind kind, const void *pc);

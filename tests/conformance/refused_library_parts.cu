@@ -6,7 +6,7 @@
 #include <thrust/find.h>
 #include <thrust/unique.h>
 #include <cooperative_groups/scan.h>
-#include <cooperative_groups/memcpy_async.h>
+#include <cooperative_groups/scan.h>
 #include <cufft.h>
 #include <cufftXt.h>
 

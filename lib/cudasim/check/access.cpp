@@ -61,6 +61,7 @@ __attribute__((noinline)) void shared_access_any(uintptr_t a, size_t n, AccessKi
 __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, AccessKind kind,
                                              const void *pc)
 {
+    if (__builtin_expect(g_async_pending != 0, 0)) async_shared_access(a, n, kind, pc);
     size_t off = a - (uintptr_t)g_arena;
     if (__builtin_expect(n == 4 && !(a & 3) && off < g_arena_used && g_arena_var[off >> 2], 1)) {
         if (kind != ATOMIC) race_cell(g_cells[off >> 2], kind == STORE, pc, true, a, n);
@@ -258,6 +259,24 @@ extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const vo
     if (g_launch.checking && (a & (n - 1))) report_misaligned(a, n, ATOMIC, pc);
     if (g_launch.checking) on_access(a, n, ATOMIC, pc);
     if (g_launch.in_kernel) spin_check(a, n, pc);
+}
+
+/* An access that a library of the device side makes for the program (a WMMA
+ * tile's load, a memcpy_async, a cuda::barrier's arrival), named by the
+ * program's code at pc: checked as the program's own accesses are, and
+ * counted by the profiler unless the GPU makes it otherwise (uncounted). */
+extern "C" void cudasim_library_access(const volatile void *p, size_t n, int kind, int flags,
+                                       const void *pc)
+{
+    if (!g_launch.checking || !n) return;
+    uintptr_t a = (uintptr_t)p;
+    AccessKind k = (AccessKind)kind;
+    if ((flags & CUDASIM_ACCESS_VECTOR) && (a & (n - 1))) report_misaligned(a, n, k, pc);
+    if (!(flags & CUDASIM_ACCESS_UNCOUNTED) || !g_launch.profiling) return on_access(a, n, k, pc);
+    if (g_check_level <= 0) return;
+    if (a - g_sh_lo < g_sh_span) shared_access(a, n, k, pc);
+    else if (a - g_rg_lo < g_rg_span) global_access(a, n, k, pc, false);
+    else if (a - g_var_lo < g_var_span) variable_access(a, n, k, pc, false);
 }
 
 /* ---- ThreadSanitizer's entry points: every access of a translated kernel ---- */

@@ -258,6 +258,7 @@ bool resolve_warps()
 void explain_stuck(char *buf, size_t size)
 {
     snprintf(buf, size, "the threads wait for one another and none can go on");
+    if (explain_await(buf, size)) return; /* a cuda::barrier's phase that cannot complete */
     for (int i = 0; i < g_launch.nthreads; i++) {
         const Thread &a = g_launch.threads[i];
         if (a.state != AT_WARP) continue;
@@ -480,6 +481,22 @@ int block_barrier(int op, int predicate, const char *file, int line)
     return (int)t->result;
 }
 } // namespace
+
+void fiber_await(const void *bar, const void *pc)
+{
+    if (!g_launch.fibers) {
+        std::string at = source_line(pc); /* "file:line" */
+        size_t colon = at.rfind(':');
+        needs_fibers("a cuda::barrier wait", at.substr(0, colon).c_str(),
+                     colon == std::string::npos ? 0 : atoi(at.c_str() + colon + 1));
+    }
+    Thread *t = g_launch.current;
+    t->state = AT_AWAIT;
+    t->awaits = bar;
+    t->await_pc = pc;
+    yield();
+    set_coordinates(*t);
+}
 
 } // namespace internal
 } // namespace cudasim

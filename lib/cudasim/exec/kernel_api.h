@@ -116,6 +116,56 @@ void cudasim_threadfence(void);
 int cudasim_register_variable(const void *p, size_t size, const char *name, int kind,
                               size_t red_zone, const char *file, int line);
 unsigned long long cudasim_clock64(void);
+
+/* ---- what the device side's libraries (include/mma.h, include/cuda/,
+ * cooperative_groups/memcpy_async.h) need of a launch. pc is the program's
+ * code that called the library (a return address), which reports name. ---- */
+
+/* An access the library makes for the program: n bytes at p, kind 0 a load,
+ * 1 a store, 2 an atomic (check/access.cpp). CUDASIM_ACCESS_VECTOR: one vector
+ * access, which must be a multiple of n; CUDASIM_ACCESS_UNCOUNTED: checked but
+ * not counted by the profiler (a GPU makes it otherwise). */
+#define CUDASIM_ACCESS_VECTOR 1
+#define CUDASIM_ACCESS_UNCOUNTED 2
+void cudasim_library_access(const volatile void *p, size_t n, int kind, int flags, const void *pc);
+/* A library found the program's mistake: reported, with the thread and its
+ * line, and the launch ends with error (a cudaError_t) (exec/warp_collective.cpp). */
+void cudasim_device_fault(int error, const char *what, const void *pc) __attribute__((noreturn));
+/* A collective of the whole warp (WMMA): every lane gives ctx; when the 32
+ * have, settle(ctxs) runs once, with the lanes' ctx in lane order, before any
+ * of them goes on. A lane that does not come is reported as for a warp
+ * operation at file:line (exec/warp_collective.cpp). */
+void cudasim_warp_collective(void *ctx, void (*settle)(void *const *ctxs), const char *file,
+                             int line);
+/* cuda::barrier<thread_scope_block> (exec/barriers.cpp), whose state is the
+ * 16 bytes at bar: init(bar, expected); arrive: update arrivals (drop: the
+ * thread leaves the barrier's later phases too), returning the phase it
+ * arrived in, *completed whether it completed it; wait until the phase
+ * `phase` has completed (parity: until a phase of that parity has); a phase
+ * that completes orders what the block did before it with what it does after,
+ * as __syncthreads does. */
+void cudasim_barrier_init(void *bar, long long expected, const void *pc);
+unsigned cudasim_barrier_arrive(void *bar, long long update, int drop, int *completed,
+                                const void *pc);
+void cudasim_barrier_wait(void *bar, unsigned phase, int parity, const void *pc);
+int cudasim_barrier_test(void *bar, unsigned phase, int parity, const void *pc);
+/* The barrier's completion function ran, after a phase completed: what it did
+ * is ordered before what the waiting threads do next. */
+void cudasim_barrier_completion_ran(void *bar);
+/* Asynchronous copies (cuda::memcpy_async, cooperative groups' memcpy_async;
+ * exec/async_copy.cpp): n bytes from src to dst, each aligned to align. From
+ * global to shared memory the copy lands (dst is written, for the checks)
+ * when it completes: with bar, when the barrier's current phase completes;
+ * without, when the thread waits for its group of copies (commit: the
+ * thread's copies so far are a group; wait_prior: all but the n last groups
+ * complete). bind: the thread's copies not yet in a group complete with the
+ * barrier's current phase instead. Other copies are made at once. */
+void cudasim_async_copy(void *dst, const void *src, size_t n, size_t align, void *bar,
+                        const void *pc);
+void cudasim_async_commit(void);
+void cudasim_async_wait_prior(unsigned n);
+void cudasim_async_bind(void *bar);
+
 /* printf in device code (the translator renames it): inside a kernel the
  * text is kept and printed, as a GPU's printf buffer is, lane by lane at the
  * block's next barrier or its end; outside one it is printf. */

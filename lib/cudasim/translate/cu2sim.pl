@@ -257,7 +257,6 @@ sub translate
         'cusparse'         => 'cuSPARSE',
         'cusolver'         => 'cuSOLVER',
         'cudnn'            => 'cuDNN',
-        'mma.h'            => 'warp matrix functions (WMMA)',
     );
     my (@includes, %library_said);
     INCLUDE: while ($text =~ /^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]/mg) {
@@ -274,8 +273,9 @@ sub translate
         }
         if ($inc =~ m{^cooperative_groups/}) {
             $bad->($at, "#include <$inc>: this part of cooperative groups is not in the CUDA "
-                        . "simulator, which has <cooperative_groups.h> and "
-                        . "<cooperative_groups/reduce.h>") unless $library_said{'cg/'}++;
+                        . "simulator, which has <cooperative_groups.h>, "
+                        . "<cooperative_groups/reduce.h> and <cooperative_groups/memcpy_async.h>")
+                unless $library_said{'cg/'}++;
             next;
         }
         if ($inc =~ m{^thrust/}) {
@@ -490,10 +490,10 @@ sub translate
         $Cu2simKernels::extern_shared = 1 if $extern;
         $quals =~ s/\bstatic\b/ /g;
         my $align = '0';
-        while ($quals =~ s/\b__align__\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
+        while ($quals =~ s/\b(?:__align__|alignas)\s*\(((?:[^()]|\([^()]*\))*)\)/ /) { $align = "($1)"; }
         # Qualifiers, or the type itself: `extern float __shared__ smem[];`
         # is `extern __shared__ float smem[];` (the type stays in $quals).
-        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|__align__\s*\([^)]*\))\s*)*(?:(?>[\w:]+)(?:\s*<[\w\s:,*]*>)?[\s*]*)*$/) {
+        if ($prefix =~ /[^\s]/ && $prefix !~ /^\s*(?:(?:extern|static|volatile|const|(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\))\s*)*(?:(?>[\w:]+)(?:\s*<[\w\s:,*]*>)?[\s*]*)*$/) {
             $bad->($at, "cannot translate this __shared__ declaration for the CUDA simulator; "
                         . "write it as `__shared__ TYPE NAME[SIZE];`");
             next;
@@ -648,7 +648,9 @@ my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__a
 # Cooperative groups' barriers and warp operations (a group's methods, or
 # anything of the namespace: taken to need fibers).
 my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b/;
-my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups ? 1 : 0) } keys %body;
+# WMMA's collectives, libcu++'s barriers and pipelines (their waits).
+my $libcu = qr/\b(?:wmma|nvcuda|cuda)::|\b(?:load_matrix_sync|store_matrix_sync|mma_sync|memcpy_async)\b|\.(?:arrive\w*|wait\w*|producer_\w+|consumer_\w+)\s*\(/;
+my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups || $body{$_} =~ $libcu ? 1 : 0) } keys %body;
 for (my $changed = 1; $changed;) {
     $changed = 0;
     for my $f (keys %body) {

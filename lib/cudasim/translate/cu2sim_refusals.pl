@@ -56,7 +56,7 @@ my @include_needs = (
     [qr{^omp\.h$}, 'host threads that call CUDA at once (OpenMP)'],
     [qr{^(?:texture_fetch_functions|surface_functions|cuda_texture_types|cuda_surface_types)\.h$},
      'texture references (removed in CUDA 12)'],
-    [qr{^cuda/|^nv/|^cuda_(?:awbarrier|pipeline)\w*\.h$}, 'the CUDA C++ standard library (libcu++: cuda::barrier, cuda::pipeline, ...)'],
+    [qr{^cuda/|^nv/|^cuda_(?:awbarrier|pipeline)\w*\.h$}, 'the rest of the CUDA C++ standard library (libcu++; the simulator has <cuda/atomic>, <cuda/std/atomic>, <cuda/barrier> and <cuda/pipeline>)'],
 );
 
 # The names of the CUDA toolkit's own headers (its include folder): one the
