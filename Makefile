@@ -649,6 +649,8 @@ test: deps gpu-status
 	@bash tests/hostile/make_vars.sh "$(BUILD_ROOT)" "$(NVCC)"
 	@$(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),bash \
 	  tests/sim/api_signatures_test.sh "$(CUDA_HOME)/include" "$(BUILD_ROOT)"))
+	@$(if $(wildcard $(CUDA_HOME)/include/cccl/thrust $(CUDA_HOME)/include/thrust),bash \
+	  tests/sim/library_headers_test.sh "$(CUDA_HOME)/include" "$(BUILD_ROOT)")
 	@if [ -n "$(HAVE_GPU)" ]; then echo "== kernels on the GPU"; \
 	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0 $(GPU_TESTS); \
 	else echo "== kernels on a GPU: skipped, no CUDA device here (they ran on the simulator)"; fi

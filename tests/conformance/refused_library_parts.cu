@@ -3,8 +3,8 @@
 // headers: the refusal is one line per library, at its first include, not one
 // per header. nvcc builds the program (it declares and calls nothing).
 #include <cstdio>
-#include <thrust/find.h>
-#include <thrust/unique.h>
+#include <thrust/complex.h>
+#include <thrust/universal_vector.h>
 #include <cooperative_groups/scan.h>
 #include <cooperative_groups/scan.h>
 #include <cufft.h>

@@ -252,7 +252,6 @@ sub translate
                       . "supported by the CUDA simulator: split the kernel in two launches");
     }
     my %libraries = (
-        'cub/'             => 'CUB',
         'cufft'            => 'cuFFT',
         'cusparse'         => 'cuSPARSE',
         'cusolver'         => 'cuSOLVER',
@@ -280,18 +279,29 @@ sub translate
         }
         if ($inc =~ m{^thrust/}) {
             $bad->($at, "#include <$inc>: this part of Thrust is not in the CUDA simulator, whose "
-                        . "Thrust has device_vector, host_vector, device_ptr, the counting and "
-                        . "constant iterators, copy, fill, sequence, generate, transform, for_each, "
-                        . "reduce, transform_reduce, inner_product, count, min/max_element, "
-                        . "equal, is_sorted, the scans, the sorts and thrust::random's minstd engines and "
-                        . "uniform distributions") unless $library_said{'thrust/'}++;
+                        . "Thrust has device_vector, host_vector, device_ptr, tuple and pair, the "
+                        . "counting, constant, zip, transform, permutation, reverse and discard "
+                        . "iterators, the algorithms of copy, fill, sequence, generate, tabulate, "
+                        . "transform, transform_scan, for_each, reduce (by key too), "
+                        . "transform_reduce, inner_product, count, extrema, equal, mismatch, find, "
+                        . "logical, binary_search, scan (by key too), sort, unique, remove, "
+                        . "replace, reverse, partition, gather, scatter, adjacent_difference, merge "
+                        . "and set_operations, and thrust::random's minstd engines and uniform "
+                        . "distributions") unless $library_said{'thrust/'}++;
+            next;
+        }
+        if ($inc =~ m{(?:^|/)cub/}) {
+            $bad->($at, "#include <$inc>: this part of CUB is not in the CUDA simulator, whose CUB "
+                        . "has <cub/cub.cuh> and the headers of BlockReduce, BlockScan, BlockLoad, "
+                        . "BlockStore, BlockExchange, WarpReduce, WarpScan, DeviceReduce, DeviceScan, "
+                        . "DeviceRadixSort and CachingDeviceAllocator") unless $library_said{'cub/'}++;
             next;
         }
         for my $k (sort keys %libraries) {
             if (index($inc, $k) == 0 || $inc =~ m{(?:^|/)\Q$k\E}) {
                 $bad->($at, "#include <$inc>: $libraries{$k} is not part of the CUDA simulator, "
                             . "which has the runtime API, cuBLAS, cuRAND (curand.h, "
-                            . "curand_kernel.h), Thrust, cooperative groups, cuda_fp16.h and "
+                            . "curand_kernel.h), CUB, Thrust, cooperative groups, cuda_fp16.h and "
                             . "cuda_bf16.h") unless $library_said{$libraries{$k}}++;
                 next INCLUDE;
             }
@@ -646,8 +656,9 @@ Cu2simHeaders::write_deps($deps_file, $path) if defined $deps_file;
 # Which kernels need fibers.
 my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync)\b/;
 # Cooperative groups' barriers and warp operations (a group's methods, or
-# anything of the namespace: taken to need fibers).
-my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b/;
+# anything of the namespace: taken to need fibers), and CUB's block and warp
+# collectives.
+my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b|\bcub::(?:Block|Warp)\w+/;
 # WMMA's collectives, libcu++'s barriers and pipelines (their waits).
 my $libcu = qr/\b(?:wmma|nvcuda|cuda)::|\b(?:load_matrix_sync|store_matrix_sync|mma_sync|memcpy_async)\b|\.(?:arrive\w*|wait\w*|producer_\w+|consumer_\w+)\s*\(/;
 my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups || $body{$_} =~ $libcu ? 1 : 0) } keys %body;

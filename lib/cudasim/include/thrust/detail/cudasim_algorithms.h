@@ -2,7 +2,8 @@
  * Thrust for the CUDA simulator: the algorithms a course uses. Where an
  * algorithm runs follows Thrust's rule: on the device when its iterators are
  * device iterators (device_vector's, device_ptr) or the policy is
- * thrust::device, on the host for host iterators or thrust::host;
+ * thrust::device, on the host for host iterators or thrust::host (or
+ * thrust::seq);
  * thrust::copy also copies between the two. On the device an algorithm is a
  * kernel launch (one thread, named thrust::NAME in reports and counted by
  * cudasim_launch_count), so every element it touches is checked as a
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "../functional.h"
+#include "cudasim_fancy_iterators.h"
 #include "cudasim_iterators.h"
 #include "cudasim_memory.h"
 
@@ -84,15 +86,53 @@ void fill_device(T *p, const T &value, std::size_t n)
 
 /* ---- copying and filling ---- */
 
+/* n elements of a device iterator into device memory at dst (declared in
+ * cudasim_memory.h): a kernel, since its elements may be computed. */
+template <typename It, typename T>
+void gather_device(It first, std::size_t n, T *dst)
+{
+    launch("thrust::copy", [=] {
+        auto in = raw(first);
+        for (std::size_t i = 0; i < n; i++) dst[i] = in[i];
+    });
+}
+
+/* Device memory for n elements, for a copy between host and device
+ * iterators whose elements are not plain memory (zip, transform, ...). */
+template <typename T>
+struct Staging {
+    T *p = nullptr;
+    explicit Staging(std::size_t n) { check(cudaMalloc((void **)&p, (n ? n : 1) * sizeof(T)), "thrust::copy"); }
+    ~Staging() { cudaFree(p); }
+    Staging(const Staging &) = delete;
+    Staging &operator=(const Staging &) = delete;
+};
+
 template <Mode M, typename In, typename Out>
 Out copy(In first, In last, Out out)
 {
     std::ptrdiff_t n = std::distance(first, last);
     if constexpr (M == AUTO && space_of<In>::value == DEVICE && space_of<Out>::value == HOST) {
-        return from_device(raw(first), (std::size_t)n, out);
+        if constexpr (is_contiguous<In>::value) {
+            return from_device(raw(first), (std::size_t)n, out);
+        } else {
+            Staging<typename value_of<In>::type> staged((std::size_t)n);
+            gather_device(first, (std::size_t)n, staged.p);
+            return from_device(staged.p, (std::size_t)n, out);
+        }
     } else if constexpr (M == AUTO && space_of<In>::value == HOST &&
                          space_of<Out>::value == DEVICE) {
-        to_device(first, (std::size_t)n, raw(out));
+        if constexpr (is_contiguous<Out>::value) {
+            to_device(first, (std::size_t)n, raw(out));
+        } else {
+            Staging<typename value_of<In>::type> staged((std::size_t)n);
+            to_device(first, (std::size_t)n, staged.p);
+            typename value_of<In>::type *from = staged.p;
+            launch("thrust::copy", [=] {
+                auto o = raw(out);
+                for (std::ptrdiff_t i = 0; i < n; i++) o[i] = from[i];
+            });
+        }
         return out + n;
     } else {
         run<on_device_t<M, In, Out>::value>("thrust::copy", [=] {
@@ -280,6 +320,23 @@ Out inclusive_scan(In first, In last, Out out, Op op)
     return out + n;
 }
 
+/* The form with an initial value: out[i] = init op in[0] op ... op in[i]. */
+template <Mode M, typename In, typename Out, typename T, typename Op>
+Out inclusive_scan(In first, In last, Out out, T init, Op op)
+{
+    std::ptrdiff_t n = std::distance(first, last);
+    run<on_device_t<M, In, Out>::value>("thrust::inclusive_scan", [=] {
+        auto in = raw(first);
+        auto o = raw(out);
+        T acc = init;
+        for (std::ptrdiff_t i = 0; i < n; i++) {
+            acc = op(acc, in[i]);
+            o[i] = acc;
+        }
+    });
+    return out + n;
+}
+
 template <Mode M, typename In, typename Out, typename T, typename Op>
 Out exclusive_scan(In first, In last, Out out, T init, Op op)
 {
@@ -305,7 +362,17 @@ void sort(It first, It last, C comp)
     std::ptrdiff_t n = std::distance(first, last);
     run<on_device_t<M, It>::value>("thrust::sort", [=] {
         auto p = raw(first);
-        std::stable_sort(p, p + n, comp);
+        if constexpr (std::is_pointer<decltype(p)>::value) {
+            std::stable_sort(p, p + n, comp);
+        } else { /* (a zip_iterator's elements are tuples of references: sorted by index) */
+            std::vector<std::ptrdiff_t> order(n);
+            for (std::ptrdiff_t i = 0; i < n; i++) order[i] = i;
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::ptrdiff_t a, std::ptrdiff_t b) { return comp(p[a], p[b]); });
+            std::vector<typename value_of<It>::type> sorted;
+            for (std::ptrdiff_t i = 0; i < n; i++) sorted.push_back(p[order[i]]);
+            for (std::ptrdiff_t i = 0; i < n; i++) p[i] = sorted[i];
+        }
     });
 }
 
@@ -325,6 +392,20 @@ void sort_by_key(K keys, K keys_last, V values, C comp)
         for (std::ptrdiff_t i = 0; i < n; i++) ks.push_back(k[order[i]]), vs.push_back(v[order[i]]);
         for (std::ptrdiff_t i = 0; i < n; i++) k[i] = ks[i], v[i] = vs[i];
     });
+}
+
+/* The end of the longest sorted range from first. */
+template <Mode M, typename It, typename C = thrust::less<typename value_of<It>::type>>
+It is_sorted_until(It first, It last, C comp = C())
+{
+    std::ptrdiff_t n = std::distance(first, last);
+    std::ptrdiff_t k = run<on_device_t<M, It>::value>("thrust::is_sorted_until", [=] {
+        auto p = raw(first);
+        for (std::ptrdiff_t i = 1; i < n; i++)
+            if (comp(p[i], p[i - 1])) return i;
+        return n;
+    });
+    return first + k;
 }
 
 template <Mode M, typename It, typename C>
@@ -455,7 +536,9 @@ CUDASIM_THRUST_ALGORITHM(stable_sort)
 CUDASIM_THRUST_ALGORITHM(sort_by_key)
 CUDASIM_THRUST_ALGORITHM(stable_sort_by_key)
 CUDASIM_THRUST_ALGORITHM(is_sorted)
-#undef CUDASIM_THRUST_ALGORITHM
+CUDASIM_THRUST_ALGORITHM(is_sorted_until)
+/* (CUDASIM_THRUST_ALGORITHM stays defined for the other algorithm files;
+ * cudasim_thrust.h undefines it) */
 
 } // namespace thrust
 

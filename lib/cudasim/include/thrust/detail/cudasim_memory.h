@@ -60,6 +60,9 @@ struct host_t {};
 struct device_t {};
 static const host_t host = {};
 static const device_t device = {};
+/* Sequential execution where the call is made: from host code, the host;
+ * in a kernel, that thread. */
+static const host_t seq = {};
 
 template <typename T>
 class device_ptr;
@@ -211,21 +214,44 @@ struct space_of<device_ptr<T>> {
     static const Space value = DEVICE;
 };
 
-/* The same elements as a plain iterator of device code: device_ptr<T> as T*. */
-template <typename It>
-It raw(It it)
-{
-    return it;
-}
+/* The same elements as a plain iterator of device code: device_ptr<T> as
+ * T*, and an iterator made of others (zip, transform, permutation) made of
+ * theirs (cudasim_fancy_iterators.h). */
+template <typename It, typename = void>
+struct Raw {
+    typedef It type;
+    static It get(const It &it) { return it; }
+};
 template <typename T>
-T *raw(device_ptr<T> p)
+struct Raw<device_ptr<T>> {
+    typedef T *type;
+    static T *get(const device_ptr<T> &p) { return p.get(); }
+};
+template <typename It>
+typename Raw<It>::type raw(const It &it)
 {
-    return p.get();
+    return Raw<It>::get(it);
 }
+/* Whether an iterator's elements are plain memory, one after another. */
+template <typename It>
+struct is_contiguous : std::is_pointer<typename Raw<It>::type> {
+};
 
 template <typename It>
 struct is_device {
     static const bool value = space_of<It>::value == DEVICE;
+};
+
+/* n elements in host memory, for a copy (an array, not a vector: a
+ * vector<bool> has no data(); and no <memory>, whose GCC 12 spelling of
+ * __noinline__ kernel.h's macro would break). */
+template <typename T>
+struct HostArray {
+    T *p;
+    explicit HostArray(std::size_t n) : p(new T[n ? n : 1]) {}
+    ~HostArray() { delete[] p; }
+    HostArray(const HostArray &) = delete;
+    HostArray &operator=(const HostArray &) = delete;
 };
 
 /* Copy between host iterators and device memory (one cudaMemcpy). */
@@ -233,25 +259,27 @@ template <typename InIt, typename T>
 void to_device(InIt first, std::size_t n, T *dst)
 {
     if (!n) return;
-    std::vector<typename std::remove_const<T>::type> tmp;
-    tmp.reserve(n);
-    for (std::size_t i = 0; i < n; i++, ++first) tmp.push_back(*first);
-    check(cudaMemcpy(dst, tmp.data(), n * sizeof(T), cudaMemcpyHostToDevice), "copy to the device");
+    HostArray<typename std::remove_const<T>::type> tmp(n);
+    for (std::size_t i = 0; i < n; i++, ++first) tmp.p[i] = *first;
+    check(cudaMemcpy(dst, tmp.p, n * sizeof(T), cudaMemcpyHostToDevice), "copy to the device");
 }
 template <typename T, typename OutIt>
 OutIt from_device(const T *src, std::size_t n, OutIt out)
 {
     if (!n) return out;
-    std::vector<typename std::remove_const<T>::type> tmp(n);
-    check(cudaMemcpy(tmp.data(), src, n * sizeof(T), cudaMemcpyDeviceToHost),
-          "copy from the device");
-    for (std::size_t i = 0; i < n; i++) *out++ = tmp[i];
+    HostArray<typename std::remove_const<T>::type> tmp(n);
+    check(cudaMemcpy(tmp.p, src, n * sizeof(T), cudaMemcpyDeviceToHost), "copy from the device");
+    for (std::size_t i = 0; i < n; i++) *out++ = tmp.p[i];
     return out;
 }
 
 /* n copies of value at p: a kernel (cudasim_algorithms.h). */
 template <typename T>
 void fill_device(T *p, const T &value, std::size_t n);
+/* n elements of a device iterator into device memory at dst: a kernel
+ * (cudasim_algorithms.h). */
+template <typename It, typename T>
+void gather_device(It first, std::size_t n, T *dst);
 
 } // namespace cudasim_detail
 
@@ -388,9 +416,14 @@ class device_vector {
     template <typename It>
     static void copy_within(It first, size_type n, T *dst)
     {
-        cudasim_detail::check(cudaMemcpy(dst, raw_pointer_cast(first), n * sizeof(T),
-                                         cudaMemcpyDeviceToDevice),
-                              "device_vector copy");
+        if constexpr (cudasim_detail::is_contiguous<It>::value) {
+            if (n)
+                cudasim_detail::check(cudaMemcpy(dst, cudasim_detail::raw(first), n * sizeof(T),
+                                                 cudaMemcpyDeviceToDevice),
+                                      "device_vector copy");
+        } else if (n) {
+            cudasim_detail::gather_device(first, n, dst);
+        }
     }
 };
 

@@ -1,0 +1,3 @@
+/* <thrust/set_operations.h> on the CUDA simulator: see detail/cudasim_thrust.h. */
+#pragma once
+#include "detail/cudasim_thrust.h"
