@@ -884,7 +884,7 @@ sim-run: $(SIM_A)
 	  "not build for a GPU; not run (NVCC= skips this check)"; exit 2;; \
 	  *) echo "make sim-run: could not ask nvcc ($(NVCC)) whether $$bad compiles; running it anyway";; esac
 	@$(call nvcc_res,$(call enc,$(CU_ABS)) $(filter %.cu,$(CU_ALSO_ABS))) cd $(call sq,$(CU_FROM)) && $(SIM_ENV) \
-	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 $(abspath $(CU_BIN)) $(ARGS)
+	  CUDASIM_SUMMARY=$${CUDASIM_SUMMARY:-1} ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 $(abspath $(CU_BIN)) $(ARGS)
 
 # The include folders and nvcc's options a program was last built with (and the objects and
 # libraries it was linked with): a change rebuilds it.

@@ -61,6 +61,7 @@ extern std::string g_report_context; /* prefixed to reports: where a graph launc
 /* Report a problem: at the program's line that called the simulator, on the
  * report stream, and as the last report. */
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern unsigned long long g_report_count; /* reports so far (a launch with none is clean) */
 /* Fail a runtime call with e (cudaGetLastError returns it next). */
 cudaError_t fail(cudaError_t e);
 /* "file:line" of the code at pc ("" if unknown); a return address unless exact. */
@@ -89,6 +90,7 @@ struct Alloc {
     bool open;        /* opened for the device operation running now */
     bool managed;     /* cudaMallocManaged: host code may touch it too */
     const void *pc;   /* where it was allocated (a return address), or NULL */
+    unsigned long long serial = 0; /* the program's n-th allocation: a new buffer, a new number */
 };
 /* A freed device buffer, remembered while its addresses are not reused. */
 struct Freed {
@@ -337,6 +339,9 @@ struct Launch {
     bool checking = false;     /* the hooks call on_access: its accesses are checked or profiled */
     bool profiling = false;    /* on_access gives them to the profiler (profile.cpp) */
     bool global_races = false; /* races on global memory are checked too */
+    bool check_accesses = false; /* its accesses are checked (else only profiled, or neither) */
+    uint64_t shape = 0;              /* its shape (launch.cpp's launch_shape), 0: none */
+    unsigned long long reports_before = 0; /* g_report_count when it began */
     uint64_t stamp = 1;        /* block_serial << 24 | barriers the block has passed */
     ReadOnly readonly[8];      /* the buffers that only pointers to const reach */
     int readonly_n = 0;
@@ -452,6 +457,11 @@ const char *space_name(uintptr_t a);
 /* racecheck (check_races.cpp, and between blocks check_races_blocks.cpp; its
  * step at every access is in check_races.h) */
 const unsigned long long kGlobalRaceLaunches = 4;
+/* Under CUDASIM_CHECK=1 or 2, a kernel's launches of one shape (its grid,
+ * block, shared memory, and arguments: each scalar's value, each pointer's
+ * buffer and offset) are checked until this many of them ran clean (no
+ * report); its later launches of that shape run unchecked (exec/launch.cpp). */
+const unsigned long long kCheckedLaunches = kGlobalRaceLaunches;
 void find_read_only_buffers(const cudasim::Args *args);
 /* The launch's blocks are done (or it stopped): reads that were given an
  * older value (check_races_blocks.cpp) see memory as it is again. */

@@ -41,12 +41,15 @@ int g_check_level = -1; /* CUDASIM_CHECK (see check_level) */
  * of memory never written) and races on shared memory; 2 (the default) also
  * races on global memory in the first kGlobalRaceLaunches launches of each
  * kernel (they cost the most, and a training loop launches the same kernels
- * thousands of times); 3 races on global memory in every launch. */
+ * thousands of times); 3, or `all`, races on global memory in every launch,
+ * and every launch checked. Under 1 and 2 a kernel's launches of one shape
+ * are checked until kCheckedLaunches of them were clean; the later ones run
+ * unchecked (exec/launch.cpp). */
 int check_level()
 {
     if (g_check_level < 0) {
         const char *env = getenv("CUDASIM_CHECK");
-        g_check_level = env && *env ? atoi(env) : 2;
+        g_check_level = env && !strcmp(env, "all") ? 3 : env && *env ? atoi(env) : 2;
         if (g_check_level < 0 || g_check_level > 3) g_check_level = 2;
     }
     return g_check_level;
@@ -163,7 +166,7 @@ __attribute__((noinline)) void variable_access(uintptr_t a, size_t n, AccessKind
 __attribute__((noinline)) void checked_and_profiled(uintptr_t a, size_t n, AccessKind kind,
                                                     const void *pc, bool strong)
 {
-    if (g_check_level > 0) {
+    if (g_launch.check_accesses) {
         if (a - g_sh_lo < g_sh_span) shared_access(a, n, kind, pc);
         else if (a - g_rg_lo < g_rg_span) global_access(a, n, kind, pc, strong);
         else if (a - g_var_lo < g_var_span) variable_access(a, n, kind, pc, strong);
@@ -273,7 +276,7 @@ extern "C" void cudasim_library_access(const volatile void *p, size_t n, int kin
     AccessKind k = (AccessKind)kind;
     if ((flags & CUDASIM_ACCESS_VECTOR) && (a & (n - 1))) report_misaligned(a, n, k, pc);
     if (!(flags & CUDASIM_ACCESS_UNCOUNTED) || !g_launch.profiling) return on_access(a, n, k, pc);
-    if (g_check_level <= 0) return;
+    if (!g_launch.check_accesses) return;
     if (a - g_sh_lo < g_sh_span) shared_access(a, n, k, pc);
     else if (a - g_rg_lo < g_rg_span) global_access(a, n, k, pc, false);
     else if (a - g_var_lo < g_var_span) variable_access(a, n, k, pc, false);

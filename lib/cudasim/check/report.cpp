@@ -36,8 +36,11 @@ cudaError_t g_sticky = cudaSuccess; /* a kernel fault: returned until reset */
 std::string g_report;
 std::string g_report_context; /* prefixed to reports: where a graph launch is */
 
+unsigned long long g_report_count = 0;
+
 void report(const char *fmt, ...)
 {
+    g_report_count++;
     char buf[2048];
     va_list ap;
     va_start(ap, fmt);

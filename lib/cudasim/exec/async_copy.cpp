@@ -120,7 +120,7 @@ bool in_global(const void *p)
  * __shared__ variable must hold it all. */
 void check_destination(const char *dst, size_t n, const void *pc)
 {
-    if (!g_launch.checking || g_check_level <= 0) return;
+    if (!g_launch.checking || !g_launch.check_accesses) return;
     uintptr_t a = (uintptr_t)dst, base = (uintptr_t)g_arena;
     if (a < base || a - base + n > g_arena_used) report_oob(true, a, n, STORE, pc);
     size_t g0 = (a - base) / 4, g1 = (a - base + n - 1) / 4;

@@ -152,6 +152,24 @@ static void visit_pointer_argument(void (*visit)(const void *), const T &a)
         visit((const void *)a);
 }
 
+/* Mix one argument into a launch's shape (Args::shape): a pointer as the
+ * runtime names it, any other plain value by its bytes. */
+template <typename T>
+static bool shape_of(uint64_t *h, uint64_t (*pointer)(const void *), const T &a)
+{
+    uint64_t x = *h;
+    if constexpr (std::is_pointer<T>::value) {
+        x = (x ^ pointer((const void *)a)) * 0x100000001b3ull;
+    } else if constexpr (std::is_trivially_copyable<T>::value) {
+        const unsigned char *b = reinterpret_cast<const unsigned char *>(&a);
+        for (size_t i = 0; i < sizeof(T); i++) x = (x ^ b[i]) * 0x100000001b3ull;
+    } else {
+        return false;
+    }
+    *h = (x ^ sizeof(T)) * 0x100000001b3ull;
+    return true;
+}
+
 /* A kernel with its arguments converted to its parameters' types. */
 template <typename... P>
 struct Pack final : Args {
@@ -172,6 +190,11 @@ struct Pack final : Args {
     void pointer_arguments(void (*visit)(const void *)) const override
     {
         std::apply([visit](const P &...a) { (visit_pointer_argument(visit, a), ...); }, args);
+    }
+    bool shape(uint64_t *h, uint64_t (*pointer)(const void *)) const override
+    {
+        return std::apply([h, pointer](const P &...a) { return (shape_of(h, pointer, a) && ... && true); },
+                          args);
     }
 };
 
@@ -201,6 +224,11 @@ struct DeducedPack final : Args {
     void pointer_arguments(void (*visit)(const void *)) const override
     {
         std::apply([visit](const A &...a) { (visit_pointer_argument(visit, a), ...); }, args);
+    }
+    bool shape(uint64_t *h, uint64_t (*pointer)(const void *)) const override
+    {
+        return std::apply([h, pointer](const A &...a) { return (shape_of(h, pointer, a) && ... && true); },
+                          args);
     }
 };
 

@@ -38,6 +38,16 @@ struct Args {
     /* Calls visit with each argument whose type is a pointer (not the words
      * of a struct): each must be device memory, or NULL. */
     virtual void pointer_arguments(void (*visit)(const void *)) const { (void)visit; }
+    /* The launch's shape, for the checks (exec/launch.cpp): *h mixed with the
+     * bytes of each argument, a pointer argument as pointer(p) says (the
+     * buffer it points into, and where); false when an argument's type has no
+     * plain bytes to compare (every launch is then checked). */
+    virtual bool shape(uint64_t *h, uint64_t (*pointer)(const void *)) const
+    {
+        (void)h;
+        (void)pointer;
+        return false;
+    }
 };
 
 enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };

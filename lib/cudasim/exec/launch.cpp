@@ -44,6 +44,8 @@ struct KernelInfo {
     int barriers = 0;
     int instrumented = 1;
     unsigned long long launches = 0; /* run so far (global races: the first few only) */
+    /* Its launches of each shape (launch_shape) that ran checked and clean. */
+    std::map<uint64_t, unsigned long long> clean;
 };
 std::map<std::string, KernelInfo> &kernels()
 {
@@ -171,6 +173,48 @@ void check_host_pointer(const void *p)
            g_launch.cfg->name, p);
 }
 
+/* How a pointer argument enters a launch's shape: the buffer it points into
+ * (by its allocation's number, so a buffer freed and allocated again is a new
+ * one) and the offset in it; a pointer into no live buffer (freed, host
+ * memory, a __device__ variable) by its value, marked apart. */
+uint64_t pointer_shape(const void *p)
+{
+    uintptr_t start;
+    const Alloc *a = p ? find_alloc(p, &start) : nullptr;
+    if (!a) return (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull ^ 0x5bd1e995ull;
+    return a->serial * 0xc2b2ae3d27d4eb4full ^ ((uint64_t)((uintptr_t)p - start) << 1) ^
+           (uint64_t)a->size << 33;
+}
+
+/* A launch's shape: its configuration and its arguments (Args::shape); 0
+ * when it has none (an argument without plain bytes): then it is always
+ * checked. */
+uint64_t launch_shape(const cudasim::LaunchConfig *cfg, const cudasim::Args *args)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    const unsigned dims[7] = {cfg->grid.x,  cfg->grid.y,  cfg->grid.z, cfg->block.x,
+                              cfg->block.y, cfg->block.z, (unsigned)cfg->shared_bytes};
+    for (unsigned d : dims) h = (h ^ d) * 0x100000001b3ull;
+    if (!args->shape(&h, pointer_shape)) return 0;
+    return h ? h : 1;
+}
+
+unsigned long long g_checked_launches = 0, g_unchecked_launches = 0;
+
+/* The run's summary, at exit, when asked for (CUDASIM_SUMMARY=1: make sim-run
+ * asks) and some launch ran unchecked: how many launches were checked, and
+ * how many ran unchecked. */
+void launch_summary()
+{
+    if (!g_unchecked_launches) return;
+    fprintf(stderr,
+            "cudasim: %llu launch%s checked, %llu ran unchecked (a kernel's launches of one shape "
+            "run unchecked after its first %llu of that shape were clean; CUDASIM_CHECK=all "
+            "checks every launch)\n",
+            g_checked_launches, g_checked_launches == 1 ? "" : "es", g_unchecked_launches,
+            kCheckedLaunches);
+}
+
 /* Unknown kernels get fibers (the safe choice) and are taken as not
  * instrumented (their buffers count as written after the launch). */
 KernelInfo kernel_info(const char *name)
@@ -262,8 +306,34 @@ cudaError_t launch_begin(const cudasim::LaunchConfig *cfg, const cudasim::Args *
         return fail(cudaErrorLaunchOutOfResources);
     }
     check_level();
-    g_launch.global_races =
-        g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches);
+    /* A kernel's launches of one shape, once kCheckedLaunches of them ran
+     * clean, run unchecked (unless CUDASIM_CHECK=all). */
+    g_launch.shape = 0;
+    bool unchecked = false;
+    if (info.instrumented && g_check_level > 0 && g_check_level < 3) {
+        g_launch.shape = launch_shape(cfg, args);
+        if (g_launch.shape) {
+            auto &clean = kernels()[kernel_base(cfg->name)].clean;
+            auto it = clean.find(g_launch.shape);
+            unchecked = it != clean.end() && it->second >= kCheckedLaunches;
+        }
+    }
+    g_launch.check_accesses = info.instrumented && g_check_level > 0 && !unchecked;
+    if (info.instrumented && g_check_level > 0) {
+        if (unchecked)
+            g_unchecked_launches++;
+        else
+            g_checked_launches++;
+    }
+    static bool summary = false;
+    if (!summary) {
+        summary = true;
+        const char *env = getenv("CUDASIM_SUMMARY");
+        if (env && !strcmp(env, "1")) atexit(launch_summary);
+    }
+    g_launch.reports_before = g_report_count;
+    g_launch.global_races = g_launch.check_accesses &&
+        (g_check_level >= 3 || (g_check_level == 2 && launches <= kGlobalRaceLaunches));
     find_read_only_buffers(args);
     args->pointer_arguments(check_host_pointer);
     profile_launch_begin();
@@ -306,7 +376,7 @@ Attempt run_grid()
     g_launch.faulted = false;
     g_launch.fault_more = 0;
     Attempt how = FINISHED;
-    bool checks = g_launch.instrumented && (g_check_level > 0 || g_launch.profiling);
+    bool checks = g_launch.instrumented && (g_launch.check_accesses || g_launch.profiling);
     int left = sigsetjmp(g_launch.abort_env, 1);
     if (left != 0) {
 #if CUDASIM_ASAN
@@ -381,6 +451,16 @@ Attempt run_grid()
 void launch_end(Attempt how)
 {
     profile_launch_end(how == FINISHED);
+    if (g_launch.instrumented && g_launch.shape) {
+        unsigned long long &clean = kernels()[kernel_base(g_launch.cfg->name)].clean[g_launch.shape];
+        if (g_launch.check_accesses)
+            clean = how == FINISHED && g_launch.error == cudaSuccess &&
+                            g_report_count == g_launch.reports_before
+                        ? clean + 1
+                        : 0;
+        else /* unchecked: what it may have written counts as written */
+            g_launch.args->writable_pointers(mark_argument_written);
+    }
     if (how != FINISHED || g_launch.instrumented) return;
     /* Its accesses were not checked: look for writes around its buffers, and
      * count what it was given as written. */

@@ -26,6 +26,7 @@ namespace internal {
  * accesses are checked against it. Pinned host memory (cudaMallocHost) is
  * mapped apart, ending against its guard page. */
 std::map<uintptr_t, Alloc> g_allocs; /* by start address */
+unsigned long long g_alloc_serial = 0; /* allocations so far (Alloc::serial) */
 size_t g_in_use = 0;
 size_t g_page = 4096;
 
@@ -272,7 +273,7 @@ void *map_buffer(size_t size, bool device, bool guarded, bool managed, const voi
     __asan_poison_memory_region(data - front, front);
 #endif
     Alloc &a = g_allocs[(uintptr_t)data] =
-        Alloc{size, map, map_bytes, device, guarded, false, managed, pc};
+        Alloc{size, map, map_bytes, device, guarded, false, managed, pc, ++g_alloc_serial};
     if (device) shadow_new_buffer((uintptr_t)data, size, managed);
     if (guarded) shut(a);
     if (device) g_in_use += size;
