@@ -508,7 +508,7 @@ GPU_TESTS  := $(BUILD)/tests/gpu_tests
 # ---- entry points -------------------------------------------------------
 .PHONY: help deps deps-grade deps-docs build gpu-check gpu-deps test-gpu valgrind lesson37 test fuzz bench \
         docs fixtures clean gpu-status grade grader hint try grade-all grader-package demos \
-        $(DEMOS:%=demo-%) docs-check sim-run test-conformance FORCE
+        $(DEMOS:%=demo-%) docs-check sim-run sim-bench test-conformance FORCE
 
 help:
 	@echo "Day 37 workbook: GPU training and the __call__ method"
@@ -530,6 +530,7 @@ help:
 	@echo "  make grade-report SUBMISSIONS=DIR   summary.csv, gradebook.csv and report.html of what is graded"
 	@echo "  make grader-package      the zip for Gradescope: the grader without the answers"
 	@echo "  make bench               Iris against PyTorch, our SGEMM against cuBLAS, the trainer's overhead, mixed precision"
+	@echo "  make sim-bench           the CUDA simulator's time over a plain C loop's: checked, unchecked, profiled"
 	@echo "  make docs                the HTML docs in build/docs, with figures the lessons draw here (warnings and changed code spans are errors)"
 	@echo "  make docs-check          open every page of the built docs in headless Chromium (installed first as root): images, figures, links"
 	@echo "  make gpu-check           on a GPU machine: build for it, run the GPU tests, write out/gpu-check.txt"
@@ -1042,6 +1043,13 @@ test-gpu: deps gpu-status
 	@$(MAKE) --no-print-directory $(GPU_TESTS)
 	@echo "== kernels and the GPU paths, on the GPU"
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0 $(GPU_TESTS)
+
+# make sim-bench: the simulator's time over a plain C loop's on the same work, checked,
+# unchecked and profiled, and NVIDIA's matrixMul and simpleStreams patterns at their own
+# sizes (tests/simbench/sim_bench.sh; docs/simulator.md, "How fast it runs"). By hand only:
+# a few minutes.
+sim-bench: $(SIM_A)
+	@bash tests/simbench/sim_bench.sh
 
 bench: deps $(BENCH_BIN) $(BENCH_GEMM) $(BENCH_TRAINER)
 	@$(BENCH_BIN) $(if $(PYTHON),--python $(PYTHON))
