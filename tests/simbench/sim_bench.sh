@@ -44,7 +44,9 @@ echo
 echo "The simulator's time over a plain C loop's on the same work (one CPU thread each):"
 awk -v checked="$tmp/checked" -v unchecked="$tmp/unchecked" -v profiled="$tmp/profiled" '
     function load(file, arr,   l, f) {
-        while ((getline l < file) > 0) { split(l, f, " "); arr[f[1]] = f[7] / f[5]; c[f[1]] = f[5];
+        while ((getline l < file) > 0) { split(l, f, " ")
+            if (f[2] == "ns-per-thread-barrier") { sync[file] = f[3]; continue }
+            arr[f[1]] = f[7] / f[5]; c[f[1]] = f[5];
             n[f[1]] = f[3]; if (!(f[1] in seen)) { seen[f[1]] = 1; order[++k] = f[1] } }
     }
     BEGIN {
@@ -54,6 +56,9 @@ awk -v checked="$tmp/checked" -v unchecked="$tmp/unchecked" -v profiled="$tmp/pr
         for (i = 1; i <= k; i++) { x = order[i]
             printf "%-20s %9d %10.4f %9.1fx %9.1fx %9.1fx %17.2fx\n", x, n[x], c[x], ch[x], un[x],
                    pr[x], pr[x] / ch[x] }
+        if (unchecked in sync)
+            printf "\nA __syncthreads costs each thread %.0f ns checked, %.0f ns unchecked, %.0f ns profiled\n",
+                   sync[checked], sync[unchecked], sync[profiled]
     }' /dev/null
 if [ -s "$tmp/default" ]; then
     echo
