@@ -269,7 +269,9 @@ void graphs_reset();
 enum State { READY, AT_BARRIER, AT_WARP, DONE, AT_AWAIT /* a cuda::barrier's phase */ };
 
 struct Thread {
-    ucontext_t ctx;
+#if !defined(__x86_64__)
+    ucontext_t ctx; /* (x86-64 switches without it, fibers.cpp: a smaller Thread to scan) */
+#endif
     void *sp = nullptr;
     char *stack = nullptr;
     State state = READY;

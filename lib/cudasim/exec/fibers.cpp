@@ -396,10 +396,14 @@ void run_block_fibers()
                 ran = true;
             }
         }
-        bool all_done = true;
-        for (int i = 0; i < g_launch.nthreads; i++) all_done &= g_launch.threads[i].state == DONE;
+        bool all_done = true, at_warp = false;
+        for (int i = 0; i < g_launch.nthreads; i++) {
+            State s = g_launch.threads[i].state;
+            all_done &= s == DONE;
+            at_warp |= s == AT_WARP;
+        }
         if (all_done) return;
-        if (resolve_warps()) continue;
+        if (at_warp && resolve_warps()) continue;
         int bad;
         if (resolve_barrier(&bad)) continue;
         if (bad) abort_launch(cudaErrorLaunchFailure);
