@@ -38,7 +38,6 @@
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "../cudasim.h"
@@ -100,12 +99,49 @@ struct Slot {
 std::vector<std::vector<Visits>> g_visits; /* [thread][code] */
 std::vector<std::vector<Slot>> g_slots;    /* [warp][code] */
 std::vector<Group> g_groups;
+std::vector<uint32_t> g_free; /* groups costed as soon as every lane came, for reuse */
+const uint8_t kCosted = 0xff; /* a Group's kind once costed (count_block passes it by) */
 std::vector<std::vector<uint64_t>> g_tex_sectors; /* by group: a texture instruction's sectors */
 uint64_t g_stamp = 1;
 
 /* The running launch. */
 LaunchCounters g_counters;
-std::unordered_set<uint64_t> g_dram; /* its distinct global sectors */
+/* A set of sectors: a bitmap per 4096 sectors (128 KiB of memory), found by
+ * a hash table and, for the next sector, most often the map the last one was
+ * in: one bit to test per sector, where a hash set took an allocation. */
+class SectorSet {
+    struct Map {
+        uint64_t bits[64];
+    };
+    std::unordered_map<uint64_t, Map> maps_;
+    uint64_t last_key_ = ~0ull;
+    Map *last_ = nullptr;
+    size_t n_ = 0;
+
+public:
+    void insert(uint64_t sector)
+    {
+        uint64_t key = sector >> 12;
+        if (key != last_key_) {
+            last_ = &maps_[key]; /* (value-initialized: all zero) */
+            last_key_ = key;
+        }
+        uint64_t &word = last_->bits[(sector >> 6) & 63], bit = 1ull << (sector & 63);
+        if (!(word & bit)) {
+            word |= bit;
+            n_++;
+        }
+    }
+    size_t size() const { return n_; }
+    void clear()
+    {
+        maps_.clear();
+        last_key_ = ~0ull;
+        last_ = nullptr;
+        n_ = 0;
+    }
+};
+SectorSet g_dram; /* its distinct global sectors */
 LaunchCounters g_last_counters; /* the last launch that finished, for cudasim_profile_last */
 double g_last_seconds = -1;     /* its modelled time */
 bool g_have_last = false;
@@ -123,6 +159,7 @@ void forget_block()
     g_stamp++;
     for (size_t i = 0; i < g_groups.size() && i < g_tex_sectors.size(); i++) g_tex_sectors[i].clear();
     g_groups.clear();
+    g_free.clear();
 }
 
 /* The value a store wrote, now that it has (no access of the kernel can come
@@ -181,9 +218,14 @@ Group &group_for(uint32_t code, uint8_t kind, bool shared, unsigned size, uint32
     if (instance >= slot.group.size()) slot.group.resize(instance + 1, UINT32_MAX);
     uint32_t &index = slot.group[instance];
     if (index == UINT32_MAX) {
-        index = (uint32_t)g_groups.size();
-        g_groups.emplace_back();
-        Group &g = g_groups.back();
+        if (!g_free.empty()) {
+            index = g_free.back();
+            g_free.pop_back();
+        } else {
+            index = (uint32_t)g_groups.size();
+            g_groups.emplace_back();
+        }
+        Group &g = g_groups[index];
         g.kind = kind;
         g.shared = shared;
         g.size = size;
@@ -191,18 +233,6 @@ Group &group_for(uint32_t code, uint8_t kind, bool shared, unsigned size, uint32
     }
     if (at) *at = index;
     return g_groups[index];
-}
-
-void add(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pcid, unsigned piece)
-{
-    if (g_tracing) trace(a, size, kind, shared, pcid, piece);
-    Group &g = group_for(code_of(pcid, piece), (uint8_t)kind, shared, size);
-    if (g.n < WARP_LANES) {
-        uint64_t addr = shared ? a - (uintptr_t)g_arena : a;
-        g.lanes[g.n].addr = addr;
-        g.lanes[g.n].lane = (unsigned)(g_launch.tid % WARP_LANES);
-        g.n++;
-    }
 }
 
 /* One instruction more, of cost w: its count, its cost and its ideal. */
@@ -213,13 +243,70 @@ void tally(unsigned long long &n, unsigned long long &cost, unsigned long long &
     ideal += w.ideal;
 }
 
+/* Count one warp instruction of global or shared memory (not the texture path's). */
+void cost_group(const Group &in)
+{
+    LaunchCounters &c = g_counters;
+    /* The costs sort the lanes' addresses by insertion, which is quick for
+     * lanes in rising order and slow for falling: every other block runs its
+     * threads last to first, so its lanes come reversed; put back in order
+     * (the cost does not depend on the lanes' order). */
+    Group rev;
+    const Group *gp = &in;
+    if (in.n > 1 && in.lanes[0].addr > in.lanes[in.n - 1].addr) {
+        rev.kind = in.kind, rev.shared = in.shared, rev.size = in.size, rev.n = in.n;
+        for (unsigned i = 0; i < in.n; i++) rev.lanes[i] = in.lanes[in.n - 1 - i];
+        gp = &rev;
+    }
+    const Group &g = *gp;
+    if (g.shared) {
+        WarpCost w = warp_shared_cost(g.lanes, g.n, g.size);
+        if (g.kind == LOAD) tally(c.sh_ld_inst, c.sh_ld_wavefronts, c.sh_ld_ideal, w);
+        else if (g.kind == STORE) tally(c.sh_st_inst, c.sh_st_wavefronts, c.sh_st_ideal, w);
+        else c.sh_atom_inst++;
+        return;
+    }
+    uint64_t sectors[2 * WARP_LANES];
+    unsigned ns = 0;
+    unsigned long long atom_ideal = 0; /* (no column: an atomic's ideal is not counted) */
+    WarpCost w = warp_global_cost(g.lanes, g.n, g.size, sectors, &ns);
+    for (unsigned i = 0; i < ns; i++) g_dram.insert(sectors[i]);
+    if (g.kind == LOAD) tally(c.ld_requests, c.ld_sectors, c.ld_ideal, w);
+    else if (g.kind == STORE) tally(c.st_requests, c.st_sectors, c.st_ideal, w);
+    else tally(c.atom_requests, c.atom_sectors, atom_ideal, w);
+}
+
+void add(uintptr_t a, unsigned size, AccessKind kind, bool shared, uint32_t pcid, unsigned piece)
+{
+    if (g_tracing) trace(a, size, kind, shared, pcid, piece);
+    uint32_t at;
+    Group &g = group_for(code_of(pcid, piece), (uint8_t)kind, shared, size, &at);
+    if (g.n < WARP_LANES) {
+        uint64_t addr = shared ? a - (uintptr_t)g_arena : a;
+        g.lanes[g.n].addr = addr;
+        g.lanes[g.n].lane = (unsigned)(g_launch.tid % WARP_LANES);
+        g.n++;
+    }
+    /* Every lane of the warp came: no other can join it (each lane visits
+     * each instance once), so it is costed now and its room reused, which
+     * keeps the groups waiting for lanes few (a block's groups all waiting
+     * until its end took megabytes, a cache miss per access). */
+    int base = g_launch.tid - g_launch.tid % WARP_LANES;
+    unsigned lanes = g_launch.nthreads - base < WARP_LANES ? (unsigned)(g_launch.nthreads - base) : WARP_LANES;
+    if (g.n == lanes) {
+        cost_group(g);
+        g.kind = kCosted;
+        g_free.push_back(at);
+    }
+}
+
 /* Cost each warp instruction of the block that ended. */
 void count_block()
 {
     LaunchCounters &c = g_counters;
-    unsigned long long atom_ideal = 0; /* (no column: an atomic's ideal is not counted) */
     for (size_t gi = 0; gi < g_groups.size(); gi++) {
         const Group &g = g_groups[gi];
+        if (g.kind == kCosted) continue;
         if (g.kind >= kTexKind) { /* the texture path: its texels' distinct sectors */
             std::vector<uint64_t> &s = g_tex_sectors[gi];
             std::sort(s.begin(), s.end());
@@ -235,20 +322,7 @@ void count_block()
             s.clear();
             continue;
         }
-        if (g.shared) {
-            WarpCost w = warp_shared_cost(g.lanes, g.n, g.size);
-            if (g.kind == LOAD) tally(c.sh_ld_inst, c.sh_ld_wavefronts, c.sh_ld_ideal, w);
-            else if (g.kind == STORE) tally(c.sh_st_inst, c.sh_st_wavefronts, c.sh_st_ideal, w);
-            else c.sh_atom_inst++;
-            continue;
-        }
-        uint64_t sectors[2 * WARP_LANES];
-        unsigned ns = 0;
-        WarpCost w = warp_global_cost(g.lanes, g.n, g.size, sectors, &ns);
-        for (unsigned i = 0; i < ns; i++) g_dram.insert(sectors[i]);
-        if (g.kind == LOAD) tally(c.ld_requests, c.ld_sectors, c.ld_ideal, w);
-        else if (g.kind == STORE) tally(c.st_requests, c.st_sectors, c.st_ideal, w);
-        else tally(c.atom_requests, c.atom_sectors, atom_ideal, w);
+        cost_group(g);
     }
     forget_block();
 }
