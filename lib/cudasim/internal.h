@@ -221,13 +221,16 @@ using Graph = std::vector<Node>;
 
 struct Stream {
     unsigned flags = 0;
+    int priority = 0;              /* clamped into cudaDeviceGetStreamPriorityRange's */
+    unsigned long long id = 0;     /* cudaStreamGetId's */
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
     Graph recorded;  /* by the capture so far */
     std::string why; /* what invalidated the capture */
 };
 struct Event {
-    double ms = -1;
+    unsigned flags = 0; /* cudaEventCreateWithFlags's */
+    double ms = -1;     /* when it was last recorded (-1: never, or in a capture) */
     cudaStream_t captured = nullptr; /* last recorded by this stream's capture */
 };
 extern std::map<cudaStream_t, Stream> g_streams;

@@ -267,4 +267,40 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvis
     return fail(cudaErrorInvalidValue);
 }
 
+/* Which streams may use a managed buffer. The simulator keeps one rule for
+ * all of them: cudaMemAttachHost keeps the buffer the host's (no device work
+ * shuts it), cudaMemAttachGlobal and cudaMemAttachSingle make it the device
+ * work's, whatever the stream (a buffer attached to one stream is shut by
+ * work on any stream, which is stricter than CUDA). */
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                     unsigned int flags)
+{
+    API_ENTER();
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost &&
+        flags != cudaMemAttachSingle) {
+        report("cudaStreamAttachMemAsync: flags 0x%x; one of cudaMemAttachGlobal, "
+               "cudaMemAttachHost, cudaMemAttachSingle (CUDA reports: invalid argument)",
+               flags);
+        return fail(cudaErrorInvalidValue);
+    }
+    if (flags == cudaMemAttachSingle && !stream) {
+        report("cudaStreamAttachMemAsync: cudaMemAttachSingle to the legacy (NULL) stream; "
+               "attach to a stream you created (CUDA reports: invalid argument)");
+        return fail(cudaErrorInvalidValue);
+    }
+    uintptr_t start = 0;
+    const Alloc *a = find_alloc(devPtr, &start);
+    if (!a || !a->managed || (uintptr_t)devPtr != start || (length && length != a->size)) {
+        report("cudaStreamAttachMemAsync(%p, %zu): not a cudaMallocManaged buffer from its "
+               "start, with length 0 or its size (CUDA reports: invalid argument)",
+               devPtr, length);
+        return fail(cudaErrorInvalidValue);
+    }
+    managed_freed(start);
+    managed_allocated(start, flags == cudaMemAttachHost ? cudaMemAttachHost : cudaMemAttachGlobal);
+    if (flags == cudaMemAttachHost) set_shut(start, false);
+    return cudaSuccess;
+}
+
 } // extern "C"

@@ -209,12 +209,7 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWith
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
-    API_ENTER();
-    if (!stream) return fail(cudaErrorInvalidValue);
-    static uintptr_t next = 0x5000;
-    *stream = (cudaStream_t)(next += 16);
-    g_streams[*stream].flags = flags;
-    return cudaSuccess;
+    return cudaStreamCreateWithPriority(stream, flags, 0);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
@@ -252,11 +247,19 @@ cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlag
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     API_ENTER();
-    (void)flags;
     if (!event) return fail(cudaErrorInvalidValue);
+    const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+    if ((flags & ~known) || ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming))) {
+        report("cudaEventCreateWithFlags: flags 0x%x; an event's flags are cudaEventDefault, "
+               "cudaEventBlockingSync, cudaEventDisableTiming and cudaEventInterprocess (which "
+               "needs cudaEventDisableTiming) (CUDA reports: invalid argument)",
+               flags);
+        return fail(cudaErrorInvalidValue);
+    }
     static uintptr_t next = 0xe000;
     *event = (cudaEvent_t)(next += 16);
     g_events[*event] = Event();
+    g_events[*event].flags = flags;
     return cudaSuccess;
 }
 
@@ -301,15 +304,35 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
     return e;
 }
 
+/* As CUDA documents it: an event never recorded, or created with
+ * cudaEventDisableTiming, is an invalid resource handle here. (An event
+ * recorded but not yet complete would be cudaErrorNotReady; here the work
+ * before it has run when it is recorded, so every recorded event is
+ * complete.) */
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     API_ENTER();
+    if (!ms) return fail(cudaErrorInvalidValue);
     auto a = g_events.find(start), b = g_events.find(end);
-    if (!ms || a == g_events.end() || b == g_events.end())
+    if (a == g_events.end() || b == g_events.end()) {
+        report("cudaEventElapsedTime: the %s event does not exist (destroyed? never created?) "
+               "(CUDA reports: invalid resource handle)",
+               a == g_events.end() ? "start" : "end");
         return fail(cudaErrorInvalidResourceHandle);
+    }
+    for (auto *ev : {&*a, &*b})
+        if (ev->second.flags & cudaEventDisableTiming) {
+            report("cudaEventElapsedTime: the %s event was created with cudaEventDisableTiming, "
+                   "so it keeps no time; create it with cudaEventCreate (CUDA reports: invalid "
+                   "resource handle)",
+                   ev == &*a ? "start" : "end");
+            return fail(cudaErrorInvalidResourceHandle);
+        }
     if (a->second.ms < 0 || b->second.ms < 0) {
-        report("cudaEventElapsedTime: an event that was never recorded, or last recorded in a "
-               "stream capture, which takes no time (CUDA reports: invalid resource handle)");
+        report("cudaEventElapsedTime: the %s event was never recorded (cudaEventRecord), or last "
+               "recorded in a stream capture, which takes no time (CUDA reports: invalid resource "
+               "handle)",
+               a->second.ms < 0 ? "start" : "end");
         return fail(cudaErrorInvalidResourceHandle);
     }
     *ms = (float)(b->second.ms - a->second.ms);
@@ -344,10 +367,104 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     return cudaSuccess;
 }
 
+/* Priorities run from 0 (the least) to -5 (the greatest), as
+ * cudaDeviceGetStreamPriorityRange says; one outside is clamped, as CUDA does.
+ * (Work runs when it is issued here, so a priority changes nothing else.) */
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
 {
-    (void)priority;
-    return cudaStreamCreateWithFlags(stream, flags);
+    API_ENTER();
+    if (!stream) return fail(cudaErrorInvalidValue);
+    if (flags & ~(unsigned)cudaStreamNonBlocking) {
+        report("cudaStreamCreateWithFlags: flags 0x%x; a stream's flags are cudaStreamDefault "
+               "and cudaStreamNonBlocking (CUDA reports: invalid argument)",
+               flags);
+        return fail(cudaErrorInvalidValue);
+    }
+    static uintptr_t next = 0x5000;
+    static unsigned long long next_id = 0;
+    *stream = (cudaStream_t)(next += 16);
+    Stream &s = g_streams[*stream];
+    s.flags = flags;
+    s.priority = priority > 0 ? 0 : priority < -5 ? -5 : priority;
+    s.id = ++next_id;
+    return cudaSuccess;
+}
+
+namespace {
+/* The stream of a cudaStreamGet* call, or NULL (the legacy stream's
+ * properties are the defaults); *e says whether it exists. */
+const Stream *stream_of(const char *call, cudaStream_t stream, cudaError_t *e)
+{
+    *e = cudaSuccess;
+    if (!stream) return nullptr;
+    auto it = g_streams.find(stream);
+    if (it != g_streams.end()) return &it->second;
+    report("%s: a stream that does not exist (destroyed?) (CUDA reports: invalid resource "
+           "handle)",
+           call);
+    *e = fail(cudaErrorInvalidResourceHandle);
+    return nullptr;
+}
+} // namespace
+
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
+{
+    API_ENTER();
+    if (!flags) return fail(cudaErrorInvalidValue);
+    cudaError_t e;
+    const Stream *s = stream_of("cudaStreamGetFlags", hStream, &e);
+    if (!e) *flags = s ? s->flags : cudaStreamDefault;
+    return e;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
+{
+    API_ENTER();
+    if (!priority) return fail(cudaErrorInvalidValue);
+    cudaError_t e;
+    const Stream *s = stream_of("cudaStreamGetPriority", hStream, &e);
+    if (!e) *priority = s ? s->priority : 0;
+    return e;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
+{
+    API_ENTER();
+    if (!device) return fail(cudaErrorInvalidValue);
+    cudaError_t e;
+    stream_of("cudaStreamGetDevice", hStream, &e);
+    if (!e) *device = 0; /* the one device */
+    return e;
+}
+
+/* The legacy stream's id is 0 here; the streams the program creates count from 1. */
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
+{
+    API_ENTER();
+    if (!streamId) return fail(cudaErrorInvalidValue);
+    cudaError_t e;
+    const Stream *s = stream_of("cudaStreamGetId", hStream, &e);
+    if (!e) *streamId = s ? s->id : 0;
+    return e;
+}
+
+/* The callback runs in stream order, as every work of the stream: here, when
+ * it is issued, after all the work issued to the stream before it. It is told
+ * the stream and cudaSuccess (a failed kernel's error is sticky, and then the
+ * call fails before it is issued). */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void *userData, unsigned int flags)
+{
+    API_ENTER();
+    if (!callback) return fail(cudaErrorInvalidValue);
+    if (flags) {
+        report("cudaStreamAddCallback: flags must be 0 (CUDA reports: invalid argument)");
+        return fail(cudaErrorInvalidValue);
+    }
+    return issue("cudaStreamAddCallback", stream, [=] {
+        callback(stream, cudaSuccess, userData);
+        return cudaSuccess;
+    });
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
