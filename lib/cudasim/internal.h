@@ -57,6 +57,7 @@ extern cudaError_t g_last;          /* what cudaGetLastError returns next */
 extern cudaError_t g_sticky;        /* a kernel fault: returned until reset */
 extern std::string g_report;        /* the last report */
 extern std::string g_report_context; /* prefixed to reports: where a graph launch is */
+extern bool g_report_at_exit;        /* reports made at exit name no call site */
 
 /* Report a problem: at the program's line that called the simulator, on the
  * report stream, and as the last report. */
@@ -146,6 +147,14 @@ void memory_reset();
 bool host_registered(const void *p);
 void host_register_reset();
 
+/* ---- the leak check at exit (runtime/leaks.cpp) ------------------------- */
+
+/* The program allocated (call: "cudaMalloc", ...; pc: where) or freed a device
+ * buffer; cudaDeviceReset freed them all. */
+void leak_allocated(const void *p, size_t size, const char *call, const void *pc);
+void leak_freed(const void *p);
+void leaks_reset();
+
 /* ---- keeping host code out of device memory (runtime/host_guard.cpp) ---- */
 
 extern int g_pkey;                 /* the protection key of device buffers, or -1 */
@@ -201,6 +210,14 @@ struct GraphWork {
     GraphWork(const GraphWork &) = delete;
     GraphWork &operator=(const GraphWork &) = delete;
 };
+/* The platform CUDASIM_MANAGED names: true for linux (the default: a Pascal or
+ * newer GPU under Linux, concurrentManagedAccess = 1), false for windows or
+ * pre-pascal (concurrentManagedAccess = 0). */
+bool managed_concurrent();
+/* For the fault handler, on the linux platform: host code touched managed
+ * memory while work may run, and that was reported as a race; the buffers open
+ * until the next device work. */
+void managed_host_raced();
 /* For the fault handler: the work that has managed memory now ("kernel k")
  * and the call stack that issued it; NULL when it is the host's. */
 const char *managed_busy_with(void *const **frames, int *nframes);

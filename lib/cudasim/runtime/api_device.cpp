@@ -239,7 +239,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
     p->canMapHostMemory = 1;
     p->unifiedAddressing = 1;
     p->managedMemory = 1;
-    p->concurrentManagedAccess = 0;
+    p->concurrentManagedAccess = managed_concurrent() ? 1 : 0;
     p->major = 8;
     p->minor = 0;
     p->texturePitchAlignment = 32;
