@@ -242,13 +242,20 @@ struct Stream {
     unsigned long long id = 0;     /* cudaStreamGetId's */
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
-    Graph recorded;  /* by the capture so far */
+    Graph recorded;  /* by the capture so far (the capture's origin stream's) */
     std::string why; /* what invalidated the capture */
+    /* A stream that joined another's capture (cudaStreamWaitEvent on an event
+     * recorded in it): the stream that began the capture, which records its
+     * work; NULL for the origin, and outside a capture. */
+    cudaStream_t origin = nullptr;
+    unsigned long long ops = 0;    /* work recorded from this stream in the capture */
+    unsigned long long joined = 0; /* of which the capture waited for (an event after it) */
 };
 struct Event {
     unsigned flags = 0; /* cudaEventCreateWithFlags's */
     double ms = -1;     /* when it was last recorded (-1: never, or in a capture) */
     cudaStream_t captured = nullptr; /* last recorded by this stream's capture */
+    unsigned long long ops = 0;      /* and after how much of that stream's work */
 };
 extern std::map<cudaStream_t, Stream> g_streams;
 extern std::map<cudaEvent_t, Event> g_events;
@@ -256,6 +263,9 @@ extern std::map<cudaEvent_t, Event> g_events;
 bool stream_ok(cudaStream_t s);
 /* The stream s if it captures (its capture active or invalidated), or NULL. */
 Stream *capture_of(cudaStream_t s);
+/* The stream that began the capture s takes part in (s itself, or the stream
+ * it joined). */
+Stream *capture_origin(Stream *s);
 /* The capturing streams for which pred holds. */
 template <typename Pred>
 std::vector<Stream *> captures(Pred pred)

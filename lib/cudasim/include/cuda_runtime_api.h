@@ -77,6 +77,8 @@ typedef enum cudaError {
     cudaErrorNotSupported = 801,
     cudaErrorStreamCaptureUnsupported = 900,
     cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureUnmatched = 903,
+    cudaErrorStreamCaptureUnjoined = 904,
     cudaErrorStreamCaptureIsolation = 905,
     cudaErrorStreamCaptureImplicit = 906,
     cudaErrorCapturedEvent = 907,

@@ -4,7 +4,11 @@
  * A stream that captures (graphs.cpp) records the work issued to it instead,
  * and the rules of stream capture are checked here: what may not be used
  * while a capture goes on (the legacy stream, waits, allocations) fails and
- * invalidates the capture, as in CUDA.
+ * invalidates the capture, as in CUDA. Another stream joins a capture by
+ * waiting for an event recorded in it (cudaStreamWaitEvent): its work is then
+ * recorded into the same graph, in the order it is issued (an order every
+ * dependency of the fork and join respects), until the capture ends; the
+ * capture's streams are one capture, invalidated together.
  */
 #include <time.h>
 
@@ -36,6 +40,23 @@ Stream *capture_of(cudaStream_t s)
     return &it->second;
 }
 
+Stream *capture_origin(Stream *s)
+{
+    if (!s || !s->origin) return s;
+    auto it = g_streams.find(s->origin);
+    return it == g_streams.end() ? s : &it->second;
+}
+
+namespace {
+/* The handle of the stream s (in g_streams). */
+cudaStream_t handle_of(const Stream *s)
+{
+    for (auto &kv : g_streams)
+        if (&kv.second == s) return kv.first;
+    return nullptr;
+}
+} // namespace
+
 /* The legacy (NULL) stream waits for every blocking stream (one created
  * without cudaStreamNonBlocking): while one of them captures, it cannot be
  * used. */
@@ -46,9 +67,14 @@ std::vector<Stream *> blocking_captures()
 
 void invalidate(Stream &s, const std::string &why)
 {
-    if (s.capture != cudaStreamCaptureStatusActive) return; /* the first reason stays */
-    s.capture = cudaStreamCaptureStatusInvalidated;
-    s.why = why;
+    Stream *origin = capture_origin(&s);
+    if (origin->capture != cudaStreamCaptureStatusActive) return; /* the first reason stays */
+    cudaStream_t o = handle_of(origin);
+    for (auto &kv : g_streams)
+        if (&kv.second == origin || (o && kv.second.origin == o)) {
+            kv.second.capture = cudaStreamCaptureStatusInvalidated;
+            kv.second.why = why;
+        }
 }
 
 /* A call that breaks a rule of stream capture fails, and invalidates the
@@ -112,7 +138,8 @@ Use stream_use(const char *call, cudaStream_t s, cudaError_t *e)
 void record(Stream &s, const std::string &what, std::function<cudaError_t()> run)
 {
     static uintptr_t next = 0x7000;
-    s.recorded.push_back(Node{what, std::move(run), (cudaGraphNode_t)(next += 16)});
+    s.ops++;
+    capture_origin(&s)->recorded.push_back(Node{what, std::move(run), (cudaGraphNode_t)(next += 16)});
 }
 
 /* Work issued to a stream (its arguments checked): run now, or recorded by
@@ -282,6 +309,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     Use use = stream_use("cudaEventRecord", stream, &e);
     if (use == REFUSED) return e;
     it->second.captured = use == RECORD ? stream : nullptr;
+    it->second.ops = use == RECORD ? capture_of(stream)->ops : 0;
     it->second.ms = use == RECORD ? -1 : now_ms();
     if (use == RUN) managed_event_recorded(event, stream);
     return cudaSuccess;
@@ -349,27 +377,39 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     Use use = stream_use("cudaStreamWaitEvent", stream, &e);
     if (use == REFUSED) return e;
     Stream *from = capture_of(it->second.captured);
-    if (use == RECORD && from != capture_of(stream))
+    if (use == RECORD && capture_origin(from) != capture_origin(capture_of(stream)))
         return violation(cudaErrorStreamCaptureIsolation, {capture_of(stream)},
                          "cudaStreamWaitEvent",
                          "a capturing stream may wait only for events recorded in the same "
                          "capture (the graph cannot depend on work outside it): wait before "
                          "cudaStreamBeginCapture");
-    if (use == RUN && from) {
-        /* CUDA would capture this stream's later work into the same graph. */
-        report("cudaStreamWaitEvent: the event was recorded in a capturing stream, so this "
-               "stream would join the capture (cross-stream capture), which the simulator does "
-               "not support: capture all the work on one stream. The capture is now "
-               "invalidated (the simulator reports: operation not supported)");
-        invalidate(*from, g_report);
-        return fail(cudaErrorNotSupported);
+    if (use == RECORD) {
+        /* Within one capture: the waiting stream's later work depends on the
+         * event's stream's work up to the event, which the graph's order keeps.
+         * That work is now joined. */
+        if (from != capture_of(stream) && it->second.ops > from->joined)
+            from->joined = it->second.ops;
+        return cudaSuccess;
+    }
+    if (from) {
+        /* A fork: this stream joins the capture the event was recorded in. */
+        if (!stream) {
+            report("cudaStreamWaitEvent: the legacy (NULL) stream cannot join a stream capture: "
+                   "wait with a stream you created (CUDA reports: operation not permitted when "
+                   "stream is capturing)");
+            invalidate(*from, g_report);
+            return fail(cudaErrorStreamCaptureUnsupported);
+        }
+        Stream &joiner = g_streams[stream];
+        Stream *origin = capture_origin(from);
+        joiner.capture = origin->capture;
+        joiner.mode = origin->mode;
+        joiner.origin = handle_of(origin);
+        joiner.ops = joiner.joined = 0;
     }
     return cudaSuccess;
 }
 
-/* Priorities run from 0 (the least) to -5 (the greatest), as
- * cudaDeviceGetStreamPriorityRange says; one outside is clamped, as CUDA does.
- * (Work runs when it is issued here, so a priority changes nothing else.) */
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
 {
     API_ENTER();
