@@ -491,7 +491,8 @@ cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 /* The callback runs in stream order, as every work of the stream: here, when
  * it is issued, after all the work issued to the stream before it. It is told
  * the stream and cudaSuccess (a failed kernel's error is sticky, and then the
- * call fails before it is issued). */
+ * call fails before it is issued). Unlike cudaLaunchHostFunc, it cannot be
+ * captured into a graph. */
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void *userData, unsigned int flags)
 {
@@ -501,6 +502,10 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
         report("cudaStreamAddCallback: flags must be 0 (CUDA reports: invalid argument)");
         return fail(cudaErrorInvalidValue);
     }
+    if (Stream *c = capture_of(stream))
+        return violation(cudaErrorStreamCaptureUnsupported, {c}, "cudaStreamAddCallback",
+                         "a stream callback cannot be recorded into a graph (CUDA does not "
+                         "support it in stream capture): use cudaLaunchHostFunc, which can be");
     return issue("cudaStreamAddCallback", stream, [=] {
         callback(stream, cudaSuccess, userData);
         return cudaSuccess;
