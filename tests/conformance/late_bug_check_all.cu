@@ -35,5 +35,8 @@ int main(void)
         printf("launch %d: %s\n", launch, e == cudaSuccess ? "no error reported" : cudaGetErrorString(e));
         if (e != cudaSuccess) break;
     }
+    cudaFree(d_x);
+    cudaFree(d_at);
+    cudaFree(d_out);
     return 0;
 }
