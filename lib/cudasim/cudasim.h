@@ -42,6 +42,16 @@ void cudasim_set_report_stream(FILE *stream);
 unsigned long long cudasim_launch_count(void);
 
 /**
+ * @brief How many launches had their accesses checked, and how many ran unchecked.
+ *
+ * Under the default checks a kernel's launches of one shape (grid, block,
+ * shared memory, the arguments' values and buffers) run unchecked once four
+ * of them ran clean; `CUDASIM_CHECK=all` checks every launch
+ * (docs/simulator.md, "Checked, then run"). Either pointer may be NULL.
+ */
+void cudasim_check_counts(unsigned long long *checked, unsigned long long *unchecked);
+
+/**
  * @brief How many races and reads of never-written memory were reported so far.
  *
  * Kernels' accesses are checked as they happen (docs/simulator.md): a data

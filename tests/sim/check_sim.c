@@ -142,6 +142,35 @@ START_TEST(test_off_by_one_write_is_reported)
 }
 END_TEST
 
+/* A kernel's launches of one shape run unchecked after four clean ones; a new
+ * buffer, a new scalar or a report makes the next launch checked again. */
+START_TEST(test_clean_launches_then_unchecked)
+{
+    quiet();
+    const int n = 100;
+    float *y = dev(n * sizeof(float)), *z = dev(n * sizeof(float));
+    ck_assert_int_eq(cudaMemset(y, 0, n * sizeof(float)), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(z, 0, n * sizeof(float)), cudaSuccess);
+    unsigned long long c0, u0, c, u;
+    cudasim_check_counts(&c0, &u0);
+    for (int i = 0; i < 6; i++) ck_assert_int_eq(sim_axpb(y, 1.0f, 1.0f, n, 0), cudaSuccess);
+    cudasim_check_counts(&c, &u);
+    ck_assert_uint_eq(c - c0, 4);
+    ck_assert_uint_eq(u - u0, 2);
+    ck_assert_int_eq(sim_axpb(z, 1.0f, 1.0f, n, 0), cudaSuccess);     /* another buffer */
+    ck_assert_int_eq(sim_axpb(y, 1.0f, 1.0f, n - 1, 0), cudaSuccess); /* another n */
+    ck_assert_int_eq(sim_axpb(y, 1.0f, 1.0f, n, 0), cudaSuccess);     /* as before */
+    cudasim_check_counts(&c, &u);
+    ck_assert_uint_eq(c - c0, 6);
+    ck_assert_uint_eq(u - u0, 3);
+    float h[100];
+    ck_assert_int_eq(cudaMemcpy(h, y, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert(h[0] == 8.0f && h[99] == 7.0f); /* unchecked launches compute as checked ones */
+    cudaFree(y);
+    cudaFree(z);
+}
+END_TEST
+
 START_TEST(test_off_by_one_inside_a_fiber_is_reported)
 {
     quiet();
@@ -1339,6 +1368,7 @@ Suite *sim_suite(void)
     suite_add_tcase(s, tc);
     TCase *k = tcase_create("kernels");
     tcase_add_test(k, test_block_sums_with_barriers_and_shuffles);
+    tcase_add_test(k, test_clean_launches_then_unchecked);
     tcase_add_test(k, test_dynamic_shared_memory);
     tcase_add_test(k, test_3d_coordinates);
     tcase_add_test(k, test_atomics);

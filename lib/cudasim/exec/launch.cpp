@@ -605,6 +605,12 @@ extern "C" void __assert_fail(const char *expr, const char *file, unsigned int l
 
 extern "C" unsigned long long cudasim_launch_count(void) { return g_launches; }
 
+extern "C" void cudasim_check_counts(unsigned long long *checked, unsigned long long *unchecked)
+{
+    if (checked) *checked = g_checked_launches;
+    if (unchecked) *unchecked = g_unchecked_launches;
+}
+
 /* ---- the kernels' attributes ---- */
 
 extern "C" {
