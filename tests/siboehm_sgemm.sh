@@ -8,16 +8,13 @@
 # 1. Its kernels through its own src/kernels.cuh, which includes the twelve kernel
 #    headers (make sim-run CU=tests/siboehm/kernels_whole.cu INCLUDE=.../src): each
 #    kernel runs once, launched as its runner launches it, and C must equal a host
-#    reference to the last bit (tests/siboehm/sgemm_check.h). Kernel 12 needs
-#    libcu++'s <cuda/barrier>: where the simulator lacks it, that build must stop
-#    with one line naming it, and tests/siboehm/kernels_each.cu, which includes the
-#    eleven other kernels' headers one by one, runs them instead.
+#    reference to the last bit (tests/siboehm/sgemm_check.h). Kernel 12 uses
+#    libcu++'s cuda::barrier and cuda::memcpy_async.
 # 2. Its own program: make sim-run CU=sgemm.cu CU_ALSO=src/runner.cu INCLUDE=src
 #    ARGS=KERNEL, as its CMakeLists builds it from those two files. The program
 #    checks each size's result against cuBLAS's before timing it; its sizes go up to
 #    4096, which a CPU simulates for hours, so it runs for TIMEOUT seconds and must
-#    have passed the check at size 128 by then. (Its runner.cu includes kernels.cuh
-#    whole: where libcu++ is missing, the build must stop with the same one line.)
+#    have passed the check at size 128 by then.
 #   KERNELS="1 ..."  the kernels part 2 runs (default: 1 and 10)
 #   TIMEOUT=120      seconds each run of part 2 may take
 #   NVCC=...         nvcc for make sim-run's check (default: the Makefile's; NVCC= skips it)
@@ -35,32 +32,17 @@ fail() { echo "FAIL $*"; failed=1; }
 nvcc=()
 [ -z "${NVCC+set}" ] || nvcc=(NVCC="$NVCC")
 sim_run() { make --no-print-directory -C "$repo" sim-run "${nvcc[@]}" "$@"; }
-libcu_refusal='error: #include <cuda/barrier>: the program needs the CUDA C++ standard library'
-# refused LOG: the build stopped at kernel 12's <cuda/barrier>, in one line, and nothing else.
-refused() {
-    [ "$(grep -c 'error:' "$1")" = 1 ] && grep -q "12_kernel_double_buffering.cuh:[0-9]*: $libcu_refusal" "$1"
-}
 
 # ---- 1. the kernels, against a host reference ------------------------------------
 log=$out/kernels_whole.log
 sim_run CU=tests/siboehm/kernels_whole.cu INCLUDE="$checkout/src" > "$log" 2>&1
 status=$?
-drv=whole
-if [ $status != 0 ] && refused "$log"; then
-    echo " --   kernels.cuh whole: kernel 12 needs libcu++ (<cuda/barrier>), refused in one line:"
-    grep 'error:' "$log" | sed 's/^/      /'
-    drv=each
-    log=$out/kernels_each.log
-    sim_run CU=tests/siboehm/kernels_each.cu INCLUDE="$checkout/src" > "$log" 2>&1
-    status=$?
-fi
-want=$([ $drv = whole ] && echo 12 || echo 11)
 ok=$(grep -c '^kernel [0-9]*: ok' "$log")
-if [ $status = 0 ] && [ "$ok" = "$want" ]; then
-    echo " ok   kernels 1 to $want ($drv): each equals the host's result"
+if [ $status = 0 ] && [ "$ok" = 12 ]; then
+    echo " ok   kernels 1 to 12 (kernels.cuh whole): each equals the host's result"
     grep '^kernel ' "$log" | sed 's/^/      /'
 else
-    fail "kernels ($drv): status $status, $ok of $want equal the host's result; see $log"
+    fail "kernels: status $status, $ok of 12 equal the host's result; see $log"
     grep -E '^kernel |error|cudasim:' "$log" | head -20 | sed 's/^/      /'
 fi
 
@@ -70,9 +52,7 @@ for k in ${KERNELS:-1 10}; do
     (cd "$checkout" && timeout "$timeout" make --no-print-directory -C "$repo" sim-run "${nvcc[@]}" \
         CU=sgemm.cu CU_ALSO=src/runner.cu INCLUDE=src ARGS="$k") > "$log" 2>&1
     status=$?
-    if [ $status != 0 ] && refused "$log"; then
-        echo " --   sgemm.cu + src/runner.cu, kernel $k: kernel 12's header needs libcu++, refused in one line"
-    elif grep -q "^Running kernel $k on device 0" "$log" && grep -q 'size: (128)' "$log" &&
+    if grep -q "^Running kernel $k on device 0" "$log" && grep -q 'size: (128)' "$log" &&
          ! grep -q 'Failed to pass the correctness verification' "$log"; then
         sizes=$(grep -o 'size: ([0-9]*)' "$log" | grep -o '[0-9]*' | tr '\n' ' ')
         echo " ok   sgemm.cu + src/runner.cu, kernel $k: equal to cuBLAS at sizes ${sizes% }" \

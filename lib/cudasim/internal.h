@@ -57,6 +57,7 @@ extern cudaError_t g_last;          /* what cudaGetLastError returns next */
 extern cudaError_t g_sticky;        /* a kernel fault: returned until reset */
 extern std::string g_report;        /* the last report */
 extern std::string g_report_context; /* prefixed to reports: where a graph launch is */
+extern bool g_report_at_exit;        /* reports made at exit name no call site */
 
 /* Report a problem: at the program's line that called the simulator, on the
  * report stream, and as the last report. */
@@ -148,6 +149,14 @@ void memory_reset();
 bool host_registered(const void *p);
 void host_register_reset();
 
+/* ---- the leak check at exit (runtime/leaks.cpp) ------------------------- */
+
+/* The program allocated (call: "cudaMalloc", ...; pc: where) or freed a device
+ * buffer; cudaDeviceReset freed them all. */
+void leak_allocated(const void *p, size_t size, const char *call, const void *pc);
+void leak_freed(const void *p);
+void leaks_reset();
+
 /* ---- keeping host code out of device memory (runtime/host_guard.cpp) ---- */
 
 extern int g_pkey;                 /* the protection key of device buffers, or -1 */
@@ -203,6 +212,14 @@ struct GraphWork {
     GraphWork(const GraphWork &) = delete;
     GraphWork &operator=(const GraphWork &) = delete;
 };
+/* The platform CUDASIM_MANAGED names: true for linux (the default: a Pascal or
+ * newer GPU under Linux, concurrentManagedAccess = 1), false for windows or
+ * pre-pascal (concurrentManagedAccess = 0). */
+bool managed_concurrent();
+/* For the fault handler, on the linux platform: host code touched managed
+ * memory while work may run, and that was reported as a race; the buffers open
+ * until the next device work. */
+void managed_host_raced();
 /* For the fault handler: the work that has managed memory now ("kernel k")
  * and the call stack that issued it; NULL when it is the host's. */
 const char *managed_busy_with(void *const **frames, int *nframes);
@@ -223,14 +240,24 @@ using Graph = std::vector<Node>;
 
 struct Stream {
     unsigned flags = 0;
+    int priority = 0;              /* clamped into cudaDeviceGetStreamPriorityRange's */
+    unsigned long long id = 0;     /* cudaStreamGetId's */
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
-    Graph recorded;  /* by the capture so far */
+    Graph recorded;  /* by the capture so far (the capture's origin stream's) */
     std::string why; /* what invalidated the capture */
+    /* A stream that joined another's capture (cudaStreamWaitEvent on an event
+     * recorded in it): the stream that began the capture, which records its
+     * work; NULL for the origin, and outside a capture. */
+    cudaStream_t origin = nullptr;
+    unsigned long long ops = 0;    /* work recorded from this stream in the capture */
+    unsigned long long joined = 0; /* of which the capture waited for (an event after it) */
 };
 struct Event {
-    double ms = -1;
+    unsigned flags = 0; /* cudaEventCreateWithFlags's */
+    double ms = -1;     /* when it was last recorded (-1: never, or in a capture) */
     cudaStream_t captured = nullptr; /* last recorded by this stream's capture */
+    unsigned long long ops = 0;      /* and after how much of that stream's work */
 };
 extern std::map<cudaStream_t, Stream> g_streams;
 extern std::map<cudaEvent_t, Event> g_events;
@@ -238,6 +265,9 @@ extern std::map<cudaEvent_t, Event> g_events;
 bool stream_ok(cudaStream_t s);
 /* The stream s if it captures (its capture active or invalidated), or NULL. */
 Stream *capture_of(cudaStream_t s);
+/* The stream that began the capture s takes part in (s itself, or the stream
+ * it joined). */
+Stream *capture_origin(Stream *s);
 /* The capturing streams for which pred holds. */
 template <typename Pred>
 std::vector<Stream *> captures(Pred pred)

@@ -55,5 +55,6 @@ int main(void)
     printf("out %.4f %.4f %.4f %.4f; acc %.4f %.4f\n", out[0], out[1], out[2], out[3], h_acc[0], h_acc[3]);
     printf("totals %d %d %d; calls %d; hits %u; *target %.4f\n", h_totals[0], h_totals[1],
            h_totals[2], h_calls, h_hits, h_target);
+    cudaDeviceReset(); // frees every buffer still held, for the leak check at exit
     return 0;
 }

@@ -31,5 +31,6 @@ int main()
     sums<<<1, 1>>>(x, n, out);
     cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
     printf("naive %.4f kahan %.4f (x + 1e8) - 1e8 = %g, -x * 0 = %g\n", r[0], r[1], r[2], r[3]);
+    cudaDeviceReset(); // frees every buffer still held, for the leak check at exit
     return 0;
 }

@@ -38,5 +38,6 @@ int main()
     printf("sizeof(__half2) = %zu\n", sizeof(__half2));
     for (int i = 0; i < n; i++)
         printf("%d: %.6f  (%.6f, %.6f)\n", i, hf[i], __low2float(hh2[i]), __high2float(hh2[i]));
+    cudaDeviceReset(); // frees every buffer still held, for the leak check at exit
     return 0;
 }

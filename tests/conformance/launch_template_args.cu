@@ -26,5 +26,6 @@ int main()
     fill<2, decltype(h[0] + 0)> /* two per thread */ <<<div_up(n, 2 * 64), 64>>>(d, n, 5.0f);
     cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
     printf("b: %g %g\n", h[0], h[n - 1]);
+    cudaDeviceReset(); // frees every buffer still held, for the leak check at exit
     return 0;
 }

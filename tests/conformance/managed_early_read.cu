@@ -1,8 +1,9 @@
 // A bug: host code reads managed memory right after the launch, without
-// waiting for the kernel. On a device whose concurrentManagedAccess is 0 (the
-// simulator's, GPUs under Windows, GPUs before Pascal) the GPU has all
-// managed memory until the host waits, and the read dies of a SIGSEGV; on
-// others it may read y before the kernel wrote it.
+// waiting for the kernel. On a Pascal or newer GPU under Linux
+// (concurrentManagedAccess = 1, the simulator's default) the read does not
+// fault, but nothing orders it after the kernel's writes: a race, reported
+// with both lines, and the program goes on. (On GPUs under Windows and before
+// Pascal it dies of a SIGSEGV: managed_early_read_windows.cu.)
 #include <cstdio>
 
 __global__ void add(int n, const float *x, float *y)
@@ -23,9 +24,9 @@ int main(void)
     }
     add<<<(n + 255) / 256, 256>>>(n, x, y);
     printf("launched\n");
-    fflush(stdout);
-    printf("y[0] = %.1f\n", y[0]); /* no cudaDeviceSynchronize() before it */
+    float early = y[0]; /* no cudaDeviceSynchronize() before it */
     cudaDeviceSynchronize();
+    printf("y[0] = %.1f, then %.1f\n", early >= 2.0f ? 3.0f : early, y[0]);
     cudaFree(x);
     cudaFree(y);
     return 0;

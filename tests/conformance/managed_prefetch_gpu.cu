@@ -1,7 +1,8 @@
 // A bug on some GPUs: prefetching managed memory to the GPU without asking
 // whether the device allows it. CUDA refuses it where
 // cudaDevAttrConcurrentManagedAccess is 0 (GPUs under Windows and before
-// Pascal, and the simulator), which programs that check their errors see.
+// Pascal: the simulator with CUDASIM_MANAGED=windows), which programs that
+// check their errors see.
 #include <cstdio>
 
 int main(void)

@@ -18,6 +18,8 @@
 #                Makefile passes them as make sim-run's INCLUDE.
 #   NAME.flags   nvcc's options it needs (make sim-run's NVCCFLAGS: -arch=sm_80,
 #                --extended-lambda), for its build and nvcc's check.
+#   NAME.env     the simulator's settings it runs with, VAR=value words
+#                (CUDASIM_MANAGED=windows: the platform it stands for).
 # usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim,
 #                         the build messages BINDIR/<absolute path of NAME>.buildlog)
 set -u
@@ -71,7 +73,9 @@ for cu in tests/conformance/*.cu; do
     if [ ! -x "$bin" ]; then
         echo "FAIL $cu: not built ($bin)"; failed=$((failed + 1)); continue
     fi
-    { timeout 120 "$bin" > "$tmp/out" 2> "$tmp/err"; status=$?; } 2> /dev/null # (a crash is expected of one)
+    settings=()
+    if [ -f "$name.env" ]; then for w in $(cat "$name.env"); do settings+=("$w"); done; fi
+    { env "${settings[@]}" timeout 120 "$bin" > "$tmp/out" 2> "$tmp/err"; status=$?; } 2> /dev/null # (a crash is expected of one)
     want_status=0
     if [ ! -f "$name.out" ]; then
         problems+=("no $name.out to compare with")
@@ -92,7 +96,7 @@ for cu in tests/conformance/*.cu; do
     fi
     [ "$status" = "$want_status" ] || problems+=("exit status $status, expected $want_status")
     if [ -f "$name.profile" ]; then
-        CUDASIM_PROFILE="$tmp/profile.csv" timeout 120 "$bin" > /dev/null 2> "$tmp/profile.err"
+        env "${settings[@]}" CUDASIM_PROFILE="$tmp/profile.csv" timeout 120 "$bin" > /dev/null 2> "$tmp/profile.err"
         python3 tests/conformance/check_profile.py "$name.profile" "$tmp/profile.csv" \
             > "$tmp/profile.diff" 2>&1 ||
             problems+=("its profile (CUDASIM_PROFILE) differs from $name.profile:" "$(cat "$tmp/profile.diff")")

@@ -60,5 +60,6 @@ int main(void)
     printf("warp shuffle sum: %d (expected %lld)\n", total, expect);
     printf("warp maxima: %d warps, %d wrong; warp 0: %d, last warp: %d\n", warps, bad, hmax[0],
            hmax[warps - 1]);
+    cudaDeviceReset(); // frees every buffer still held, for the leak check at exit
     return total != expect || bad;
 }

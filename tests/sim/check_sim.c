@@ -1141,12 +1141,19 @@ START_TEST(test_device_operations_reach_device_memory)
 }
 END_TEST
 
-/* Managed memory on a device with concurrentManagedAccess = 0: in a child
+/* Managed memory on a device with concurrentManagedAccess = 0
+ * (CUDASIM_MANAGED=windows; with how bit 2, the default: 1): in a child
  * (failures exit with 3), a kernel on managed memory, then host code reads
  * it (how bit 0 clear) or writes it (set) before waiting for the kernel. Bit
- * 1 chooses protection keys. The host's waits before open it every time. */
+ * 1 chooses protection keys. The host's waits before open it every time.
+ * Where the access goes on (the default platform), the child ends with
+ * SIGUSR1. */
 static void host_touches_managed_memory_early(int how)
 {
+    if (how & 4)
+        unsetenv("CUDASIM_MANAGED");
+    else
+        setenv("CUDASIM_MANAGED", "windows", 1);
     cudaDeviceReset();
     cudasim_set_report_stream(NULL);
     if (cudasim_set_memory_guard(how >> 1 & 1) < 0) _exit(3);
@@ -1170,6 +1177,7 @@ static void host_touches_managed_memory_early(int how)
         m[5] = 1.0f;
     else
         g_sink = m[5];
+    if (how & 4) raise(SIGUSR1); /* a race, reported: the program went on */
     _exit(0); /* not reached: the access must kill the process */
 }
 
@@ -1178,17 +1186,21 @@ START_TEST(test_host_access_to_managed_memory_before_a_wait_dies)
     /* _i: 0 read, 1 write; 2 and 3 the same with protection keys. */
     char err[2048];
     int sig = in_child(host_touches_managed_memory_early, _i, err, sizeof err);
-    ck_assert_msg(sig == SIGSEGV, "host code that %s managed memory early died of signal %d",
+    int linux_gpu = _i & 4;
+    ck_assert_msg(sig == (linux_gpu ? SIGUSR1 : SIGSEGV),
+                  "host code that %s managed memory early ended with signal %d",
                   _i & 1 ? "wrote" : "read", sig);
     const char *want[] = {
 #if defined(__x86_64__)
-        _i & 1 ? "cudasim: host code wrote managed memory at 0x" : "cudasim: host code read managed memory at 0x",
+        _i & 1 ? "host code wrote managed memory at 0x" : "host code read managed memory at 0x",
 #else
-        "cudasim: host code read or wrote managed memory at 0x",
+        "host code read or wrote managed memory at 0x",
 #endif
         "(byte 20 of a 4096-byte cudaMallocManaged buffer) while the GPU may still run kernel axpb, "
         "issued at tests/sim/sim_kernels.cu:",
-        "this device has concurrentManagedAccess = 0",
+        linux_gpu ? "this device has concurrentManagedAccess = 1"
+                  : "this device has concurrentManagedAccess = 0",
+        linux_gpu ? "cudasim: data race between host code and kernel axpb: " : "cudasim: host code ",
         "; the access is at tests/sim/check_sim.c:"};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
         ck_assert_msg(strstr(err, want[k]) != NULL, "the message \"%s\" does not say \"%s\"", err,
@@ -1197,10 +1209,12 @@ START_TEST(test_host_access_to_managed_memory_before_a_wait_dies)
 END_TEST
 
 /* Prefetching and advice, with CUDA 13's signatures, as a device without
- * concurrent managed access takes them: the host as the place, not a GPU. */
+ * concurrent managed access takes them (CUDASIM_MANAGED=windows): the host as
+ * the place, not a GPU; and as the default device, with it, takes a GPU too. */
 START_TEST(test_managed_prefetch_and_advice)
 {
     quiet();
+    setenv("CUDASIM_MANAGED", "windows", 1);
     float *m = NULL, *d = dev(256);
     ck_assert_int_eq(cudaMallocManaged((void **)&m, 256, cudaMemAttachGlobal), cudaSuccess);
     struct cudaMemLocation host = {cudaMemLocationTypeHost, 0}, gpu = {cudaMemLocationTypeDevice, 0};
@@ -1233,6 +1247,19 @@ START_TEST(test_managed_prefetch_and_advice)
     h[3] = 1.0f;
     ck_assert_int_eq(cudaMallocManaged((void **)&h, 256, 4), cudaErrorInvalidValue);
     ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    int concurrent = -1;
+    ck_assert_int_eq(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, 0),
+                     cudaSuccess);
+    ck_assert_int_eq(concurrent, 0);
+    /* The default platform: a GPU as the place too */
+    unsetenv("CUDASIM_MANAGED");
+    ck_assert_int_eq(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, 0),
+                     cudaSuccess);
+    ck_assert_int_eq(concurrent, 1);
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 256, gpu, 0, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseSetPreferredLocation, gpu), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, 256, cudaMemAdviseSetAccessedBy, gpu), cudaSuccess);
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 256, none, 0, 0), cudaErrorInvalidDevice);
     ck_assert_int_eq(cudaFree(m), cudaSuccess);
     ck_assert_int_eq(cudaFree(d), cudaSuccess);
 }
@@ -1343,7 +1370,7 @@ Suite *sim_suite(void)
     tcase_add_loop_test(h, test_host_access_past_the_end_dies, 0, 2);
     tcase_add_loop_test(h, test_device_operations_reach_device_memory, 0, 2);
     tcase_add_test(h, test_memory_guard_is_chosen_with_no_buffers);
-    tcase_add_loop_test(h, test_host_access_to_managed_memory_before_a_wait_dies, 0, 4);
+    tcase_add_loop_test(h, test_host_access_to_managed_memory_before_a_wait_dies, 0, 8);
     tcase_add_test(h, test_managed_prefetch_and_advice);
     suite_add_tcase(s, h);
     /* Kernels, their planted bugs, graphs and cuBLAS with mprotect. */

@@ -143,7 +143,9 @@ void fault_line(void *uctx, char *buf, size_t size)
 }
 
 /* Host code touched managed memory while device work may run: the work, the
- * program's line that issued it, and the line of the access. */
+ * program's line that issued it, and the line of the access. On the linux
+ * platform (concurrentManagedAccess = 1) that is a race with the work, and
+ * the program goes on; on windows (0) the access faults. */
 void report_managed_access(uintptr_t a, uintptr_t start, const Alloc &al, const char *did,
                            const char *work, void *const *frames, int nframes, void *uctx)
 {
@@ -151,13 +153,26 @@ void report_managed_access(uintptr_t a, uintptr_t start, const Alloc &al, const 
     for (int i = 1; i < nframes && !issued[0]; i++)
         code_line((uintptr_t)frames[i], false, true, issued, sizeof issued);
     fault_line(uctx, line, sizeof line);
-    int n = snprintf(msg, sizeof msg,
+    int n;
+    if (managed_concurrent())
+        n = snprintf(msg, sizeof msg,
+                     "cudasim: data race between host code and %s: host code %s managed memory "
+                     "at %p (byte %zu of a %zu-byte cudaMallocManaged buffer) while the GPU may "
+                     "still run %s%s%s, with nothing ordering the two: this device has "
+                     "concurrentManagedAccess = 1 (a Pascal or newer GPU under Linux), so the "
+                     "access does not fault, but it may come before or after the work's own; "
+                     "call cudaDeviceSynchronize() (or synchronize the stream) before touching "
+                     "it%s\n",
+                     work, did, (void *)a, (size_t)(a - start), al.size, work,
+                     issued[0] ? ", issued at " : "", issued, line);
+    else
+        n = snprintf(msg, sizeof msg,
                      "cudasim: host code %s managed memory at %p (byte %zu of a %zu-byte "
                      "cudaMallocManaged buffer) while the GPU may still run %s%s%s: this device "
-                     "has concurrentManagedAccess = 0 (as GPUs under Windows and before Pascal), "
-                     "so from a launch until the host waits for it the GPU has all managed memory "
-                     "to itself, and the CPU's access faults; call cudaDeviceSynchronize() (or "
-                     "synchronize the stream) before touching it%s\n",
+                     "has concurrentManagedAccess = 0 (as GPUs under Windows and before Pascal: "
+                     "CUDASIM_MANAGED=windows), so from a launch until the host waits for it the "
+                     "GPU has all managed memory to itself, and the CPU's access faults; call "
+                     "cudaDeviceSynchronize() (or synchronize the stream) before touching it%s\n",
                      did, (void *)a, (size_t)(a - start), al.size, work,
                      issued[0] ? ", issued at " : "", issued, line);
     if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
@@ -169,7 +184,7 @@ void report_managed_access(uintptr_t a, uintptr_t start, const Alloc &al, const 
  * what happened, in one line written straight to stderr (the program is
  * about to die, so even with reports silenced; and without stdio, which the
  * faulting code may have been using). */
-void report_host_access(uintptr_t a, uintptr_t start, const Alloc &al, void *uctx)
+bool report_host_access(uintptr_t a, uintptr_t start, const Alloc &al, void *uctx)
 {
     const char *did = "read or wrote";
 #if defined(__x86_64__) && defined(REG_ERR)
@@ -183,7 +198,10 @@ void report_host_access(uintptr_t a, uintptr_t start, const Alloc &al, void *uct
     const char *work = al.managed ? managed_busy_with(&frames, &nframes) : nullptr;
     if (work && a >= start && a < start + al.size) {
         report_managed_access(a, start, al, did, work, frames, nframes, uctx);
-        return;
+        if (!managed_concurrent()) return false;
+        g_hazards++;
+        managed_host_raced();
+        return true;
     }
     const char *kind = al.device ? "cudaMalloc" : "cudaMallocHost";
     char where[160], msg[640];
@@ -211,6 +229,7 @@ void report_host_access(uintptr_t a, uintptr_t start, const Alloc &al, void *uct
     if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
     ssize_t ignored = write(STDERR_FILENO, msg, (size_t)n);
     (void)ignored;
+    return false;
 }
 
 void on_fault(int sig, siginfo_t *info, void *uctx)
@@ -226,7 +245,8 @@ void on_fault(int sig, siginfo_t *info, void *uctx)
         return;
     }
     if (!g_launch.in_kernel) {
-        if (al && g_device_ops.load() == 0) report_host_access(a, start, *al, uctx);
+        if (al && g_device_ops.load() == 0 && report_host_access(a, start, *al, uctx))
+            return; /* a race with the work, reported: the access goes on */
         if (!al && g_device_ops.load() == 0 && sig == SIGSEGV) {
             uintptr_t fs;
             if (const Freed *f = find_freed(a, &fs)) {

@@ -35,6 +35,7 @@ cudaError_t g_last = cudaSuccess;   /* what cudaGetLastError returns next */
 cudaError_t g_sticky = cudaSuccess; /* a kernel fault: returned until reset */
 std::string g_report;
 std::string g_report_context; /* prefixed to reports: where a graph launch is */
+bool g_report_at_exit = false;
 
 unsigned long long g_report_count = 0;
 
@@ -287,7 +288,7 @@ namespace {
  * debug information. */
 std::string host_call_site()
 {
-    if (g_launch.in_kernel) return "";
+    if (g_launch.in_kernel || g_report_at_exit) return "";
     void *frames[48];
     int n = backtrace(frames, 48);
     for (int i = 1; i < n; i++) {

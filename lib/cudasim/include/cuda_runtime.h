@@ -46,6 +46,13 @@ CUDASIM_INLINE cudaError_t cudaMallocManaged(T **ptr, size_t size,
     return ::cudaMallocManaged((void **)(void *)ptr, size, flags);
 }
 template <class T>
+CUDASIM_INLINE cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T *devPtr,
+                                                    size_t length = 0,
+                                                    unsigned int flags = cudaMemAttachSingle)
+{
+    return ::cudaStreamAttachMemAsync(stream, (void *)devPtr, length, flags);
+}
+template <class T>
 CUDASIM_INLINE cudaError_t cudaMallocPitch(T **ptr, size_t *pitch, size_t width, size_t height)
 {
     return ::cudaMallocPitch((void **)(void *)ptr, pitch, width, height);

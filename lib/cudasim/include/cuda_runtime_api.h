@@ -77,6 +77,8 @@ typedef enum cudaError {
     cudaErrorNotSupported = 801,
     cudaErrorStreamCaptureUnsupported = 900,
     cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureUnmatched = 903,
+    cudaErrorStreamCaptureUnjoined = 904,
     cudaErrorStreamCaptureIsolation = 905,
     cudaErrorStreamCaptureImplicit = 906,
     cudaErrorCapturedEvent = 907,
@@ -269,6 +271,7 @@ enum cudaStreamCaptureStatus {
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
 #define cudaHostAllocDefault 0x00
 #define cudaHostAllocPortable 0x01
 #define cudaHostAllocMapped 0x02
@@ -287,6 +290,7 @@ enum cudaStreamCaptureStatus {
 #define cudaDeviceLmemResizeToMax 0x10
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
 
@@ -502,6 +506,21 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+/* CUDA's calling convention of callbacks: empty but on Windows. */
+#ifndef CUDART_CB
+#define CUDART_CB
+#endif
+typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status,
+                                               void *userData);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void *userData, unsigned int flags);
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags);
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority);
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device);
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId);
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
+                                     size_t length CUDASIM_DEFAULT(0),
+                                     unsigned int flags CUDASIM_DEFAULT(cudaMemAttachSingle));
 
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);

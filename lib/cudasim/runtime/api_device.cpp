@@ -101,6 +101,9 @@ const char *cudaGetErrorString(cudaError_t e)
         return "operation not permitted when stream is capturing";
     case cudaErrorStreamCaptureInvalidated:
         return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureUnmatched: return "capture was not initiated in this stream";
+    case cudaErrorStreamCaptureUnjoined:
+        return "capture sequence contains a fork that was not joined to the primary stream";
     case cudaErrorStreamCaptureIsolation:
         return "dependency created on uncaptured work in another stream";
     case cudaErrorStreamCaptureImplicit:
@@ -144,6 +147,8 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
     case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorStreamCaptureUnmatched: return "cudaErrorStreamCaptureUnmatched";
+    case cudaErrorStreamCaptureUnjoined: return "cudaErrorStreamCaptureUnjoined";
     case cudaErrorStreamCaptureIsolation: return "cudaErrorStreamCaptureIsolation";
     case cudaErrorStreamCaptureImplicit: return "cudaErrorStreamCaptureImplicit";
     case cudaErrorCapturedEvent: return "cudaErrorCapturedEvent";
@@ -239,7 +244,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
     p->canMapHostMemory = 1;
     p->unifiedAddressing = 1;
     p->managedMemory = 1;
-    p->concurrentManagedAccess = 0;
+    p->concurrentManagedAccess = managed_concurrent() ? 1 : 0;
     p->major = 8;
     p->minor = 0;
     p->texturePitchAlignment = 32;

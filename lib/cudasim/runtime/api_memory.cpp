@@ -36,6 +36,7 @@ cudaError_t device_malloc(const char *call, void **ptr, size_t size, bool manage
         return fail(cudaErrorMemoryAllocation);
     }
     *ptr = p;
+    leak_allocated(p, size, call, pc);
     if (managed) managed_allocated((uintptr_t)p, flags);
     return cudaSuccess;
 }
@@ -63,6 +64,7 @@ cudaError_t device_free(const char *call, void *ptr, const void *pc)
         return fail(cudaErrorInvalidValue);
     }
     if (it->second.managed) managed_freed(it->first);
+    leak_freed(ptr);
     g_in_use -= it->second.size;
     unmap_buffer(it->first, it->second, pc ? pc : (const void *)&device_free);
     g_allocs.erase(it);

@@ -60,6 +60,8 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
     }
     s.capture = cudaStreamCaptureStatusActive;
     s.mode = mode;
+    s.origin = nullptr;
+    s.ops = s.joined = 0;
     return cudaSuccess;
 }
 
@@ -74,14 +76,49 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
         return fail(cudaErrorIllegalState);
     }
     if (!pGraph) return fail(cudaErrorInvalidValue);
+    if (s->origin) {
+        report("cudaStreamEndCapture: this stream joined a capture that another stream began "
+               "(cudaStreamWaitEvent on an event recorded in it); end the capture on the stream "
+               "that began it, after it waits for this one's work (CUDA reports: capture was not "
+               "initiated in this stream)");
+        invalidate(*s, g_report);
+        return fail(cudaErrorStreamCaptureUnmatched);
+    }
+    /* Every stream that joined must have been waited for, to its last work. */
+    std::vector<cudaStream_t> members{stream};
+    const Stream *unjoined = nullptr;
+    for (auto &kv : g_streams)
+        if (kv.second.origin == stream) {
+            members.push_back(kv.first);
+            if (kv.second.ops > kv.second.joined && !unjoined) unjoined = &kv.second;
+        }
+    if (unjoined && s->capture == cudaStreamCaptureStatusActive) {
+        report("cudaStreamEndCapture: a stream that joined the capture has work the capture "
+               "never waited for (the last %llu of its %llu operations): record an event after "
+               "its last work and make this stream wait for it (cudaStreamWaitEvent) before "
+               "ending the capture; there is no graph (CUDA reports: capture sequence contains a "
+               "fork that was not joined to the primary stream)",
+               unjoined->ops - unjoined->joined, unjoined->ops);
+    }
+    bool forked = unjoined && s->capture == cudaStreamCaptureStatusActive;
     Graph recorded = std::move(s->recorded);
     std::string why = std::move(s->why);
     bool invalidated = s->capture == cudaStreamCaptureStatusInvalidated;
-    s->capture = cudaStreamCaptureStatusNone;
-    s->recorded.clear();
-    s->why.clear();
+    for (cudaStream_t m : members) {
+        Stream &t = g_streams[m];
+        t.capture = cudaStreamCaptureStatusNone;
+        t.recorded.clear();
+        t.why.clear();
+        t.origin = nullptr;
+        t.ops = t.joined = 0;
+    }
     for (auto &kv : g_events)
-        if (kv.second.captured == stream) kv.second.captured = nullptr;
+        for (cudaStream_t m : members)
+            if (kv.second.captured == m) kv.second.captured = nullptr;
+    if (forked) {
+        *pGraph = nullptr;
+        return fail(cudaErrorStreamCaptureUnjoined);
+    }
     if (invalidated) {
         *pGraph = nullptr;
         report("cudaStreamEndCapture: the capture was invalidated, so there is no graph. It was "

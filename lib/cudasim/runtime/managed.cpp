@@ -1,21 +1,33 @@
 /*
  * managed.cpp: managed memory (cudaMallocManaged) as the simulated device
- * has it. The device reports concurrentManagedAccess = 0, as GPUs before
- * Pascal and GPUs under Windows do: from a kernel launch until the host
- * waits for it, the GPU has all managed memory to itself (whether the kernel
- * uses it or not), and a CPU access faults. So here: when device work runs
- * (a kernel, a cuBLAS call), every managed buffer is shut to host code as a
- * cudaMalloc buffer is (host_guard.cpp), and it opens again when the host has
- * waited for all of that work: cudaDeviceSynchronize; cudaStreamSynchronize
- * or cudaStreamQuery of its stream (of the legacy stream: of every blocking
- * stream too); cudaEventSynchronize or cudaEventQuery of an event recorded
- * after it on its stream; a synchronous cudaMemcpy, which waits for the
- * legacy stream; cudaFree, which waits for the device. Host code that touches
- * a shut buffer gets one line naming the work and both lines (faults.cpp),
- * then the SIGSEGV a GPU machine gives. A buffer allocated with
- * cudaMemAttachHost stays the host's. cudaMemPrefetchAsync and cudaMemAdvise
- * take what the device allows, and refuse, as CUDA does on such a device, a
- * GPU as the place to move the data to, prefer or map it for.
+ * has it, on one of two platforms (CUDASIM_MANAGED):
+ *
+ * - linux (the default): a Pascal or newer GPU under Linux, which reports
+ *   concurrentManagedAccess = 1. Host code may touch managed memory while
+ *   kernels run; what it reads or writes then races with them. So here: when
+ *   device work runs (a kernel, a cuBLAS call), every managed buffer is shut
+ *   to host code as a cudaMalloc buffer is (host_guard.cpp), and host code
+ *   that touches one before the host has waited for the work is reported as
+ *   a race with that work (faults.cpp), naming the work and both lines; the
+ *   buffers then open and the program goes on. cudaMemPrefetchAsync and
+ *   cudaMemAdvise take a GPU or the host as the place.
+ * - windows (or pre-pascal): GPUs under Windows and before Pascal, which
+ *   report concurrentManagedAccess = 0: from a kernel launch until the host
+ *   waits for it, the GPU has all managed memory to itself (whether the
+ *   kernel uses it or not), and a CPU access faults. The buffers are shut as
+ *   above; host code that touches one gets one line naming the work and
+ *   both lines, then the SIGSEGV a GPU machine gives. cudaMemPrefetchAsync
+ *   and cudaMemAdvise refuse, as CUDA does on such a device, a GPU as the
+ *   place to move the data to, prefer or map it for.
+ *
+ * On both, the buffers open again when the host has waited for all of the
+ * work: cudaDeviceSynchronize; cudaStreamSynchronize or cudaStreamQuery of
+ * its stream (of the legacy stream: of every blocking stream too);
+ * cudaEventSynchronize or cudaEventQuery of an event recorded after it on
+ * its stream; a synchronous cudaMemcpy, which waits for the legacy stream;
+ * cudaFree, which waits for the device. A buffer allocated with (or
+ * attached by cudaStreamAttachMemAsync to) cudaMemAttachHost stays the
+ * host's.
  */
 #include <execinfo.h>
 
@@ -120,6 +132,19 @@ void managed_work(cudaStream_t stream, const char *what, const char *name)
 
 void managed_stream_waited(cudaStream_t stream) { done_up_to(stream, ~0ull); }
 
+bool managed_concurrent()
+{
+    const char *env = getenv("CUDASIM_MANAGED");
+    return !env || (strcmp(env, "windows") != 0 && strcmp(env, "pre-pascal") != 0);
+}
+
+void managed_host_raced()
+{
+    if (!g_busy) return;
+    g_busy = false; /* the work stays pending: its next launch shuts them again */
+    for (uintptr_t start : g_managed) set_shut(start, false);
+}
+
 void managed_event_recorded(cudaEvent_t event, cudaStream_t stream)
 {
     g_marks[event] = Work{stream, g_serial};
@@ -187,9 +212,11 @@ cudaError_t check_location(const char *call, const char *what, cudaMemLocation w
                    call, where.id, devices, devices == 1 ? "" : "s");
             return cudaErrorInvalidDevice;
         }
+        if (managed_concurrent()) return cudaSuccess;
         report("%s: %s device %d, which has concurrentManagedAccess = 0 (as GPUs under Windows and "
-               "before Pascal), where CUDA allows it only on a device that has it; check "
-               "cudaDevAttrConcurrentManagedAccess first (CUDA reports: invalid device ordinal)",
+               "before Pascal: CUDASIM_MANAGED=windows), where CUDA allows it only on a device "
+               "that has it; check cudaDevAttrConcurrentManagedAccess first (CUDA reports: "
+               "invalid device ordinal)",
                call, what, where.id);
         return cudaErrorInvalidDevice;
     default:
@@ -233,7 +260,7 @@ cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, struct cudaMemLo
     if (cudaError_t e = check_managed_range("cudaMemPrefetchAsync", ptr, count)) return fail(e);
     if (cudaError_t e = check_location("cudaMemPrefetchAsync", "a prefetch to", location))
         return fail(e);
-    return cudaSuccess; /* to the host, where the simulator keeps it */
+    return cudaSuccess; /* the simulator keeps managed memory in one place, the host's */
 }
 
 cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
@@ -265,6 +292,42 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvis
     report("cudaMemAdvise: advice %d is not a cudaMemoryAdvise (CUDA reports: invalid argument)",
            (int)advice);
     return fail(cudaErrorInvalidValue);
+}
+
+/* Which streams may use a managed buffer. The simulator keeps one rule for
+ * all of them: cudaMemAttachHost keeps the buffer the host's (no device work
+ * shuts it), cudaMemAttachGlobal and cudaMemAttachSingle make it the device
+ * work's, whatever the stream (a buffer attached to one stream is shut by
+ * work on any stream, which is stricter than CUDA). */
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                     unsigned int flags)
+{
+    API_ENTER();
+    if (!stream_ok(stream)) return fail(cudaErrorInvalidResourceHandle);
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost &&
+        flags != cudaMemAttachSingle) {
+        report("cudaStreamAttachMemAsync: flags 0x%x; one of cudaMemAttachGlobal, "
+               "cudaMemAttachHost, cudaMemAttachSingle (CUDA reports: invalid argument)",
+               flags);
+        return fail(cudaErrorInvalidValue);
+    }
+    if (flags == cudaMemAttachSingle && !stream) {
+        report("cudaStreamAttachMemAsync: cudaMemAttachSingle to the legacy (NULL) stream; "
+               "attach to a stream you created (CUDA reports: invalid argument)");
+        return fail(cudaErrorInvalidValue);
+    }
+    uintptr_t start = 0;
+    const Alloc *a = find_alloc(devPtr, &start);
+    if (!a || !a->managed || (uintptr_t)devPtr != start || (length && length != a->size)) {
+        report("cudaStreamAttachMemAsync(%p, %zu): not a cudaMallocManaged buffer from its "
+               "start, with length 0 or its size (CUDA reports: invalid argument)",
+               devPtr, length);
+        return fail(cudaErrorInvalidValue);
+    }
+    managed_freed(start);
+    managed_allocated(start, flags == cudaMemAttachHost ? cudaMemAttachHost : cudaMemAttachGlobal);
+    if (flags == cudaMemAttachHost) set_shut(start, false);
+    return cudaSuccess;
 }
 
 } // extern "C"

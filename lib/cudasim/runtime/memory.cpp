@@ -385,6 +385,7 @@ void memory_reset()
     g_freed.clear();
     g_freed_order.clear();
     g_symbols.clear();
+    leaks_reset();
     g_region_used = 0;
     g_in_use = 0;
 }

@@ -4,7 +4,11 @@
  * A stream that captures (graphs.cpp) records the work issued to it instead,
  * and the rules of stream capture are checked here: what may not be used
  * while a capture goes on (the legacy stream, waits, allocations) fails and
- * invalidates the capture, as in CUDA.
+ * invalidates the capture, as in CUDA. Another stream joins a capture by
+ * waiting for an event recorded in it (cudaStreamWaitEvent): its work is then
+ * recorded into the same graph, in the order it is issued (an order every
+ * dependency of the fork and join respects), until the capture ends; the
+ * capture's streams are one capture, invalidated together.
  */
 #include <time.h>
 
@@ -36,6 +40,23 @@ Stream *capture_of(cudaStream_t s)
     return &it->second;
 }
 
+Stream *capture_origin(Stream *s)
+{
+    if (!s || !s->origin) return s;
+    auto it = g_streams.find(s->origin);
+    return it == g_streams.end() ? s : &it->second;
+}
+
+namespace {
+/* The handle of the stream s (in g_streams). */
+cudaStream_t handle_of(const Stream *s)
+{
+    for (auto &kv : g_streams)
+        if (&kv.second == s) return kv.first;
+    return nullptr;
+}
+} // namespace
+
 /* The legacy (NULL) stream waits for every blocking stream (one created
  * without cudaStreamNonBlocking): while one of them captures, it cannot be
  * used. */
@@ -46,9 +67,14 @@ std::vector<Stream *> blocking_captures()
 
 void invalidate(Stream &s, const std::string &why)
 {
-    if (s.capture != cudaStreamCaptureStatusActive) return; /* the first reason stays */
-    s.capture = cudaStreamCaptureStatusInvalidated;
-    s.why = why;
+    Stream *origin = capture_origin(&s);
+    if (origin->capture != cudaStreamCaptureStatusActive) return; /* the first reason stays */
+    cudaStream_t o = handle_of(origin);
+    for (auto &kv : g_streams)
+        if (&kv.second == origin || (o && kv.second.origin == o)) {
+            kv.second.capture = cudaStreamCaptureStatusInvalidated;
+            kv.second.why = why;
+        }
 }
 
 /* A call that breaks a rule of stream capture fails, and invalidates the
@@ -112,7 +138,8 @@ Use stream_use(const char *call, cudaStream_t s, cudaError_t *e)
 void record(Stream &s, const std::string &what, std::function<cudaError_t()> run)
 {
     static uintptr_t next = 0x7000;
-    s.recorded.push_back(Node{what, std::move(run), (cudaGraphNode_t)(next += 16)});
+    s.ops++;
+    capture_origin(&s)->recorded.push_back(Node{what, std::move(run), (cudaGraphNode_t)(next += 16)});
 }
 
 /* Work issued to a stream (its arguments checked): run now, or recorded by
@@ -209,12 +236,7 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWith
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
-    API_ENTER();
-    if (!stream) return fail(cudaErrorInvalidValue);
-    static uintptr_t next = 0x5000;
-    *stream = (cudaStream_t)(next += 16);
-    g_streams[*stream].flags = flags;
-    return cudaSuccess;
+    return cudaStreamCreateWithPriority(stream, flags, 0);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
@@ -252,11 +274,19 @@ cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlag
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     API_ENTER();
-    (void)flags;
     if (!event) return fail(cudaErrorInvalidValue);
+    const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+    if ((flags & ~known) || ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming))) {
+        report("cudaEventCreateWithFlags: flags 0x%x; an event's flags are cudaEventDefault, "
+               "cudaEventBlockingSync, cudaEventDisableTiming and cudaEventInterprocess (which "
+               "needs cudaEventDisableTiming) (CUDA reports: invalid argument)",
+               flags);
+        return fail(cudaErrorInvalidValue);
+    }
     static uintptr_t next = 0xe000;
     *event = (cudaEvent_t)(next += 16);
     g_events[*event] = Event();
+    g_events[*event].flags = flags;
     return cudaSuccess;
 }
 
@@ -279,6 +309,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     Use use = stream_use("cudaEventRecord", stream, &e);
     if (use == REFUSED) return e;
     it->second.captured = use == RECORD ? stream : nullptr;
+    it->second.ops = use == RECORD ? capture_of(stream)->ops : 0;
     it->second.ms = use == RECORD ? -1 : now_ms();
     if (use == RUN) managed_event_recorded(event, stream);
     return cudaSuccess;
@@ -301,15 +332,35 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
     return e;
 }
 
+/* As CUDA documents it: an event never recorded, or created with
+ * cudaEventDisableTiming, is an invalid resource handle here. (An event
+ * recorded but not yet complete would be cudaErrorNotReady; here the work
+ * before it has run when it is recorded, so every recorded event is
+ * complete.) */
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     API_ENTER();
+    if (!ms) return fail(cudaErrorInvalidValue);
     auto a = g_events.find(start), b = g_events.find(end);
-    if (!ms || a == g_events.end() || b == g_events.end())
+    if (a == g_events.end() || b == g_events.end()) {
+        report("cudaEventElapsedTime: the %s event does not exist (destroyed? never created?) "
+               "(CUDA reports: invalid resource handle)",
+               a == g_events.end() ? "start" : "end");
         return fail(cudaErrorInvalidResourceHandle);
+    }
+    for (auto *ev : {&*a, &*b})
+        if (ev->second.flags & cudaEventDisableTiming) {
+            report("cudaEventElapsedTime: the %s event was created with cudaEventDisableTiming, "
+                   "so it keeps no time; create it with cudaEventCreate (CUDA reports: invalid "
+                   "resource handle)",
+                   ev == &*a ? "start" : "end");
+            return fail(cudaErrorInvalidResourceHandle);
+        }
     if (a->second.ms < 0 || b->second.ms < 0) {
-        report("cudaEventElapsedTime: an event that was never recorded, or last recorded in a "
-               "stream capture, which takes no time (CUDA reports: invalid resource handle)");
+        report("cudaEventElapsedTime: the %s event was never recorded (cudaEventRecord), or last "
+               "recorded in a stream capture, which takes no time (CUDA reports: invalid resource "
+               "handle)",
+               a->second.ms < 0 ? "start" : "end");
         return fail(cudaErrorInvalidResourceHandle);
     }
     *ms = (float)(b->second.ms - a->second.ms);
@@ -326,28 +377,139 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     Use use = stream_use("cudaStreamWaitEvent", stream, &e);
     if (use == REFUSED) return e;
     Stream *from = capture_of(it->second.captured);
-    if (use == RECORD && from != capture_of(stream))
+    if (use == RECORD && capture_origin(from) != capture_origin(capture_of(stream)))
         return violation(cudaErrorStreamCaptureIsolation, {capture_of(stream)},
                          "cudaStreamWaitEvent",
                          "a capturing stream may wait only for events recorded in the same "
                          "capture (the graph cannot depend on work outside it): wait before "
                          "cudaStreamBeginCapture");
-    if (use == RUN && from) {
-        /* CUDA would capture this stream's later work into the same graph. */
-        report("cudaStreamWaitEvent: the event was recorded in a capturing stream, so this "
-               "stream would join the capture (cross-stream capture), which the simulator does "
-               "not support: capture all the work on one stream. The capture is now "
-               "invalidated (the simulator reports: operation not supported)");
-        invalidate(*from, g_report);
-        return fail(cudaErrorNotSupported);
+    if (use == RECORD) {
+        /* Within one capture: the waiting stream's later work depends on the
+         * event's stream's work up to the event, which the graph's order keeps.
+         * That work is now joined. */
+        if (from != capture_of(stream) && it->second.ops > from->joined)
+            from->joined = it->second.ops;
+        return cudaSuccess;
+    }
+    if (from) {
+        /* A fork: this stream joins the capture the event was recorded in. */
+        if (!stream) {
+            report("cudaStreamWaitEvent: the legacy (NULL) stream cannot join a stream capture: "
+                   "wait with a stream you created (CUDA reports: operation not permitted when "
+                   "stream is capturing)");
+            invalidate(*from, g_report);
+            return fail(cudaErrorStreamCaptureUnsupported);
+        }
+        Stream &joiner = g_streams[stream];
+        Stream *origin = capture_origin(from);
+        joiner.capture = origin->capture;
+        joiner.mode = origin->mode;
+        joiner.origin = handle_of(origin);
+        joiner.ops = joiner.joined = 0;
     }
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
 {
-    (void)priority;
-    return cudaStreamCreateWithFlags(stream, flags);
+    API_ENTER();
+    if (!stream) return fail(cudaErrorInvalidValue);
+    if (flags & ~(unsigned)cudaStreamNonBlocking) {
+        report("cudaStreamCreateWithFlags: flags 0x%x; a stream's flags are cudaStreamDefault "
+               "and cudaStreamNonBlocking (CUDA reports: invalid argument)",
+               flags);
+        return fail(cudaErrorInvalidValue);
+    }
+    static uintptr_t next = 0x5000;
+    static unsigned long long next_id = 0;
+    *stream = (cudaStream_t)(next += 16);
+    Stream &s = g_streams[*stream];
+    s.flags = flags;
+    s.priority = priority > 0 ? 0 : priority < -5 ? -5 : priority;
+    s.id = ++next_id;
+    return cudaSuccess;
+}
+
+namespace {
+/* The stream of a cudaStreamGet* call, or NULL (the legacy stream's
+ * properties are the defaults); *e says whether it exists. */
+const Stream *stream_of(const char *call, cudaStream_t stream, cudaError_t *e)
+{
+    *e = cudaSuccess;
+    if (!stream) return nullptr;
+    auto it = g_streams.find(stream);
+    if (it != g_streams.end()) return &it->second;
+    report("%s: a stream that does not exist (destroyed?) (CUDA reports: invalid resource "
+           "handle)",
+           call);
+    *e = fail(cudaErrorInvalidResourceHandle);
+    return nullptr;
+}
+} // namespace
+
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
+{
+    API_ENTER();
+    if (!flags) return fail(cudaErrorInvalidValue);
+    cudaError_t e;
+    const Stream *s = stream_of("cudaStreamGetFlags", hStream, &e);
+    if (!e) *flags = s ? s->flags : cudaStreamDefault;
+    return e;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
+{
+    API_ENTER();
+    if (!priority) return fail(cudaErrorInvalidValue);
+    cudaError_t e;
+    const Stream *s = stream_of("cudaStreamGetPriority", hStream, &e);
+    if (!e) *priority = s ? s->priority : 0;
+    return e;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
+{
+    API_ENTER();
+    if (!device) return fail(cudaErrorInvalidValue);
+    cudaError_t e;
+    stream_of("cudaStreamGetDevice", hStream, &e);
+    if (!e) *device = 0; /* the one device */
+    return e;
+}
+
+/* The legacy stream's id is 0 here; the streams the program creates count from 1. */
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
+{
+    API_ENTER();
+    if (!streamId) return fail(cudaErrorInvalidValue);
+    cudaError_t e;
+    const Stream *s = stream_of("cudaStreamGetId", hStream, &e);
+    if (!e) *streamId = s ? s->id : 0;
+    return e;
+}
+
+/* The callback runs in stream order, as every work of the stream: here, when
+ * it is issued, after all the work issued to the stream before it. It is told
+ * the stream and cudaSuccess (a failed kernel's error is sticky, and then the
+ * call fails before it is issued). Unlike cudaLaunchHostFunc, it cannot be
+ * captured into a graph. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void *userData, unsigned int flags)
+{
+    API_ENTER();
+    if (!callback) return fail(cudaErrorInvalidValue);
+    if (flags) {
+        report("cudaStreamAddCallback: flags must be 0 (CUDA reports: invalid argument)");
+        return fail(cudaErrorInvalidValue);
+    }
+    if (Stream *c = capture_of(stream))
+        return violation(cudaErrorStreamCaptureUnsupported, {c}, "cudaStreamAddCallback",
+                         "a stream callback cannot be recorded into a graph (CUDA does not "
+                         "support it in stream capture): use cudaLaunchHostFunc, which can be");
+    return issue("cudaStreamAddCallback", stream, [=] {
+        callback(stream, cudaSuccess, userData);
+        return cudaSuccess;
+    });
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)

@@ -10,11 +10,26 @@
 /* ---- ex01.1 MinMax ------------------------------------------------------ */
 
 /* Drawn for this grading run (suite.h): x (n, d), each feature in a range of its own;
- * one feature constant when flat >= 0. */
+ * one feature constant when flat >= 0. The last sample holds the largest value of
+ * each even feature and the smallest of each odd one, and the first sample the
+ * other extreme, each strictly: every case, not only the hand-written one, sees a
+ * loop over the samples that stops one short or starts one late. */
+static void minmax_extremes_at_ends(float *xj, int64_t n, int largest_last)
+{
+    float lo = xj[0], hi = xj[0];
+    for (int64_t i = 1; i < n; i++) {
+        lo = fminf(lo, xj[i]);
+        hi = fmaxf(hi, xj[i]);
+    }
+    /* An eighth beyond the others: exact, since every drawn value is a multiple of it. */
+    xj[n - 1] = largest_last ? hi + 0.125f : lo - 0.125f;
+    xj[0] = largest_last ? lo - 0.125f : hi + 0.125f;
+}
+
 static float *minmax_drawn(int64_t *n, int64_t *d, int64_t *flat)
 {
     Drawn r = drawn_start("01.1");
-    *n = drawn_int(&r, 1, 40);
+    *n = drawn_int(&r, 3, 40);
     *d = drawn_int(&r, 1, 6);
     *flat = drawn_int(&r, -1, *d - 1);
     float *x = malloc((size_t)(*n * *d) * sizeof *x);
@@ -24,6 +39,7 @@ static float *minmax_drawn(int64_t *n, int64_t *d, int64_t *flat)
         float level = drawn_value(&r, range, 3);
         for (int64_t i = 0; i < *n; i++)
             x[i + j * *n] = j == *flat ? level : drawn_value(&r, range, 3);
+        if (j != *flat) minmax_extremes_at_ends(x + j * *n, *n, j % 2 == 0);
     }
     return x;
 }
@@ -63,8 +79,9 @@ static void minmax_drawn_judge(void)
         for (int64_t i = 0; i < n; i++)
             y[i + j * n] = (float)((x[i + j * n] - lo[j]) / range);
     }
-    graded_note = drawn_note(key("x of %lld samples and %lld features%s", (long long)n,
-                                 (long long)d, flat >= 0 ? ", one of them constant" : ""));
+    graded_note = drawn_note(key("x of %lld samples and %lld feature%s%s", (long long)n,
+                                 (long long)d, d == 1 ? "" : "s",
+                                 flat < 0 ? "" : d == 1 ? ", constant" : ", one of them constant"));
     minmax_judge("drawn", n, d, lo, hi, y, 1e-6);
     expect_unchanged("x", got_f32("drawn.x_after", n * d), x, n * d);
     graded_note = NULL;
