@@ -195,6 +195,7 @@ uint64_t launch_shape(const cudasim::LaunchConfig *cfg, const cudasim::Args *arg
     const unsigned dims[7] = {cfg->grid.x,  cfg->grid.y,  cfg->grid.z, cfg->block.x,
                               cfg->block.y, cfg->block.z, (unsigned)cfg->shared_bytes};
     for (unsigned d : dims) h = (h ^ d) * 0x100000001b3ull;
+    h = (h ^ (uint64_t)cfg->cooperative) * 0x100000001b3ull; /* (a cooperative launch apart) */
     if (!args->shape(&h, pointer_shape)) return 0;
     return h ? h : 1;
 }
