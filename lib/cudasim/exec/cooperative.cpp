@@ -241,6 +241,7 @@ cudaError_t cooperative_check(const cudasim::LaunchConfig *cfg)
                                                       cfg->shared_bytes) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
         return cudaSuccess; /* (a sticky error: the launch reports it) */
+    if (per_sm == 0) return cudaSuccess; /* (a block that cannot run at all: check_config's) */
     unsigned long long blocks = (unsigned long long)g.x * g.y * g.z,
                        most = (unsigned long long)per_sm * sms;
     if (blocks <= most) return cudaSuccess;
