@@ -296,7 +296,8 @@ void graphs_reset();
 
 /* ---- a launch and its blocks' threads (exec/launch.cpp, fibers.cpp) ---- */
 
-enum State { READY, AT_BARRIER, AT_WARP, DONE, AT_AWAIT /* a cuda::barrier's phase */ };
+enum State { READY, AT_BARRIER, AT_WARP, DONE, AT_AWAIT /* a cuda::barrier's phase */,
+             AT_GRID /* a grid sync (exec/cooperative.cpp) */ };
 
 struct Thread {
 #if !defined(__x86_64__)
@@ -356,6 +357,8 @@ struct Launch {
     uint16_t wsync = 0;              /* its Thread::wsync */
     std::vector<uint16_t> warp_sync; /* per warp of the block: synchronizations so far */
     unsigned plain_k = 0;            /* the running thread's turn in run_block_plain */
+    int stack_first = 0;             /* its block's first stack (cooperative.cpp: one per thread
+                                      * of the grid, the blocks' threads waiting at a grid sync) */
 
     /* the block's faults (launch.cpp): a thread that faults stops, the block's others run
      * on, and the launch stops at the block's end with the report of the first thread
@@ -408,7 +411,9 @@ void printf_flush();
 /* cudaDeviceReset: the kernels' attributes forgotten. */
 void launch_reset();
 
-void run_block_fibers();
+/* Run the block's threads (resume: where they stopped, at a grid sync) to their end, or
+ * until every one waits at a grid sync (cooperative.cpp). */
+void run_block_fibers(bool resume = false);
 void run_block_plain(unsigned from = 0); /* a kernel without barriers: plain calls */
 /* After a thread faulted: the block's threads that can run, run to their end or their
  * next barrier (which nobody releases now). */
@@ -416,6 +421,24 @@ void finish_block_fibers();
 /* The running thread waits (AT_AWAIT) on the cuda::barrier at bar until some
  * thread makes it READY again (fibers.cpp; pc: the program's wait). */
 void fiber_await(const void *bar, const void *pc);
+
+/* ---- a cooperative launch (exec/cooperative.cpp) ------------------------ */
+
+/* cudaLaunchCooperativeKernel's check when it is issued: the grid must fit
+ * on the device at once (else cudaErrorCooperativeLaunchTooLarge). */
+cudaError_t cooperative_check(const cudasim::LaunchConfig *cfg);
+/* Run a cooperative launch's blocks (run_grid's loop for one): each to its
+ * first grid sync, in turn, then each on to its next, until all end. */
+void run_grid_cooperative();
+/* A cooperative launch's blocks are done, or it stopped: the numbers of its blocks
+ * (Launch::block_serial) and the threads' stacks as after any launch. */
+void cooperative_end();
+/* run_block_fibers found no thread that can run: true when every thread
+ * waits at a grid sync (the block stops there), a report and the launch's
+ * end when some returned instead. */
+bool block_at_grid_sync();
+/* The running thread waits at a grid sync (fibers.cpp). */
+void fiber_grid_wait(const char *file, int line);
 
 /* ---- libcu++'s barriers and asynchronous copies (exec/barriers.cpp,
  *      async_copy.cpp) ----------------------------------------------------- */
@@ -498,6 +521,8 @@ void find_read_only_buffers(const cudasim::Args *args);
 /* The launch's blocks are done (or it stopped): reads that were given an
  * older value (check_races_blocks.cpp) see memory as it is again. */
 void races_launch_end();
+/* A grid sync of a cooperative launch: accesses before it are ordered with those after. */
+void races_grid_sync();
 
 /* ---- variables (runtime/variables.cpp) ---------------------------------- */
 

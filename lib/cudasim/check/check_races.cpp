@@ -115,6 +115,16 @@ void grow_table()
 
 } // namespace
 
+/* A grid sync of a cooperative launch: what every block did before it is
+ * ordered before what any block does after it, as between two launches: the
+ * cells start empty again (a tag of their own, the launch's table kept). */
+void global_cells_forget()
+{
+    static unsigned long long syncs = 0;
+    if (g_glaunch != g_launch.first_block || g_per_block) return; /* nothing kept across blocks */
+    start_table(g_launch.first_block | (++syncs & 0x3fffff) << 40);
+}
+
 /* The table holds what this launch touched (or, past kLaunchWordsMax words,
  * this block); it starts small each launch and doubles as it fills. */
 GlobalCell *global_cell(uintptr_t word)

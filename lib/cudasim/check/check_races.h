@@ -90,6 +90,8 @@ GlobalCell *global_cell(uintptr_t word);
 /* Whether this launch's cells hold what earlier blocks did (past
  * kLaunchWordsMax words a launch is checked a block at a time). */
 extern bool g_between_blocks;
+/* A grid sync: the cells of the launch start empty (check_races.cpp). */
+void global_cells_forget();
 
 /* The running block's place in the order between blocks: blocks are ordered
  * only by a block's release (a __threadfence, then an atomic or volatile

@@ -18,7 +18,9 @@
  * access that conflicts with a kept one is ordered after it when the block
  * acquired a sync object to which the other block released past that epoch.
  * Blocks never run again once done, so a block's releases are all there when
- * a later block looks.
+ * a later block looks. (A cooperative launch's blocks run again after a grid
+ * sync, which orders everything before it with everything after: the check
+ * starts afresh there, races_grid_sync.)
  *
  * A read that races with another block's write is given the value the word
  * had before that block wrote it: the result of the read running first, as it
@@ -133,6 +135,20 @@ void replay_restore()
 
 void races_launch_end() { replay_restore(); }
 
+/* A grid sync of a cooperative launch (exec/cooperative.cpp): a barrier of the
+ * whole grid. Every access before it happened before every access after it,
+ * so nothing of before is kept to compare with: the cells start empty, the
+ * releases and acquires are forgotten, and each block's order starts again. */
+void races_grid_sync()
+{
+    replay_restore();
+    global_cells_forget();
+    g_syncs.clear();
+    g_sync_at.clear();
+    g_acquired.clear();
+    g_order.block = 0; /* (order_new_block at the next access) */
+}
+
 __attribute__((noinline, cold)) void race_between_blocks(BlockRace kind, GlobalCell &g,
                                                          uintptr_t a, size_t n, const void *pc,
                                                          bool whole)
@@ -179,9 +195,10 @@ __attribute__((noinline, cold)) void race_between_blocks(BlockRace kind, GlobalC
     report("data race between blocks in kernel %s: %s %s %s, and %s %s it, with nothing ordering "
            "the two (blocks run at the same time, in any order: %s; use an atomic, or publish "
            "with __threadfence() and an atomic ticket as NVIDIA's threadFenceReduction does, or "
-           "read it in the next launch)",
+           "read it in the next launch%s)",
            g_launch.cfg->name, them.c_str(), said[kind].theirs, where.c_str(), me.c_str(),
-           said[kind].mine, said[kind].why);
+           said[kind].mine, said[kind].why,
+           g_launch.cfg->cooperative ? ", or after a grid sync (this_grid().sync())" : "");
 }
 
 } // namespace internal

@@ -118,7 +118,7 @@ void run_fiber(Thread &t, int i)
     set_coordinates(t);
     if (!t.started) {
         t.started = true;
-        t.stack = stack_for(i);
+        t.stack = stack_for(g_launch.stack_first + i); /* (cooperative: the grid's threads') */
         if (!t.stack) {
             report("kernel %s: out of memory for the simulator's thread stacks",
                    g_launch.cfg->name);
@@ -374,15 +374,17 @@ bool resolve_barrier(int *bad)
 } // namespace
 
 
-void run_block_fibers()
+void run_block_fibers(bool resume)
 {
-    for (int i = 0; i < g_launch.nthreads; i++) {
-        Thread &t = g_launch.threads[i];
-        t.state = READY;
-        t.started = false;
-        t.wsync = 0;
+    if (!resume) {
+        for (int i = 0; i < g_launch.nthreads; i++) {
+            Thread &t = g_launch.threads[i];
+            t.state = READY;
+            t.started = false;
+            t.wsync = 0;
+        }
+        g_launch.warp_sync.assign((size_t)(g_launch.nthreads + 31) / 32, 0);
     }
-    g_launch.warp_sync.assign((size_t)(g_launch.nthreads + 31) / 32, 0);
     /* Odd blocks run their threads last to first: a missing barrier then shows
      * whichever neighbour a thread reads (a thread runs before the one whose
      * value it needs, and finds the shared memory's NaN fill). */
@@ -408,6 +410,7 @@ void run_block_fibers()
         if (resolve_barrier(&bad)) continue;
         if (bad) abort_launch(cudaErrorLaunchFailure);
         if (!ran) {
+            if (g_launch.cfg->cooperative && block_at_grid_sync()) return; /* cooperative.cpp */
             char why[512];
             explain_stuck(why, sizeof why);
             report("kernel %s, block (%u,%u,%u): %s", g_launch.cfg->name, cudasim_block_idx.x,
@@ -485,6 +488,17 @@ int block_barrier(int op, int predicate, const char *file, int line)
     return (int)t->result;
 }
 } // namespace
+
+/* A grid sync: the thread waits until cooperative.cpp resumes its block. */
+void fiber_grid_wait(const char *file, int line)
+{
+    Thread *t = g_launch.current;
+    t->state = AT_GRID;
+    t->file = file;
+    t->line = line;
+    yield();
+    set_coordinates(*t);
+}
 
 void fiber_await(const void *bar, const void *pc)
 {

@@ -19,6 +19,7 @@ struct LaunchConfig {
     dim3 grid, block;
     size_t shared_bytes;
     cudaStream_t stream;
+    int cooperative = 0; /* cudaLaunchCooperativeKernel's: its blocks may meet at grid syncs */
 };
 
 /* A launch's kernel and arguments. Kernel parameters are passed by value and
@@ -79,6 +80,10 @@ extern char *cudasim_shared_base;
 
 cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args);
 void cudasim_syncthreads(const char *file, int line);
+/* cooperative_groups' grid_group: sync() waits for every thread of the grid
+ * (a cooperative launch only); is_valid() says whether this is one. */
+void cudasim_grid_sync(const char *file, int line);
+int cudasim_grid_valid(void);
 int cudasim_syncthreads_op(int op, int predicate, const char *file, int line);
 unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned long long value, int arg,
                                    int width, const char *file, int line);

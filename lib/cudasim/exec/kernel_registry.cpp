@@ -188,4 +188,24 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
     return e->launch(&cfg, args);
 }
 
+/* The same launch, cooperative: its grid must fit on the device at once, and its
+ * threads may sync the grid (cooperative.cpp). */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                        void **args, size_t sharedMem, cudaStream_t stream)
+{
+    install_fault_handler();
+    const Entry *e = func ? find_entry(func) : nullptr;
+    if (!e || !e->launch) {
+        report("cudaLaunchCooperativeKernel: %p is not a kernel of this program (pass the kernel "
+               "itself, or (void *)kernel) (CUDA reports: invalid device function)",
+               func);
+        return fail(cudaErrorInvalidDeviceFunction);
+    }
+    cudasim::LaunchConfig cfg = {e->name.c_str(), func, gridDim, blockDim, sharedMem, stream};
+    cfg.cooperative = 1;
+    if (g_sticky) return fail(g_sticky);
+    if (cudaError_t bad = cooperative_check(&cfg)) return bad;
+    return e->launch(&cfg, args);
+}
+
 } // extern "C"

@@ -195,6 +195,7 @@ uint64_t launch_shape(const cudasim::LaunchConfig *cfg, const cudasim::Args *arg
     const unsigned dims[7] = {cfg->grid.x,  cfg->grid.y,  cfg->grid.z, cfg->block.x,
                               cfg->block.y, cfg->block.z, (unsigned)cfg->shared_bytes};
     for (unsigned d : dims) h = (h ^ d) * 0x100000001b3ull;
+    h = (h ^ (uint64_t)cfg->cooperative) * 0x100000001b3ull; /* (a cooperative launch apart) */
     if (!args->shape(&h, pointer_shape)) return 0;
     return h ? h : 1;
 }
@@ -297,7 +298,7 @@ cudaError_t launch_begin(const cudasim::LaunchConfig *cfg, const cudasim::Args *
     g_launch.args = args;
     g_launch.error = cudaSuccess;
     KernelInfo info = kernel_info(cfg->name);
-    g_launch.fibers = info.barriers;
+    g_launch.fibers = info.barriers || cfg->cooperative; /* (a grid sync needs fibers) */
     g_launch.instrumented = info.instrumented;
     unsigned long long launches =
         info.instrumented ? ++kernels()[kernel_base(cfg->name)].launches : 0;
@@ -421,6 +422,8 @@ Attempt run_grid()
     } else {
         g_launch.checking = checks;
         if (g_launch.profiling) profile_grid_begin();
+        if (cfg->cooperative) run_grid_cooperative(); /* its blocks meet at grid syncs */
+        else
         for (unsigned z = 0; z < cfg->grid.z; z++)
             for (unsigned y = 0; y < cfg->grid.y; y++)
                 for (unsigned x = 0; x < cfg->grid.x; x++) {
@@ -437,6 +440,7 @@ Attempt run_grid()
                 }
         g_launch.checking = false;
     }
+    if (cfg->cooperative) cooperative_end(); /* (also when it stopped between blocks) */
     races_launch_end();
     g_launch.in_kernel = false;
     if (g_launch.need_fibers && !g_launch.fibers &&

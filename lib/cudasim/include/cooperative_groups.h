@@ -4,15 +4,15 @@
  * and thread's indices), thread_block_tile<N> for N = 1, 2, 4, ..., 32
  * (tiled_partition<N>: sync, the shuffles shfl, shfl_up, shfl_down,
  * shfl_xor, and the votes any, all, ballot), thread_group from
- * tiled_partition(parent, n), and grid_group's indices (this_grid()). Every
+ * tiled_partition(parent, n), and grid_group (this_grid(): its indices, and
+ * sync() in a cooperative launch, exec/cooperative.cpp). Every
  * operation is the simulator's __syncthreads or warp operation over the
  * group's lanes, so a group that some of its threads do not reach is
  * reported as those are, at the program's line. cg::reduce is in
  * <cooperative_groups/reduce.h>.
  *
- * Not here, refused when compiled: grid_group::sync() (it needs a
- * cooperative launch), coalesced_threads() and the tiles of more than 32
- * threads.
+ * Not here, refused when compiled: coalesced_threads() and the tiles of more
+ * than 32 threads.
  */
 #ifndef CUDASIM_COOPERATIVE_GROUPS_H
 #define CUDASIM_COOPERATIVE_GROUPS_H
@@ -162,7 +162,7 @@ void sync(const Group &g, const char *file = __builtin_FILE(), int line = __buil
     g.sync(file, line);
 }
 
-/* The grid: its indices. Its sync needs a cooperative launch. */
+/* The grid: its indices, and its sync (a cooperative launch's only). */
 class grid_group {
   public:
     unsigned long long num_blocks() const
@@ -182,11 +182,13 @@ class grid_group {
     dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
     dim3 dim_blocks() const { return group_dim(); }
     dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
-    bool is_valid() const { return false; } /* no cooperative launch here */
-    void sync(const char * = nullptr, int = 0) const
-        __attribute__((error("grid_group::sync() (grid-wide synchronization) is not in the CUDA "
-                             "simulator, which has no cooperative launch: split the kernel in two "
-                             "launches")));
+    /* a cooperative launch's grid (cudaLaunchCooperativeKernel), which alone may sync */
+    bool is_valid() const { return cudasim_grid_valid() != 0; }
+    /* every thread of every block of the grid waits here until all have come */
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        cudasim_grid_sync(file, line);
+    }
 };
 inline grid_group this_grid() { return grid_group(); }
 

@@ -200,6 +200,15 @@ CUDASIM_INLINE cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, dim3 blockDim
 {
     return ::cudaLaunchKernel((const void *)func, gridDim, blockDim, args, sharedMem, stream);
 }
+/* The same, cooperative: the grid's blocks may meet at grid syncs (exec/cooperative.cpp). */
+template <class T>
+CUDASIM_INLINE cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 gridDim, dim3 blockDim,
+                                                       void **args, size_t sharedMem = 0,
+                                                       cudaStream_t stream = 0)
+{
+    return ::cudaLaunchCooperativeKernel((const void *)func, gridDim, blockDim, args, sharedMem,
+                                         stream);
+}
 
 /* Channel descriptors of types (cudaCreateChannelDesc<float>()), and in a
  * kernel's source its texture fetches and surface accesses. */

@@ -256,7 +256,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
     p->pageableMemoryAccess = 0;        /* a kernel given malloc memory faults */
     p->computePreemptionSupported = 1;
     p->canUseHostPointerForRegisteredMem = 1;
-    p->cooperativeLaunch = 0;           /* no grid-wide sync */
+    p->cooperativeLaunch = 1;           /* cudaLaunchCooperativeKernel: exec/cooperative.cpp */
     p->persistingL2CacheMaxSize = 0;    /* no L2 cache to set aside */
     p->reservedSharedMemPerBlock = 1024;
     p->hostRegisterSupported = 1;

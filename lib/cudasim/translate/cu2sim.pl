@@ -247,10 +247,6 @@ sub translate
         $bad->($-[0], "$1 without _sync was removed in CUDA 9 (nvcc refuses it for current "
                       . "GPUs): use ${1}_sync(0xffffffff, ...)");
     }
-    while ($m =~ /\b(cudaLaunchCooperativeKernel\w*|cudaLaunchCooperative\w*)/g) {
-        $bad->($-[0], "grid-wide synchronization (cooperative launch) is not "
-                      . "supported by the CUDA simulator: split the kernel in two launches");
-    }
     my %libraries = (
         'cufft'            => 'cuFFT',
         'cusparse'         => 'cuSPARSE',
