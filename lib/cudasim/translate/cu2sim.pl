@@ -61,7 +61,11 @@ while (@ARGV && $ARGV[0] =~ /^-/) {
     my $opt = shift @ARGV;
     if ($opt =~ /^-I(.*)$/s) { push @include_dirs, $1 ne '' ? $1 : shift @ARGV; }
     elsif ($opt eq '--deps') { $deps_file = shift @ARGV; }
-    elsif ($opt eq '--nvcc') { Cu2simFlags::option(shift @ARGV // ''); }
+    elsif ($opt eq '--nvcc') {
+        my $w = shift @ARGV // '';
+        $Cu2simRefusals::defined{$1} = 1 if $w =~ /^-D(\w+)/;
+        Cu2simFlags::option($w);
+    }
     elsif ($opt eq '--no-entries') { $Cu2simKernels::enabled = 0; }
     else { die "cu2sim.pl: unknown option $opt\n"; }
 }
@@ -308,6 +312,7 @@ sub translate
         }
         $includes[-1][2] = 0; # for cu2sim_refusals.pl to say
     }
+    $Cu2simRefusals::defined{$1} = 1 while $m =~ /^[ \t]*#[ \t]*define[ \t]+(\w+)/mg;
     Cu2simRefusals::check($m, $bad, \@includes);
     Cu2simFlags::check($m, $bad);
 
