@@ -27,7 +27,7 @@
 #include "../include/cuda_runtime.h"
 
 #ifndef __CUDACC__
-#define __CUDACC__ 1 /* a CUDA source (never __CUDA_ARCH__: there is no device pass) */
+#define __CUDACC__ 1 /* a CUDA source (__CUDA_ARCH__: cu2sim.pl defines it, for -arch) */
 #endif
 #define __global__
 #define __device__

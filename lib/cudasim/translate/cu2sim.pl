@@ -204,7 +204,19 @@ sub translate
         $end = length($an) - 1 if $end < 0;
         $body{$name} .= substr($an, $start, $end - $start + 1);
         $kernel_defs{$name}++ if $is_kernel{$name};
-        if ($head =~ /\b__host__\b/) { push @hd_ranges, [$start, $end]; }
+        if ($head =~ /\b__host__\b/) {
+            push @hd_ranges, [$start, $end];
+            # A __host__ __device__ function's body is compiled once and runs on both
+            # sides: it sees __CUDA_ARCH__ undefined, as nvcc's host pass does (the
+            # simulator's device is the CPU, so the host path runs on it too).
+            unless ($on_directive->($start) || $on_directive->($end)) {
+                my $shown_c = c_string($shown);
+                push @edits, [$start + 1, $start + 1, "\n#undef __CUDA_ARCH__\n#line "
+                              . $line_of->($start) . " \"$shown_c\"\n"];
+                push @edits, [$end, $end, "\n#define __CUDA_ARCH__ " . Cu2simFlags::device_arch()
+                              . "\n#line " . $line_of->($end) . " \"$shown_c\"\n"];
+            }
+        }
         else { push @device_ranges, [$start, $end]; }
         # Kernels register themselves by address (cu2sim_kernels.pl).
         my $fn = { name => $name, kernel => $is_kernel{$name} ? 1 : 0, start => $start, end => $end };
@@ -684,6 +696,9 @@ print '#line 1 "', c_string($path), "\"\n";
 print "#define CUDASIM_STR(...) #__VA_ARGS__\n";
 # (a file with dynamic shared memory aligns it to 16 bytes after each kernel's static)
 print "#define CUDASIM_DYNAMIC_SHARED_ALIGN ", ($Cu2simKernels::extern_shared ? 16 : 1), "\n";
+# (the program is compiled as nvcc's device pass sees it: __CUDA_ARCH__ is defined, for the
+# architecture the simulated device would run; __host__ __device__ bodies undefine it)
+print "#define __CUDA_ARCH__ ", Cu2simFlags::device_arch(), "\n";
 print $result;
 print "\n/* cu2sim: kernels of this file and whether they need fibers */\n";
 my $k = 0;
