@@ -671,11 +671,11 @@ my ($result) = translate($path, $path);
 Cu2simHeaders::write_deps($deps_file, $path) if defined $deps_file;
 
 # Which kernels need fibers.
-my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync)\b/;
+my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync|__activemask)\b/;
 # Cooperative groups' barriers and warp operations (a group's methods, or
 # anything of the namespace: taken to need fibers), and CUB's block and warp
 # collectives.
-my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b|\bcub::(?:Block|Warp)\w+/;
+my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid|coalesced_threads|labeled_partition|binary_partition)\b|\bcub::(?:Block|Warp)\w+/;
 # WMMA's collectives, libcu++'s barriers and pipelines (their waits).
 my $libcu = qr/\b(?:wmma|nvcuda|cuda)::|\b(?:load_matrix_sync|store_matrix_sync|mma_sync|memcpy_async)\b|\.(?:arrive\w*|wait\w*|producer_\w+|consumer_\w+)\s*\(/;
 my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups || $body{$_} =~ $libcu ? 1 : 0) } keys %body;
