@@ -3,7 +3,8 @@
 // scope, as warpAggregatedAtomicsCG and reduction have), a kernel whose body
 // is compiled only for compute capability 7.0 and newer (simpleAWBarrier,
 // globalToShmemAsyncCopy), and a __host__ __device__ function that picks its
-// host path with #ifndef __CUDA_ARCH__, called from the host.
+// host path with #ifndef __CUDA_ARCH__ (and one marked so through a macro),
+// called from the host.
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -19,6 +20,17 @@ __host__ __device__ const char *side(void)
     return "host";
 #else
     return "device";
+#endif
+}
+
+/* The same through a macro, as libraries spell it. */
+#define HOST_DEVICE __host__ __device__
+HOST_DEVICE const char *side_too(void)
+{
+#ifdef __CUDA_ARCH__
+    return "device";
+#else
+    return "host";
 #endif
 }
 
@@ -42,7 +54,7 @@ int main(void)
     CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
     printf("out[1] = %d, out[31] = %d, compiled for 8.0 or newer: %s\n", h[1], h[31],
            h[32] ? "yes" : "no");
-    printf("side() called from the host: %s\n", side());
+    printf("side() called from the host: %s, side_too(): %s\n", side(), side_too());
     CHECK(cudaFree(d));
     return 0;
 }

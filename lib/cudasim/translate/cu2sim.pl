@@ -89,7 +89,8 @@ sub find_include
     return ();
 }
 my $errors = 0;
-my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %has_shared, @ns_shared, %kw_macro);
+my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %has_shared, @ns_shared, %kw_macro,
+    %host_macro);
 
 sub fail
 {
@@ -169,7 +170,9 @@ sub translate
         my ($macro, $what) = ($1, $2);
         $kw_macro{$macro} = $what =~ /\b__global__\b/ ? '__global__' : '__device__'
             if $what =~ /\b(?:__global__|__device__)\b/;
+        $host_macro{$macro} = 1 if $what =~ /\b__host__\b/;
     }
+    my $host_kw = join '|', '__host__', map { quotemeta } sort keys %host_macro;
     my $kw = join '|', '__global__', '__device__', map { quotemeta } sort keys %kw_macro;
     my $global_kw = join '|', '__global__',
                          map { quotemeta } grep { $kw_macro{$_} eq '__global__' } sort keys %kw_macro;
@@ -204,7 +207,7 @@ sub translate
         $end = length($an) - 1 if $end < 0;
         $body{$name} .= substr($an, $start, $end - $start + 1);
         $kernel_defs{$name}++ if $is_kernel{$name};
-        if ($head =~ /\b__host__\b/) {
+        if ($head =~ /\b(?:$host_kw)\b/) {
             push @hd_ranges, [$start, $end];
             # A __host__ __device__ function's body is compiled once and runs on both
             # sides: it sees __CUDA_ARCH__ undefined, as nvcc's host pass does (the
