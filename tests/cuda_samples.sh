@@ -11,7 +11,9 @@
 # "Common <its folder>", the .cu that holds main (or, where main is in a host
 # file, the first .cu) is CU and the folder's other .cu, .cpp and .c files are
 # CU_ALSO, NVCCFLAGS is -arch=sm_80 (the compute capability the simulated
-# device reports; the samples' own builds name several, 8.0 among them).
+# device reports; the samples' own builds name several, 8.0 among them), and
+# -rdc=true where the sample's CMakeLists.txt asks for separable compilation
+# (as they do: dynamic parallelism needs it).
 # nvcc's check of each .cu where nvcc is, the build for the simulator, then
 # the program in its own folder. Prints one line per sample and, at the end,
 # the table of docs/simulator.md ("NVIDIA's samples"): the sample's own
@@ -78,18 +80,22 @@ for d in "${samples[@]}"; do
     target=build/rel/sim-run${cu%.cu}.sim
     bin=$repo/$target
     args=${sample_args[$name]:-}
+    # (relocatable device code, where the sample's own build asks for it: dynamic parallelism)
+    flags=$arch
+    grep -qsE '^[^#]*CUDA_SEPARABLE_COMPILATION ON' "$d/CMakeLists.txt" && flags="$arch -rdc=true"
     verdict= note= nvcc_ok=y
     : > "$log"
     if [ -n "$nvcc" ]; then
         for f in "${cus[@]}"; do
             bash "$repo/lib/cudasim/translate/nvcc_check.sh" --nvcc "$nvcc" --cache "$repo/build/nvcc-check" \
-                --flag "$arch" -I "$checkout/Common" -I "$d" "$f" >> "$log" 2>&1 || { nvcc_ok=; break; }
+                $(printf -- '--flag %s ' $flags) -I "$checkout/Common" -I "$d" "$f" >> "$log" 2>&1 ||
+                { nvcc_ok=; break; }
         done
     fi
     if [ -z "$nvcc_ok" ]; then
-        verdict="nvcc rejects it"; note=$(grep -m1 'error' "$log")
+        verdict="nvcc rejects it"; note=$(grep -m1 'error' "$log" | sed -e "s|^$d/||" -e "s|^$checkout/||")
     elif ! make --no-print-directory -C "$repo" CU="$cu" CU_ALSO="$also" INCLUDE="$checkout/Common $d" \
-            NVCCFLAGS="$arch" "$target" >> "$log" 2>&1; then
+            NVCCFLAGS="$flags" "$target" >> "$log" 2>&1; then
         note=$(grep -m1 -E 'error:' "$log" | sed -e "s|^$checkout/||" -e 's/^.*error: //')
         refusal='the program needs|is not part of the CUDA simulator|is not in the CUDA simulator|cannot run on the CUDA simulator|not supported by the CUDA simulator|does not provide|static assertion failed: the simulator'
         if grep -qE "$refusal" "$log"; then
@@ -118,7 +124,7 @@ for d in "${samples[@]}"; do
         note="$secs s${args:+, ARGS=\"$args\"}: $(grep -v '^\s*$' "$log" | grep -v -e '^  \(CU2SIM\|CXX\|CC\|LD\)' -e 'warning:' | tail -1 | cut -c1-80)"
     fi
     printf '%-40s %-18s %s\n' "$group/$name" "$verdict" "$note"
-    echo "| $name | $group | $verdict | $(date -u +%Y-%m-%d) ${note//|/\\|} |" > "$out/$name.row"
+    echo "| $name | $group | $verdict | $(date -u +%Y-%m-%d) | ${note//|/\\|} |" > "$out/$name.row"
 done
 # The table: each sample's last result (a sample not named this time keeps the row of its
 # last run, with that run's date).
@@ -126,15 +132,15 @@ table=()
 for d in "${all[@]}"; do
     name=$(basename "$d")
     if [ -f "$out/$name.row" ]; then table+=("$(cat "$out/$name.row")")
-    else table+=("| $name | $(basename "$(dirname "$d")") | not run | |"); fi
+    else table+=("| $name | $(basename "$(dirname "$d")") | not run | | |"); fi
 done
 count() { printf '%s\n' "${table[@]}" | awk -F' [|] ' -v v="$1" 'index($3, v) == 1' | wc -l; }
 summary="Of the ${#table[@]} samples, $(count passed) pass by their own verdict, $(count waived) waive,
 $(count failed) fail, $(count 'timed out') run past ${timeout} s, $(count refused) are refused, $(count 'does not compile') do not
 compile and $(count 'nvcc rejects') are rejected by nvcc."
 render() {
-    echo "| sample | folder | on the simulator | notes |"
-    echo "|---|---|---|---|"
+    echo "| sample | folder | on the simulator | run on | notes |"
+    echo "|---|---|---|---|---|"
     printf '%s\n' "${table[@]}"
     echo
     echo "$summary"
