@@ -34,6 +34,13 @@ my @needs = (
           |Launch|Stream|Event|Func|Graph|Tex|Surf|Array|Ipc|Pointer|Occupancy|Link|Library|Kernel|GetErrorString|GetErrorName
           |GetProcAddress|Profiler|Mipmapped|External|Import|Destroy|Signal|Wait|Coredump|Multicast|TensorMap|Flush|UserObject)\w*\s*\(/x,
      'write it with the runtime API (cudaMalloc, kernel<<<...>>>, ...), which the simulator has'],
+    ['a graph built node by node (the explicit graph API)',
+     qr/\bcuda(?:GraphCreate|GraphAdd\w+|GraphClone|Graph(?:Kernel|Memcpy|Memset|Host|Child|EventRecord|EventWait|MemAlloc|MemFree)Node\w*
+          |GraphNode(?!_t\b)\w+|GraphExec(?!Destroy\b|_t\b)\w+|GraphConditionalHandle\w*|GraphSetConditional|GraphMem\w+
+          |DeviceGetGraphMemAttribute|DeviceSetGraphMemAttribute|DeviceGraphMemTrim|MemsetParams|KernelNodeParams
+          |MemAllocNodeParams|HostNodeParams)\b/x,
+     'build the graph by capturing a stream (cudaStreamBeginCapture ... cudaStreamEndCapture, then '
+     . 'cudaGraphInstantiate and cudaGraphLaunch), which the simulator has'],
     ['peer access between several GPUs',
      qr/\bcuda(?:DeviceCanAccessPeer|DeviceEnablePeerAccess|DeviceDisablePeerAccess|MemcpyPeer\w*|Memcpy3DPeer\w*|DeviceGetP2PAttribute)\b/,
      'the simulator runs one GPU at a time and no memory is shared between its devices'],
