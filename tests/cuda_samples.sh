@@ -124,7 +124,9 @@ for d in "${samples[@]}"; do
         note="$secs s${args:+, ARGS=\"$args\"}: $(grep -v '^\s*$' "$log" | grep -v -e '^  \(CU2SIM\|CXX\|CC\|LD\)' -e 'warning:' | tail -1 | cut -c1-80)"
     fi
     printf '%-40s %-18s %s\n' "$group/$name" "$verdict" "$note"
-    echo "| $name | $group | $verdict | $(date -u +%Y-%m-%d) | ${note//|/\\|} |" > "$out/$name.row"
+    # (the note as Markdown's table and Doxygen take it: one line of plain text)
+    note=$(printf '%s' "$note" | tr -s '\t ' '  ' | tr -d '*<>&`\\' | sed 's/|/\\|/g')
+    echo "| $name | $group | $verdict | $(date -u +%Y-%m-%d) | $note |" > "$out/$name.row"
 done
 # The table: each sample's last result (a sample not named this time keeps the row of its
 # last run, with that run's date).
