@@ -2,7 +2,7 @@
 # NVIDIA's CUDA samples on the simulator (not part of CI: it needs a checkout
 # of github.com/NVIDIA/cuda-samples, which this repository never copies).
 #
-#   bash tests/cuda_samples.sh [--docs] PATH/TO/cuda-samples [SAMPLE...]
+#   bash tests/cuda_samples.sh [--docs] [--rows] PATH/TO/cuda-samples [SAMPLE...]
 #
 # Runs each sample of Samples/0_Introduction, 2_Concepts_and_Techniques,
 # 3_CUDA_Features and 6_Performance (or the ones named) whose sources lie in
@@ -22,13 +22,20 @@
 # fails, each row with the date of its run: a sample not named keeps the row of
 # its last run (out/cuda-samples/NAME.row). With --docs, the table also
 # replaces the one between the markers "<!-- cuda_samples.sh table -->" and
-# "<!-- end of table -->" in docs/simulator.md.
+# "<!-- end of table -->" in docs/simulator.md. With --rows it runs nothing: the
+# table of the rows kept.
 #   TIMEOUT=600      seconds a sample may run
 #   NVCC=...         nvcc for the check (default: the Makefile's; NVCC= skips it)
 set -u
-docs=
-[ "${1:-}" = --docs ] && { docs=y; shift; }
-checkout=${1:?usage: cuda_samples.sh [--docs] PATH/TO/cuda-samples [SAMPLE...]}
+docs= norun=
+while :; do
+    case ${1:-} in
+        --docs) docs=y; shift ;;
+        --rows) norun=y; shift ;;
+        *) break ;;
+    esac
+done
+checkout=${1:?usage: cuda_samples.sh [--docs] [--rows] PATH/TO/cuda-samples [SAMPLE...]}
 shift
 checkout=$(realpath -e "$checkout") || exit 2
 [ -f "$checkout/Common/helper_cuda.h" ] || {
@@ -65,10 +72,11 @@ for d in "$checkout"/Samples/{0_Introduction,2_Concepts_and_Techniques,3_CUDA_Fe
     [ $# -eq 0 ] || printf '%s\n' "$@" | grep -qx "$(basename "$d")" || continue
     samples+=("$d")
 done
-[ ${#samples[@]} -gt 0 ] || { echo "cuda_samples.sh: no such sample: $*"; exit 2; }
+[ -n "$norun" ] && samples=()
+[ -n "$norun" ] || [ ${#samples[@]} -gt 0 ] || { echo "cuda_samples.sh: no such sample: $*"; exit 2; }
 
-make --no-print-directory -C "$repo" build/rel/libcudasim.a > /dev/null || exit 2
-for d in "${samples[@]}"; do
+[ -n "$norun" ] || make --no-print-directory -C "$repo" build/rel/libcudasim.a > /dev/null || exit 2
+for d in ${samples[@]+"${samples[@]}"}; do
     name=$(basename "$d")
     group=$(basename "$(dirname "$d")")
     mapfile -t srcs < <(find "$d" -maxdepth 1 -type f \( -name '*.cu' -o -name '*.cpp' -o -name '*.c' \) | sort)
@@ -138,7 +146,7 @@ for d in "${all[@]}"; do
 done
 count() { printf '%s\n' "${table[@]}" | awk -F' [|] ' -v v="$1" 'index($3, v) == 1' | wc -l; }
 summary="Of the ${#table[@]} samples, $(count passed) pass by their own verdict, $(count waived) waive,
-$(count failed) fail, $(count 'timed out') run past ${timeout} s, $(count refused) are refused, $(count 'does not compile') do not
+$(count failed) fail, $(count 'timed out') run out of the time given them, $(count refused) are refused, $(count 'does not compile') do not
 compile and $(count 'nvcc rejects') are rejected by nvcc."
 render() {
     echo "| sample | folder | on the simulator | run on | notes |"
