@@ -27,7 +27,7 @@
 #include "../include/cuda_runtime.h"
 
 #ifndef __CUDACC__
-#define __CUDACC__ 1 /* a CUDA source (never __CUDA_ARCH__: there is no device pass) */
+#define __CUDACC__ 1 /* a CUDA source (__CUDA_ARCH__: cu2sim.pl defines it, for -arch) */
 #endif
 #define __global__
 #define __device__
@@ -71,6 +71,12 @@ static constexpr int warpSize = 32; /* a variable, not a macro: prop.warpSize st
 #define __reduce_add_sync(mask, v) cudasim::warp_reduce(mask, (v), 0, __FILE__, __LINE__)
 #define __reduce_min_sync(mask, v) cudasim::warp_reduce(mask, (v), 1, __FILE__, __LINE__)
 #define __reduce_max_sync(mask, v) cudasim::warp_reduce(mask, (v), 2, __FILE__, __LINE__)
+#define __reduce_and_sync(mask, v) cudasim::warp_reduce_bits(mask, (unsigned)(v), 0, __FILE__, __LINE__)
+#define __reduce_or_sync(mask, v) cudasim::warp_reduce_bits(mask, (unsigned)(v), 1, __FILE__, __LINE__)
+#define __reduce_xor_sync(mask, v) cudasim::warp_reduce_bits(mask, (unsigned)(v), 2, __FILE__, __LINE__)
+#define __match_any_sync(mask, v) cudasim::match_any(mask, (v), __FILE__, __LINE__)
+#define __match_all_sync(mask, v, pred) cudasim::match_all(mask, (v), (pred), __FILE__, __LINE__)
+#define __activemask() cudasim_activemask(__FILE__, __LINE__)
 
 namespace cudasim {
 
@@ -108,20 +114,89 @@ static inline T shfl(WarpOp op, unsigned mask, T var, const char *file, int line
     return result;
 }
 
-/* __reduce_add_sync and friends: every lane of the mask gets the result. */
+/* The lanes' values of a warp intrinsic that takes them all at once: T's bits. */
+template <typename T>
+static inline unsigned long long bits_of(T v)
+{
+    static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 8,
+                  "the warp's values are of at most 8 bytes");
+    unsigned long long b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <typename T>
+static inline T from_bits(unsigned long long b)
+{
+    T v;
+    std::memcpy(&v, &b, sizeof(T));
+    return v;
+}
+
+/* __reduce_add_sync, _min and _max (int and unsigned): every lane of the mask gets the
+ * result, the same whatever the order (integer arithmetic wraps around). */
 template <typename T>
 static inline T warp_reduce(unsigned mask, T v, int op, const char *file, int line)
 {
+    static_assert(std::is_integral<T>::value, "__reduce_*_sync takes int or unsigned values");
+    unsigned long long vals[32];
+    unsigned lanes = cudasim_warp_gather(mask, bits_of(v), vals, file, line);
+    typedef typename std::make_unsigned<T>::type U;
     T acc = v;
     bool first = true;
     for (int l = 0; l < 32; l++) {
-        if (!(mask >> l & 1)) continue;
-        T o = shfl(SHFL_IDX, mask, v, file, line, l);
+        if (!(lanes >> l & 1)) continue;
+        T o = from_bits<T>(vals[l]);
         if (first) acc = o;
-        else acc = op == 0 ? (T)(acc + o) : op == 1 ? (o < acc ? o : acc) : (o > acc ? o : acc);
+        else acc = op == 0 ? (T)((U)acc + (U)o) : op == 1 ? (o < acc ? o : acc) : (o > acc ? o : acc);
         first = false;
     }
     return acc;
+}
+/* __reduce_and_sync, _or and _xor (unsigned). */
+static inline unsigned warp_reduce_bits(unsigned mask, unsigned v, int op, const char *file, int line)
+{
+    unsigned long long vals[32];
+    unsigned lanes = cudasim_warp_gather(mask, v, vals, file, line);
+    unsigned acc = op == 0 ? ~0u : 0u;
+    for (int l = 0; l < 32; l++) {
+        if (!(lanes >> l & 1)) continue;
+        unsigned o = (unsigned)vals[l];
+        acc = op == 0 ? acc & o : op == 1 ? acc | o : acc ^ o;
+    }
+    return acc;
+}
+
+/* __match_any_sync: the lanes of the mask whose value has the same bits as this lane's;
+ * __match_all_sync: the mask when all of them do (and *pred true), else 0. Of int,
+ * unsigned, long, long long (and unsigned), float and double, as CUDA has them. */
+template <typename T>
+static inline void match_type()
+{
+    static_assert(std::is_arithmetic<T>::value && sizeof(T) >= 4,
+                  "__match_any_sync and __match_all_sync take int, unsigned, long, long long, "
+                  "float or double values");
+}
+template <typename T>
+static inline unsigned match_any(unsigned mask, T v, const char *file, int line)
+{
+    match_type<T>();
+    unsigned long long vals[32], me = bits_of(v);
+    unsigned lanes = cudasim_warp_gather(mask, me, vals, file, line), r = 0;
+    for (int l = 0; l < 32; l++)
+        if ((lanes >> l & 1) && vals[l] == me) r |= 1u << l;
+    return r;
+}
+template <typename T>
+static inline unsigned match_all(unsigned mask, T v, int *pred, const char *file, int line)
+{
+    match_type<T>();
+    unsigned long long vals[32], me = bits_of(v);
+    unsigned lanes = cudasim_warp_gather(mask, me, vals, file, line);
+    bool same = true;
+    for (int l = 0; l < 32; l++)
+        if ((lanes >> l & 1) && vals[l] != me) same = false;
+    *pred = same;
+    return same ? mask : 0u;
 }
 
 /* A pointer argument, or each pointer-aligned word of a struct argument
@@ -516,7 +591,6 @@ static inline unsigned long long __brevll(unsigned long long x)
 {
     return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
 }
-static inline unsigned __activemask(void) { return 0xffffffffu; }
 static inline int __mul24(int a, int b) { return (int)((long long)(a << 8 >> 8) * (b << 8 >> 8)); }
 static inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
@@ -647,6 +721,13 @@ static inline float min(float a, float b) { return fminf(a, b); }
 static inline float max(float a, float b) { return fmaxf(a, b); }
 static inline double min(double a, double b) { return fmin(a, b); }
 static inline double max(double a, double b) { return fmax(a, b); }
+/* CUDA's named integer minimum and maximum. */
+static inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+static inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+static inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+static inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 template <typename A, typename B,
           typename = typename std::enable_if<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value &&
                                              !std::is_same<A, B>::value>::type>

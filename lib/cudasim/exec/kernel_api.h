@@ -51,7 +51,11 @@ struct Args {
     }
 };
 
-enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL };
+/* (WARP_GATHER and WARP_ACTIVE: the steps of warp_collective.cpp's gather and
+ * __activemask, which meet only their own kind; the scheduler settles them as a
+ * __syncwarp, each lane's result its own value.) */
+enum WarpOp { WARP_SYNC, SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL, WARP_GATHER,
+              WARP_ACTIVE };
 enum BlockOp { SYNC_PLAIN, SYNC_COUNT, SYNC_AND, SYNC_OR };
 
 /* A `__shared__` declaration: where this launch placed it (the translator
@@ -152,6 +156,13 @@ void cudasim_device_fault(int error, const char *what, const void *pc) __attribu
  * operation at file:line (exec/warp_collective.cpp). */
 void cudasim_warp_collective(void *ctx, void (*settle)(void *const *ctxs), const char *file,
                              int line);
+/* Every lane of mask gives value; values[l] receives lane l's, and the result is the
+ * lanes of mask the block has (exec/warp_collective.cpp: __match_any_sync,
+ * __match_all_sync, __reduce_*_sync). Reported as a warp operation. */
+unsigned cudasim_warp_gather(unsigned mask, unsigned long long value, unsigned long long *values,
+                         const char *file, int line);
+/* __activemask(): the lanes of the calling warp that reach this call together. */
+unsigned cudasim_activemask(const char *file, int line);
 /* cuda::barrier<thread_scope_block> (exec/barriers.cpp), whose state is the
  * 16 bytes at bar: init(bar, expected); arrive: update arrivals (drop: the
  * thread leaves the barrier's later phases too), returning the phase it

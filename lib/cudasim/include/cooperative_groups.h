@@ -11,8 +11,10 @@
  * reported as those are, at the program's line. cg::reduce is in
  * <cooperative_groups/reduce.h>.
  *
- * Not here, refused when compiled: coalesced_threads() and the tiles of more
- * than 32 threads.
+ * coalesced_threads() (the lanes __activemask() gives), labeled_partition
+ * and binary_partition are coalesced_groups.
+ *
+ * Not here, refused when compiled: the tiles of more than 32 threads.
  */
 #ifndef CUDASIM_COOPERATIVE_GROUPS_H
 #define CUDASIM_COOPERATIVE_GROUPS_H
@@ -192,10 +194,99 @@ class grid_group {
 };
 inline grid_group this_grid() { return grid_group(); }
 
-class coalesced_group {};
-coalesced_group coalesced_threads()
-    __attribute__((error("coalesced_threads() is not in the CUDA simulator: use "
-                         "tiled_partition<32>(this_thread_block()) with every lane active")));
+/* The lanes of a warp that run together (coalesced_threads(): __activemask()), or a
+ * part of them (labeled_partition, binary_partition). Ranks are in lane order; every
+ * operation is a warp operation over the group's lanes. */
+class coalesced_group : public thread_group {
+  public:
+    explicit coalesced_group(unsigned lanes) : thread_group(__builtin_popcount(lanes)), lanes_(lanes) {}
+    unsigned long long size() const { return size_; }
+    unsigned long long num_threads() const { return size_; }
+    unsigned long long thread_rank() const
+    {
+        return __builtin_popcount(lanes_ & ((1u << details::block_rank() % 32) - 1));
+    }
+    unsigned long long meta_group_rank() const { return 0; }
+    unsigned long long meta_group_size() const { return 1; }
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        cudasim_warp_op(cudasim::WARP_SYNC, lanes_, 0, 0, 32, file, line);
+    }
+    template <typename T>
+    T shfl(T v, unsigned src_rank, const char *file = __builtin_FILE(),
+           int line = __builtin_LINE()) const
+    {
+        return cudasim::shfl(cudasim::SHFL_IDX, lanes_, v, file, line, lane_of(src_rank % size_));
+    }
+    template <typename T>
+    T shfl_up(T v, unsigned delta, const char *file = __builtin_FILE(),
+              int line = __builtin_LINE()) const
+    {
+        unsigned r = (unsigned)thread_rank();
+        return cudasim::shfl(cudasim::SHFL_IDX, lanes_, v, file, line, lane_of(r >= delta ? r - delta : r));
+    }
+    template <typename T>
+    T shfl_down(T v, unsigned delta, const char *file = __builtin_FILE(),
+                int line = __builtin_LINE()) const
+    {
+        unsigned r = (unsigned)thread_rank();
+        return cudasim::shfl(cudasim::SHFL_IDX, lanes_, v, file, line,
+                             lane_of(r + delta < size_ ? r + delta : r));
+    }
+    int any(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        return (int)cudasim_warp_op(cudasim::ANY, lanes_, p != 0, 0, 32, file, line);
+    }
+    int all(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        return (int)cudasim_warp_op(cudasim::ALL, lanes_, p != 0, 0, 32, file, line);
+    }
+    /* Bit i: the predicate of the group's thread of rank i. */
+    unsigned ballot(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        unsigned all = (unsigned)cudasim_warp_op(cudasim::BALLOT, lanes_, p != 0, 0, 32, file, line);
+        unsigned r = 0, i = 0;
+        for (int l = 0; l < 32; l++)
+            if (lanes_ >> l & 1) r |= (all >> l & 1u) << i++;
+        return r;
+    }
+    unsigned cudasim_lanes() const { return lanes_; }
+
+  private:
+    unsigned lane_of(unsigned rank) const
+    {
+        unsigned m = lanes_;
+        for (unsigned i = 0; i < rank && m; i++) m &= m - 1;
+        return m ? (unsigned)__builtin_ctz(m) : details::block_rank() % 32;
+    }
+    unsigned lanes_;
+};
+inline coalesced_group coalesced_threads(const char *file = __builtin_FILE(),
+                                         int line = __builtin_LINE())
+{
+    return coalesced_group(cudasim_activemask(file, line));
+}
+namespace details {
+inline unsigned lanes_of_group(const coalesced_group &g) { return g.cudasim_lanes(); }
+template <unsigned N, typename P>
+inline unsigned lanes_of_group(const thread_block_tile<N, P> &) { return lanes_of(N); }
+} // namespace details
+/* The threads of the group with the same label (__match_any_sync). */
+template <typename Group, typename Label>
+coalesced_group labeled_partition(const Group &g, Label label, const char *file = __builtin_FILE(),
+                                  int line = __builtin_LINE())
+{
+    return coalesced_group(cudasim::match_any(details::lanes_of_group(g), label, file, line));
+}
+/* The threads of the group whose predicate is as this thread's. */
+template <typename Group>
+coalesced_group binary_partition(const Group &g, bool pred, const char *file = __builtin_FILE(),
+                                 int line = __builtin_LINE())
+{
+    unsigned lanes = details::lanes_of_group(g);
+    unsigned yes = (unsigned)cudasim_warp_op(cudasim::BALLOT, lanes, pred, 0, 32, file, line);
+    return coalesced_group(pred ? yes & lanes : lanes & ~yes);
+}
 
 } // namespace cooperative_groups
 

@@ -53,6 +53,7 @@ struct __attribute__((aligned(4))) __nv_bfloat162 {
 typedef __nv_bfloat162 nv_bfloat162;
 
 CUDASIM_HALF_PAIR(__nv_bfloat162, __nv_bfloat16, 7, bfloat16, bfloat162)
+CUDASIM_HALF_ATOMICS(__nv_bfloat16, __nv_bfloat162)
 
 #endif /* __cplusplus */
 

@@ -67,6 +67,7 @@ struct __attribute__((aligned(4))) __half2 {
 typedef __half2 half2;
 
 CUDASIM_HALF_PAIR(__half2, __half, 10, half, half2)
+CUDASIM_HALF_ATOMICS(__half, __half2)
 
 #endif /* __cplusplus */
 

@@ -343,4 +343,29 @@
     static inline bool operator>(const T2 &a, const T2 &b) { return __hbgt2(a, b); }                \
     static inline bool operator>=(const T2 &a, const T2 &b) { return __hbge2(a, b); }
 
+/* atomicAdd on T and on its pair T2, in device code (a translated file, where kernel.h
+ * came first): each half of the pair added and rounded to nearest even on its own, as
+ * __hadd does (a GPU makes each half's addition atomic, not the pair's). Checked as the
+ * other atomics are (exec/kernel.h): bounds, initialization, never a race. */
+#ifdef CUDASIM_KERNEL_H
+extern "C" void cudasim_atomic_access(const volatile void *p, size_t n, const void *pc);
+#define CUDASIM_HALF_ATOMIC_ONE(name, T, add)                                                      \
+    static __attribute__((noinline, no_sanitize_thread, unused)) T name(T *address, T val)        \
+    {                                                                                              \
+        cudasim_atomic_access(address, sizeof(T), __builtin_return_address(0));                    \
+        T old = *address;                                                                          \
+        *address = add(old, val);                                                                  \
+        return old;                                                                                \
+    }
+#define CUDASIM_HALF_ATOMICS(T, T2)                                                                \
+    CUDASIM_HALF_ATOMIC_ONE(atomicAdd, T, __hadd)                                                  \
+    CUDASIM_HALF_ATOMIC_ONE(atomicAdd_block, T, __hadd)                                            \
+    CUDASIM_HALF_ATOMIC_ONE(atomicAdd_system, T, __hadd)                                           \
+    CUDASIM_HALF_ATOMIC_ONE(atomicAdd, T2, __hadd2)                                                \
+    CUDASIM_HALF_ATOMIC_ONE(atomicAdd_block, T2, __hadd2)                                          \
+    CUDASIM_HALF_ATOMIC_ONE(atomicAdd_system, T2, __hadd2)
+#else
+#define CUDASIM_HALF_ATOMICS(T, T2)
+#endif
+
 #endif /* CUDASIM_HALF_OPS_H */

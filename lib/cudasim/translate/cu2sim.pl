@@ -61,7 +61,11 @@ while (@ARGV && $ARGV[0] =~ /^-/) {
     my $opt = shift @ARGV;
     if ($opt =~ /^-I(.*)$/s) { push @include_dirs, $1 ne '' ? $1 : shift @ARGV; }
     elsif ($opt eq '--deps') { $deps_file = shift @ARGV; }
-    elsif ($opt eq '--nvcc') { Cu2simFlags::option(shift @ARGV // ''); }
+    elsif ($opt eq '--nvcc') {
+        my $w = shift @ARGV // '';
+        $Cu2simRefusals::defined{$1} = 1 if $w =~ /^-D(\w+)/;
+        Cu2simFlags::option($w);
+    }
     elsif ($opt eq '--no-entries') { $Cu2simKernels::enabled = 0; }
     else { die "cu2sim.pl: unknown option $opt\n"; }
 }
@@ -85,7 +89,8 @@ sub find_include
     return ();
 }
 my $errors = 0;
-my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %has_shared, @ns_shared, %kw_macro);
+my (%body, %is_kernel, %template_kernel, %default_args, %kernel_defs, %has_shared, @ns_shared, %kw_macro,
+    %host_macro);
 
 sub fail
 {
@@ -165,7 +170,9 @@ sub translate
         my ($macro, $what) = ($1, $2);
         $kw_macro{$macro} = $what =~ /\b__global__\b/ ? '__global__' : '__device__'
             if $what =~ /\b(?:__global__|__device__)\b/;
+        $host_macro{$macro} = 1 if $what =~ /\b__host__\b/;
     }
+    my $host_kw = join '|', '__host__', map { quotemeta } sort keys %host_macro;
     my $kw = join '|', '__global__', '__device__', map { quotemeta } sort keys %kw_macro;
     my $global_kw = join '|', '__global__',
                          map { quotemeta } grep { $kw_macro{$_} eq '__global__' } sort keys %kw_macro;
@@ -200,7 +207,19 @@ sub translate
         $end = length($an) - 1 if $end < 0;
         $body{$name} .= substr($an, $start, $end - $start + 1);
         $kernel_defs{$name}++ if $is_kernel{$name};
-        if ($head =~ /\b__host__\b/) { push @hd_ranges, [$start, $end]; }
+        if ($head =~ /\b(?:$host_kw)\b/) {
+            push @hd_ranges, [$start, $end];
+            # A __host__ __device__ function's body is compiled once and runs on both
+            # sides: it sees __CUDA_ARCH__ undefined, as nvcc's host pass does (the
+            # simulator's device is the CPU, so the host path runs on it too).
+            unless ($on_directive->($start) || $on_directive->($end)) {
+                my $shown_c = c_string($shown);
+                push @edits, [$start + 1, $start + 1, "\n#undef __CUDA_ARCH__\n#line "
+                              . $line_of->($start) . " \"$shown_c\"\n"];
+                push @edits, [$end, $end, "\n#define __CUDA_ARCH__ " . Cu2simFlags::device_arch()
+                              . "\n#line " . $line_of->($end) . " \"$shown_c\"\n"];
+            }
+        }
         else { push @device_ranges, [$start, $end]; }
         # Kernels register themselves by address (cu2sim_kernels.pl).
         my $fn = { name => $name, kernel => $is_kernel{$name} ? 1 : 0, start => $start, end => $end };
@@ -304,6 +323,7 @@ sub translate
         }
         $includes[-1][2] = 0; # for cu2sim_refusals.pl to say
     }
+    $Cu2simRefusals::defined{$1} = 1 while $m =~ /^[ \t]*#[ \t]*define[ \t]+(\w+)/mg;
     Cu2simRefusals::check($m, $bad, \@includes);
     Cu2simFlags::check($m, $bad);
 
@@ -650,11 +670,11 @@ my ($result) = translate($path, $path);
 Cu2simHeaders::write_deps($deps_file, $path) if defined $deps_file;
 
 # Which kernels need fibers.
-my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync)\b/;
+my $collective = qr/\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot_sync|__any_sync|__all_sync|__reduce_\w+_sync|__match_\w+_sync|__activemask)\b/;
 # Cooperative groups' barriers and warp operations (a group's methods, or
 # anything of the namespace: taken to need fibers), and CUB's block and warp
 # collectives.
-my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid)\b|\bcub::(?:Block|Warp)\w+/;
+my $groups = qr/\.(?:sync|shfl\w*|any|all|ballot)\s*\(|\b(?:cg|cooperative_groups)::|\b(?:this_thread_block|tiled_partition|this_grid|coalesced_threads|labeled_partition|binary_partition)\b|\bcub::(?:Block|Warp)\w+/;
 # WMMA's collectives, libcu++'s barriers and pipelines (their waits).
 my $libcu = qr/\b(?:wmma|nvcuda|cuda)::|\b(?:load_matrix_sync|store_matrix_sync|mma_sync|memcpy_async)\b|\.(?:arrive\w*|wait\w*|producer_\w+|consumer_\w+)\s*\(/;
 my %uses = map { $_ => ($body{$_} =~ $collective || $body{$_} =~ $groups || $body{$_} =~ $libcu ? 1 : 0) } keys %body;
@@ -675,6 +695,9 @@ print '#line 1 "', c_string($path), "\"\n";
 print "#define CUDASIM_STR(...) #__VA_ARGS__\n";
 # (a file with dynamic shared memory aligns it to 16 bytes after each kernel's static)
 print "#define CUDASIM_DYNAMIC_SHARED_ALIGN ", ($Cu2simKernels::extern_shared ? 16 : 1), "\n";
+# (the program is compiled as nvcc's device pass sees it: __CUDA_ARCH__ is defined, for the
+# architecture the simulated device would run; __host__ __device__ bodies undefine it)
+print "#define __CUDA_ARCH__ ", Cu2simFlags::device_arch(), "\n";
 print $result;
 print "\n/* cu2sim: kernels of this file and whether they need fibers */\n";
 my $k = 0;

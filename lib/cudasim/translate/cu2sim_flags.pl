@@ -7,6 +7,7 @@
 #       the oldest architecture the program is built for (nvcc 13's default,
 #       sm_75, without one); an intrinsic of a newer one is refused
 #       (__reduce_add_sync needs sm_80: nvcc says the identifier is undefined)
+#       and the value of __CUDA_ARCH__ (device_arch below)
 #   --extended-lambda (or --expt-extended-lambda): a lambda marked __device__
 #       or __host__ __device__ is refused without it, as nvcc refuses it
 #   -I DIR: a folder for #include, as cu2sim.pl's -I
@@ -28,7 +29,7 @@ sub option
     if ($word =~ /^--?(?:expt-)?extended-lambda$/) { $extended_lambda = 1; return; }
     push @archs, $1 while $word =~ /\b(?:sm|compute|lto)_(\d+)[a-z]?\b/g;
     if ($word =~ /^(?:-arch|--gpu-architecture)=(native|all|all-major)$/) {
-        push @archs, $1 eq 'native' ? $simulated_arch : $default_arch;
+        push @archs, $1 eq 'native' ? $simulated_arch : ($default_arch, $simulated_arch);
     }
 }
 
@@ -41,6 +42,17 @@ sub oldest
     return ($default_arch, "sm_$default_arch, nvcc's default") unless @archs;
     my ($min) = sort { $a <=> $b } @archs;
     return ($min, "sm_$min (NVCCFLAGS)");
+}
+
+# __CUDA_ARCH__ of the code that runs: of the architectures the program is built
+# for, the newest the simulated device (compute capability 8.0) can run, as the
+# CUDA driver picks; nvcc's default (sm_75) without any; the oldest named when
+# none is 8.0 or older. Times 10, as nvcc defines it (750, 800).
+sub device_arch
+{
+    return $default_arch * 10 unless @archs;
+    my @runnable = sort { $b <=> $a } grep { $_ <= $simulated_arch } @archs;
+    return (@runnable ? $runnable[0] : (sort { $a <=> $b } @archs)[0]) * 10;
 }
 
 # Intrinsics of a newer architecture than nvcc's default: [pattern, the

@@ -34,6 +34,13 @@ my @needs = (
           |Launch|Stream|Event|Func|Graph|Tex|Surf|Array|Ipc|Pointer|Occupancy|Link|Library|Kernel|GetErrorString|GetErrorName
           |GetProcAddress|Profiler|Mipmapped|External|Import|Destroy|Signal|Wait|Coredump|Multicast|TensorMap|Flush|UserObject)\w*\s*\(/x,
      'write it with the runtime API (cudaMalloc, kernel<<<...>>>, ...), which the simulator has'],
+    ['a graph built node by node (the explicit graph API)',
+     qr/\bcuda(?:GraphCreate|GraphAdd\w+|GraphClone|Graph(?:Kernel|Memcpy|Memset|Host|Child|EventRecord|EventWait|MemAlloc|MemFree)Node\w*
+          |GraphNode(?!_t\b)\w+|GraphExec(?!Destroy\b|_t\b)\w+|GraphConditionalHandle\w*|GraphSetConditional|GraphMem\w+
+          |DeviceGetGraphMemAttribute|DeviceSetGraphMemAttribute|DeviceGraphMemTrim|MemsetParams|KernelNodeParams
+          |MemAllocNodeParams|HostNodeParams)\b/x,
+     'build the graph by capturing a stream (cudaStreamBeginCapture ... cudaStreamEndCapture, then '
+     . 'cudaGraphInstantiate and cudaGraphLaunch), which the simulator has'],
     ['peer access between several GPUs',
      qr/\bcuda(?:DeviceCanAccessPeer|DeviceEnablePeerAccess|DeviceDisablePeerAccess|MemcpyPeer\w*|Memcpy3DPeer\w*|DeviceGetP2PAttribute)\b/,
      'the simulator runs one GPU at a time and no memory is shared between its devices'],
@@ -68,6 +75,57 @@ my $toolkit_header = qr{^(?:cu\w*\.h|cuda\w*\.h|nv\w*\.h|npp\w*\.h|nccl\w*\.h|sm
        |math_\w+|mma|surface_\w+|texture_\w+|vector_\w+|fatbinary_section|generated_\w+)\.h(?:pp)?
     |crt/|nv/|cuda/|nvtx3/|thrust/|cub/|cooperative_groups)}x;
 
+# Macros some file defines: the simulator's headers (read once, when a group
+# must be judged), and those the program's files define or its -D options give
+# (cu2sim.pl adds them, file by file, as it reads them).
+our %defined;
+my $own_read = 0;
+sub simulator_defines
+{
+    return if $own_read++;
+    require FindBin;
+    my $inc = "$FindBin::RealBin/../include";
+    my @todo = ($inc);
+    while (defined(my $d = shift @todo)) {
+        opendir(my $dh, $d) or next;
+        for my $e (grep { !/^\./ } readdir $dh) {
+            my $f = "$d/$e";
+            if (-d $f) { push @todo, $f; next; }
+            open(my $fh, '<', $f) or next;
+            while (<$fh>) { $defined{$1} = 1 if /^\s*#\s*define\s+(\w+)/; }
+        }
+    }
+}
+
+# Whether $pos lies in a conditional group that no build compiles: the group of
+# `#ifdef NAME` or `#if defined(NAME)` whose NAME no file defines (helper_cuda.h's
+# driver API part, under CUDA_DRIVER_API, say). Other groups are taken as compiled.
+sub dead
+{
+    my ($m, $pos) = @_;
+    my @stack; # per open group: 1 when it is a dead branch
+    while ($m =~ /^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b([^\n]*)/mg) {
+        last if $-[0] >= $pos;
+        my ($d, $rest) = ($1, $2);
+        if ($d eq 'ifdef' || $d eq 'if') {
+            my $dead = 0;
+            if ($d eq 'ifdef' ? $rest =~ /^\s*(\w+)\s*$/ : $rest =~ /^\s*defined\s*\(?\s*(\w+)\s*\)?\s*$/) {
+                my $name = $1;
+                simulator_defines() unless $defined{$name};
+                $dead = $defined{$name} ? 0 : 1;
+            }
+            push @stack, $dead;
+        } elsif ($d eq 'ifndef') {
+            push @stack, 0;
+        } elsif ($d eq 'elif' || $d eq 'else') {
+            $stack[-1] = 0 if @stack;
+        } else {
+            pop @stack;
+        }
+    }
+    return grep({ $_ } @stack) ? 1 : 0;
+}
+
 # check(masked code, bad(pos, msg), includes): refuse
 # what the code needs and the simulator cannot give, one line per need.
 # includes is a list of [position, name, found (1 when the simulator or the
@@ -92,8 +150,13 @@ sub check
     for my $n (@needs) {
         my ($need, $re, $advice) = @$n;
         next if $said{$need};
-        next unless $m =~ $re;
-        my ($at, $what) = ($-[0], $&);
+        my ($at, $what);
+        while ($m =~ /$re/g) {
+            next if dead($m, $-[0]);
+            ($at, $what) = ($-[0], $&);
+            last;
+        }
+        next unless defined $at;
         $what =~ s/\s*[<(]$//;
         $said{$need} = 1;
         $bad->($at, "$what: the program needs $need, which the CUDA simulator does not have: "

@@ -43,6 +43,17 @@ void sampleCheck(T result, const char *call, const char *file, int line)
 #define checkCudaErrors(val) sampleCheck((val), #val, __FILE__, __LINE__)
 #endif
 
+#ifdef SAMPLE_DRIVER_API
+/* The driver API's part, compiled only where the program defines SAMPLE_DRIVER_API
+ * (helper_cuda.h's CUDA_DRIVER_API): nothing refuses it in a program that does not. */
+static const char *sampleDriverError(CUresult error)
+{
+    const char *name = NULL;
+    cuGetErrorName(error, &name);
+    return name ? name : "<unknown>";
+}
+#endif
+
 #ifdef __CUDA_RUNTIME_H__
 /* The device given as -device=N, or the first one a process may use. */
 inline int findCudaDevice(int argc, const char **argv)
