@@ -41,16 +41,9 @@ static unsigned int opt_blocks(int64_t n, int64_t cap)
 
 /* a * b rounded to float on its own. nvcc contracts a * b + c into one fma
  * (and so does g++ building the simulator); PyTorch's mul_ then add_ rounds
- * twice, and so must we. */
-static __device__ __forceinline__ float mul_rn(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-    return __fmul_rn(a, b);
-#else
-    volatile float product = a * b; /* the simulator: a store the compiler cannot fuse */
-    return product;
-#endif
-}
+ * twice, and so must we. __fmul_rn is never contracted, on a GPU or on the
+ * simulator (whose __fmul_rn stores the product where the compiler cannot fuse it). */
+static __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 
 /* torch.optim.SGD, dampening 0; p, g, buf: (n). buf is unused when momentum is 0. */
 static __global__ void sgd_momentum_kernel(float *p, const float *g, float *buf, int n, float lr,
