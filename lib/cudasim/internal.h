@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -183,8 +184,18 @@ struct DeviceOp {
 /* The handler of SIGSEGV, SIGBUS and SIGFPE; the page size; protection keys. */
 void install_fault_handler();
 
-/* Entry of most API calls: a sticky error wins. */
+/* ---- host threads (runtime/host_threads.cpp) ----------------------------- */
+
+/* The lock every API call and launch holds while it runs: a program whose
+ * host threads call CUDA at once (a stream callback that starts a thread, an
+ * OpenMP loop) has its calls run one at a time, as one device would take them.
+ * Recursive: a stream callback, run inside the call that ran its stream's
+ * work, may call the runtime itself. */
+std::recursive_mutex &api_mutex();
+
+/* Entry of most API calls: the API's lock, then a sticky error wins. */
 #define API_ENTER()                                                                            \
+    std::lock_guard<std::recursive_mutex> cudasim_api_lock_(cudasim::internal::api_mutex());   \
     do {                                                                                       \
         cudasim::internal::install_fault_handler();                                           \
         if (cudasim::internal::g_sticky) return cudasim::internal::fail(cudasim::internal::g_sticky); \

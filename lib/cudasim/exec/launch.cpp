@@ -530,6 +530,7 @@ extern "C" int cudasim_register_kernel(const char *name, int uses_barriers, int 
 extern "C" cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg,
                                              const cudasim::Args *args)
 {
+    std::lock_guard<std::recursive_mutex> api_lock(api_mutex());
     install_fault_handler();
     Stream *capture = capture_of(cfg->stream);
     if (!capture) g_launches++; /* a recorded launch counts each time its graph runs */
