@@ -129,7 +129,8 @@ for d in ${samples[@]+"${samples[@]}"}; do
             124) verdict="timed out (${timeout} s)" ;;
             *) verdict="failed (exit $status)" ;;
         esac
-        note="$secs s${args:+, ARGS=\"$args\"}: $(grep -v '^\s*$' "$log" | grep -v -e '^  \(CU2SIM\|CXX\|CC\|LD\)' -e 'warning:' | tail -1 | cut -c1-80)"
+        note="$secs s${args:+, ARGS=\"$args\"}: $(grep -v '^\s*$' "$log" | grep -v -e '^  \(CU2SIM\|CXX\|CC\|LD\)' -e 'warning:' -e '^nvcc warning' | tail -1 |
+              sed -e "s|$bin|$name|g" -e "s|$repo/||g" -e "s|$checkout/||g" | cut -c1-80)"
     fi
     printf '%-40s %-18s %s\n' "$group/$name" "$verdict" "$note"
     # (the note as Markdown's table and Doxygen take it: one line of plain text)
