@@ -1,6 +1,6 @@
 # cu2sim_refusals.pl: what a CUDA program may need that the CUDA simulator
 # cannot give (texture references, mipmaps, graphics interop, the driver API,
-# several GPUs, several processes, host threads), and the CUDA toolkit's
+# several GPUs, several processes, OpenMP), and the CUDA toolkit's
 # headers that the simulator does not stand in for. cu2sim.pl refuses each
 # with one line per file, naming what it found and where:
 #
@@ -47,9 +47,14 @@ my @needs = (
     ['memory shared between processes',
      qr/\bcuda(?:Ipc\w+|MemPoolExportToShareableHandle|MemPoolImportFromShareableHandle|MemPoolExportPointer|MemPoolImportPointer)\b/,
      'the simulator\'s device memory belongs to one process'],
-    ['host threads that call CUDA at once (OpenMP)',
+    ['OpenMP',
      qr/^[ \t]*#[ \t]*pragma[ \t]+omp\b/m,
-     'the simulator runs one host thread\'s CUDA calls at a time'],
+     'make sim-run builds without g++\'s -fopenmp; host threads of std::thread or pthreads may call CUDA '
+     . 'at once, and take turns'],
+    ['thread-block tiles of more than 32 threads (cg::block_tile_memory)',
+     qr/\bblock_tile_memory\s*</,
+     'the simulator\'s tiles have up to 32 threads (tiled_partition<32>): combine the warps\' results '
+     . 'through shared memory'],
 );
 
 # #include names: [pattern, what is needed]. The simulator's own headers
@@ -60,7 +65,7 @@ my @include_needs = (
     [qr{^(?:helper_cuda_drvapi\.h|drvapi_error_string\.h|cudaTypedefs\.h|cudaProfiler\.h)$}, 'the CUDA driver API'],
     [qr{^(?:nvrtc\.h|nvrtc_helper\.h|nvJitLink\.h|nvvm\.h)$}, 'compiling CUDA at run time (NVRTC)'],
     [qr{^helper_multiprocess\.h$}, 'memory shared between processes'],
-    [qr{^omp\.h$}, 'host threads that call CUDA at once (OpenMP)'],
+    [qr{^omp\.h$}, 'OpenMP (make sim-run builds without g++\'s -fopenmp)'],
     [qr{^(?:texture_fetch_functions|surface_functions|cuda_texture_types|cuda_surface_types)\.h$},
      'texture references (removed in CUDA 12)'],
     [qr{^cuda/|^nv/|^cuda_(?:awbarrier|pipeline)\w*\.h$}, 'the rest of the CUDA C++ standard library (libcu++; the simulator has <cuda/atomic>, <cuda/std/atomic>, <cuda/barrier> and <cuda/pipeline>)'],
