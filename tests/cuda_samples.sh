@@ -133,8 +133,9 @@ for d in ${samples[@]+"${samples[@]}"}; do
               sed -e "s|$bin|$name|g" -e "s|$repo/||g" -e "s|$checkout/||g" | cut -c1-80)"
     fi
     printf '%-40s %-18s %s\n' "$group/$name" "$verdict" "$note"
-    # (the note as Markdown's table and Doxygen take it: one line of plain text)
-    note=$(printf '%s' "$note" | tr -s '\t ' '  ' | tr -d '*<>&`\\' | sed 's/|/\\|/g')
+    # (the note as Markdown's table and Doxygen take it: one line of plain text, its
+    # #s escaped, which Doxygen would take for links)
+    note=$(printf '%s' "$note" | tr -s '\t ' '  ' | tr -d '*<>&`\\' | sed -e 's/|/\\|/g' -e 's/#/\\#/g')
     echo "| $name | $group | $verdict | $(date -u +%Y-%m-%d) | $note |" > "$out/$name.row"
 done
 # The table: each sample's last result (a sample not named this time keeps the row of its
