@@ -20,6 +20,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory> /* before __noinline__ is a macro (below): GCC 12's <memory> spells the
+                     attribute __attribute__((__noinline__)), so a program's own later
+                     #include <memory> finds it included already */
 #include <tuple>
 #include <type_traits>
 #include <utility>

@@ -243,8 +243,7 @@ struct is_device {
 };
 
 /* n elements in host memory, for a copy (an array, not a vector: a
- * vector<bool> has no data(); and no <memory>, whose GCC 12 spelling of
- * __noinline__ kernel.h's macro would break). */
+ * vector<bool> has no data()). */
 template <typename T>
 struct HostArray {
     T *p;
