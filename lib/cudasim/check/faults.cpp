@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,47 @@ namespace internal {
 namespace {
 
 char g_altstack[64 * 1024];
+
+/* The stack the fault handler runs on, one per thread (sigaltstack is a
+ * thread's own): the main thread's is g_altstack; a thread of the program's
+ * that calls CUDA gets one of its own, unless it has one already (the
+ * sanitizers give every thread theirs, and take it back when it ends). */
+struct ThreadAltStack {
+    bool done = false;
+    void *mem = nullptr;
+    ~ThreadAltStack()
+    {
+        stack_t cur;
+        if (!mem || sigaltstack(nullptr, &cur) != 0 || cur.ss_sp != mem) return;
+        stack_t off;
+        memset(&off, 0, sizeof off);
+        off.ss_flags = SS_DISABLE;
+        if (sigaltstack(&off, nullptr) == 0) munmap(mem, sizeof g_altstack);
+    }
+};
+thread_local ThreadAltStack t_altstack;
+
+void install_altstack()
+{
+    if (t_altstack.done) return;
+    t_altstack.done = true;
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    if (gettid() == getpid()) {
+        ss.ss_sp = g_altstack;
+    } else {
+        stack_t cur;
+        if (sigaltstack(nullptr, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) &&
+            cur.ss_size >= sizeof g_altstack / 2)
+            return;
+        void *mem = mmap(nullptr, sizeof g_altstack, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mem == MAP_FAILED) return;
+        ss.ss_sp = t_altstack.mem = mem;
+    }
+    ss.ss_size = sizeof g_altstack;
+    sigaltstack(&ss, nullptr);
+}
 
 /* The program's executable code (its PT_LOAD segments that execute), found
  * when the fault handler is installed, for fault_line. */
@@ -337,6 +379,7 @@ void on_asan_death()
 
 void install_fault_handler()
 {
+    install_altstack();
     static bool done = false;
     if (done) return;
     done = true;
@@ -352,11 +395,6 @@ void install_fault_handler()
     const char *env = getenv("CUDASIM_PKEYS");
     g_use_pkeys = g_pkey >= 0 && !(env && strcmp(env, "0") == 0);
 #endif
-    stack_t ss;
-    ss.ss_sp = g_altstack;
-    ss.ss_size = sizeof g_altstack;
-    ss.ss_flags = 0;
-    sigaltstack(&ss, nullptr);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
