@@ -97,7 +97,7 @@ void start_table(unsigned long long tag)
 void grow_table()
 {
     g_last_cell = nullptr;
-    static std::vector<GlobalCell> kept; /* (its memory kept for the next time) */
+    static auto &kept = *new std::vector<GlobalCell>; /* (its memory kept for the next time) */
     kept.clear();
     for (size_t i = 0; i <= g_gmask; i++)
         if (g_gtab[i].tag == g_gtag) {

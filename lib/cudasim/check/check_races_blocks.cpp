@@ -111,7 +111,7 @@ void order_new_block()
 
 bool ordered_before(unsigned long long block, uint16_t e)
 {
-    static std::vector<uint32_t> todo, seen;
+    static auto &todo = *new std::vector<uint32_t>, &seen = *new std::vector<uint32_t>;
     todo.assign(g_acquired.begin(), g_acquired.end());
     seen.clear();
     while (!todo.empty()) {

@@ -50,7 +50,9 @@ void report(const char *fmt, ...)
     /* Source files under the current folder by their relative names, as the
      * compiler named them (a program built by make sim-run knows them by
      * their absolute paths). */
-    static std::string cwd;
+    /* (Never destroyed: the leak check reports at exit, after the destructors
+     * of statics made since the first allocation have run.) */
+    static std::string &cwd = *new std::string;
     if (cwd.empty()) {
         char c[4096];
         cwd = getcwd(c, sizeof c) ? std::string(c) + "/" : std::string("\n");
@@ -184,7 +186,7 @@ std::string untranslated(const std::string &where)
     if (colon == std::string::npos || colon < 4 || where.compare(colon - 4, 4, ".cpp") != 0)
         return where;
     std::string file = where.substr(0, colon);
-    static std::map<std::string, std::string> origin;
+    static auto &origin = *new std::map<std::string, std::string>; /* (as report's cwd) */
     auto found = origin.find(file);
     if (found == origin.end()) {
         std::string cu;

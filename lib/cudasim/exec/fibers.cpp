@@ -284,7 +284,10 @@ void explain_stuck(char *buf, size_t size)
 bool resolve_barrier(int *bad)
 {
     *bad = 0;
-    static std::vector<int> waiting, done, elsewhere; /* kept: no allocation per barrier */
+    /* kept: no allocation per barrier (and never destroyed, like every static of the
+     * simulator's functions: a program may call CUDA from its own destructors) */
+    static auto &waiting = *new std::vector<int>, &done = *new std::vector<int>,
+                &elsewhere = *new std::vector<int>;
     waiting.clear();
     done.clear();
     elsewhere.clear();

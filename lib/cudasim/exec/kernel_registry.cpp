@@ -38,19 +38,19 @@ struct Entry {
 /* (Filled by static initializers of translated files: function-local statics.) */
 std::map<const void *, Entry> &entries()
 {
-    static std::map<const void *, Entry> table;
+    static auto &table = *new std::map<const void *, Entry>; /* (never destroyed) */
     return table;
 }
 /* The __shared__ variables of __device__ functions, by the function's name (the
  * largest of a template's instantiations), and the functions each kernel calls. */
 std::map<std::string, SharedDecls> &named_shared()
 {
-    static std::map<std::string, SharedDecls> table;
+    static auto &table = *new std::map<std::string, SharedDecls>;
     return table;
 }
 std::map<std::string, std::vector<std::string>> &kernel_calls()
 {
-    static std::map<std::string, std::vector<std::string>> table;
+    static auto &table = *new std::map<std::string, std::vector<std::string>>;
     return table;
 }
 

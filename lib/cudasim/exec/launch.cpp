@@ -49,7 +49,7 @@ struct KernelInfo {
 };
 std::map<std::string, KernelInfo> &kernels()
 {
-    static std::map<std::string, KernelInfo> table;
+    static auto &table = *new std::map<std::string, KernelInfo>; /* (never destroyed) */
     return table;
 }
 
@@ -163,7 +163,7 @@ void check_host_pointer(const void *p)
     if (!p || a - g_rg_lo < g_rg_span || a - g_sh_lo < g_sh_span || find_alloc(p) ||
         find_symbol(p, &start) || host_registered(p))
         return;
-    static std::set<std::string> told;
+    static auto &told = *new std::set<std::string>;
     if (!told.insert(g_launch.cfg->name).second) return;
     g_hazards++;
     report("kernel %s is given %p as a pointer argument, which is host memory (malloc, new, or "

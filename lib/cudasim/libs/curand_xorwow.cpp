@@ -52,7 +52,7 @@ void apply(const Matrix &m, Word v[kWords])
 
 const std::vector<Matrix> &powers()
 {
-    static const std::vector<Matrix> table = [] {
+    static const auto &table = *new std::vector<Matrix>([] { /* (never destroyed) */
         std::vector<Matrix> p(kPowers);
         for (int i = 0; i < kBits; i++) {
             Word v[kWords] = {0, 0, 0, 0, 0};
@@ -66,7 +66,7 @@ const std::vector<Matrix> &powers()
                 apply(p[k - 1], p[k].row[i]);
             }
         return p;
-    }();
+    }());
     return table;
 }
 

@@ -27,7 +27,7 @@ namespace {
  * sorts them. */
 std::vector<Variable> &variables()
 {
-    static std::vector<Variable> v;
+    static auto &v = *new std::vector<Variable>; /* (never destroyed) */
     return v;
 }
 
