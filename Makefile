@@ -497,7 +497,8 @@ SIM_KOBJ   := $(KERNEL_CU:%.cu=$(BUILD)/obj/sim/%.o)
 GPU_TEST_SRC := $(wildcard tests/kernels/*.c) tests/gpu/check_gpu.c tests/gpu/check_gpu_main.c \
                 tests/common/fixture.c tests/common/fixture_tensor.c tests/common/iris.c \
                 tests/common/tmpdir.c
-SIM_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/simc/%.o) $(BUILD)/obj/simc/tests/sim/check_sim.o \
+SIM_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/simc/%.o) \
+                $(patsubst %.c,$(BUILD)/obj/simc/%.o,$(wildcard tests/sim/check_sim*.c) tests/sim/sim_test.c) \
                 $(BUILD)/obj/simc/tests/sim/check_profile.o \
                 $(BUILD)/obj/sim/tests/sim/sim_kernels.o
 SIM_TESTS  := $(BUILD)/tests/sim_tests
