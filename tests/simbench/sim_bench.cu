@@ -78,6 +78,46 @@ static void line(const char *name, int launches, double c, double sim, bool ok)
         }                                          \
     } while (0)
 
+/* ---- a matrix product's buffers, shared by the three GEMM cases ---- */
+
+/* C = A B: A, B and C on the host and the device, R the C loop's C. */
+struct Gemm {
+    size_t nA, nB, nC;
+    float *A, *B, *C, *R, *dA, *dB, *dC;
+};
+
+static Gemm gemm_setup(size_t nA, size_t nB, size_t nC, unsigned seed)
+{
+    Gemm g = {nA, nB, nC, (float *)malloc(nA * 4), (float *)malloc(nB * 4), (float *)malloc(nC * 4),
+              (float *)malloc(nC * 4), nullptr, nullptr, nullptr};
+    fill(g.A, nA, seed), fill(g.B, nB, seed + 1);
+    CK(cudaMalloc(&g.dA, nA * 4));
+    CK(cudaMalloc(&g.dB, nB * 4));
+    CK(cudaMalloc(&g.dC, nC * 4));
+    return g;
+}
+
+static void gemm_upload(const Gemm &g)
+{
+    CK(cudaMemcpy(g.dA, g.A, g.nA * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(g.dB, g.B, g.nB * 4, cudaMemcpyHostToDevice));
+}
+
+/* The first n elements of C back, after the launches. */
+static void gemm_download(const Gemm &g, size_t n)
+{
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(g.C, g.dC, n * 4, cudaMemcpyDeviceToHost));
+}
+
+static void gemm_free(Gemm &g)
+{
+    CK(cudaFree(g.dA));
+    CK(cudaFree(g.dB));
+    CK(cudaFree(g.dC));
+    free(g.A), free(g.B), free(g.C), free(g.R);
+}
+
 /* ---- NVIDIA's matrixMul pattern: 32x32 tiles of A and B in shared memory ---- */
 
 template <int BS>
@@ -103,29 +143,18 @@ static void case_matrixmul(void)
 {
     const int BS = 32, hA = 10 * BS, wA = 10 * BS, wB = 20 * BS; /* the sample's own sizes */
     int launches = g_sample ? 4 : 301;                           /* a warm-up and 300 */
-    size_t nA = (size_t)hA * wA, nB = (size_t)wA * wB, nC = (size_t)hA * wB;
-    float *A = (float *)malloc(nA * 4), *B = (float *)malloc(nB * 4);
-    float *C = (float *)malloc(nC * 4), *R = (float *)malloc(nC * 4);
-    for (size_t i = 0; i < nA; i++) A[i] = 1.0f;
-    for (size_t i = 0; i < nB; i++) B[i] = 0.01f;
-    float *dA, *dB, *dC;
-    CK(cudaMalloc(&dA, nA * 4));
-    CK(cudaMalloc(&dB, nB * 4));
-    CK(cudaMalloc(&dC, nC * 4));
+    Gemm g = gemm_setup((size_t)hA * wA, (size_t)wA * wB, (size_t)hA * wB, 0);
+    for (size_t i = 0; i < g.nA; i++) g.A[i] = 1.0f; /* the sample's values */
+    for (size_t i = 0; i < g.nB; i++) g.B[i] = 0.01f;
     double t0 = now();
-    CK(cudaMemcpy(dA, A, nA * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dB, B, nB * 4, cudaMemcpyHostToDevice));
+    gemm_upload(g);
     dim3 threads(BS, BS), grid(wB / BS, hA / BS);
-    for (int i = 0; i < launches; i++) matrix_mul<BS><<<grid, threads>>>(dC, dA, dB, wA, wB);
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(C, dC, nC * 4, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < launches; i++) matrix_mul<BS><<<grid, threads>>>(g.dC, g.dA, g.dB, wA, wB);
+    gemm_download(g, g.nC);
     double sim = now() - t0, c;
-    TIME_C(c, ref_matmul(R, A, B, hA, wA, wB));
-    line("matrixMul", launches, c * launches, sim, close_all(C, R, nC, 1e-4f));
-    CK(cudaFree(dA));
-    CK(cudaFree(dB));
-    CK(cudaFree(dC));
-    free(A), free(B), free(C), free(R);
+    TIME_C(c, ref_matmul(g.R, g.A, g.B, hA, wA, wB));
+    line("matrixMul", launches, c * launches, sim, close_all(g.C, g.R, g.nC, 1e-4f));
+    gemm_free(g);
 }
 
 /* ---- NVIDIA's simpleStreams pattern: 16 Mi ints, four streams, ten passes ---- */
@@ -204,31 +233,20 @@ static void case_sgemm(bool tiled)
     const int n = 1024;
     int rows = g_sample ? 64 : n; /* sample: a band of C's rows */
     size_t nn = (size_t)n * n;
-    float *A = (float *)malloc(nn * 4), *B = (float *)malloc(nn * 4);
-    float *C = (float *)malloc(nn * 4), *R = (float *)malloc(nn * 4);
-    fill(A, nn, 1), fill(B, nn, 2);
-    float *dA, *dB, *dC;
-    CK(cudaMalloc(&dA, nn * 4));
-    CK(cudaMalloc(&dB, nn * 4));
-    CK(cudaMalloc(&dC, nn * 4));
+    Gemm g = gemm_setup(nn, nn, nn, 1);
     double t0 = now();
-    CK(cudaMemcpy(dA, A, nn * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dB, B, nn * 4, cudaMemcpyHostToDevice));
+    gemm_upload(g);
     dim3 block(32, 32), grid(n / 32, rows / 32);
     if (tiled)
-        sgemm_tiled<<<grid, block>>>(n, dA, dB, dC);
+        sgemm_tiled<<<grid, block>>>(n, g.dA, g.dB, g.dC);
     else
-        sgemm_naive<<<grid, block>>>(n, dA, dB, dC);
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(C, dC, (size_t)rows * n * 4, cudaMemcpyDeviceToHost));
+        sgemm_naive<<<grid, block>>>(n, g.dA, g.dB, g.dC);
+    gemm_download(g, (size_t)rows * n);
     double sim = now() - t0, c;
-    TIME_C(c, ref_sgemm_rows(R, A, B, n, rows));
+    TIME_C(c, ref_sgemm_rows(g.R, g.A, g.B, n, rows));
     line(tiled ? "sgemm-tiled-1024" : "sgemm-naive-1024", 1, c, sim,
-         close_all(C, R, (size_t)rows * n, 1e-3f));
-    CK(cudaFree(dA));
-    CK(cudaFree(dB));
-    CK(cudaFree(dC));
-    free(A), free(B), free(C), free(R);
+         close_all(g.C, g.R, (size_t)rows * n, 1e-3f));
+    gemm_free(g);
 }
 
 /* ---- a sum of 64 Mi floats: grid-stride loads, then a tree in shared memory ---- */
@@ -374,26 +392,15 @@ static void case_workbook_sgemm(void)
 {
     const int n = g_sample ? 256 : 512;
     size_t nn = (size_t)n * n;
-    float *A = (float *)malloc(nn * 4), *B = (float *)malloc(nn * 4);
-    float *C = (float *)malloc(nn * 4), *R = (float *)malloc(nn * 4);
-    fill(A, nn, 4), fill(B, nn, 5);
-    float *dA, *dB, *dC;
-    CK(cudaMalloc(&dA, nn * 4));
-    CK(cudaMalloc(&dB, nn * 4));
-    CK(cudaMalloc(&dC, nn * 4));
+    Gemm g = gemm_setup(nn, nn, nn, 4);
     double t0 = now();
-    CK(cudaMemcpy(dA, A, nn * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dB, B, nn * 4, cudaMemcpyHostToDevice));
-    CK(k_sgemm(1, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0));
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(C, dC, nn * 4, cudaMemcpyDeviceToHost));
+    gemm_upload(g);
+    CK(k_sgemm(1, n, n, n, 1.0f, g.dA, n, g.dB, n, 0.0f, g.dC, n, 0));
+    gemm_download(g, nn);
     double sim = now() - t0, c;
-    TIME_C(c, ref_sgemm_colmajor(R, A, B, n));
-    line(g_sample ? "workbook-sgemm-256" : "workbook-sgemm-512", 1, c, sim, close_all(C, R, nn, 1e-3f));
-    CK(cudaFree(dA));
-    CK(cudaFree(dB));
-    CK(cudaFree(dC));
-    free(A), free(B), free(C), free(R);
+    TIME_C(c, ref_sgemm_colmajor(g.R, g.A, g.B, n));
+    line(g_sample ? "workbook-sgemm-256" : "workbook-sgemm-512", 1, c, sim, close_all(g.C, g.R, nn, 1e-3f));
+    gemm_free(g);
 }
 
 int main(int argc, char **argv)
