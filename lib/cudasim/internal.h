@@ -231,6 +231,13 @@ bool managed_concurrent();
  * memory while work may run, and that was reported as a race; the buffers open
  * until the next device work. */
 void managed_host_raced();
+/* A host atomic (a translated file's __sync_, __atomic_ or std::atomic operation) is
+ * about to touch a: on the linux platform it is a system-scope atomic, ordered with
+ * the device's *_system atomics, and the managed buffer it falls in opens to host
+ * code without a report. (check/access.cpp's atomic hooks; the caller's line, for a
+ * fault on the windows platform, is in t_host_atomic_caller meanwhile.) */
+void managed_host_atomic(const volatile void *a);
+extern thread_local const void *t_host_atomic_caller;
 /* For the fault handler: the work that has managed memory now ("kernel k")
  * and the call stack that issued it; NULL when it is the host's. */
 const char *managed_busy_with(void *const **frames, int *nframes);

@@ -336,23 +336,37 @@ extern "C" void __tsan_func_exit(void) {}
 extern "C" void __tsan_vptr_update(void **, void *) {}
 extern "C" void __tsan_vptr_read(void **) {}
 
-/* Atomics of host code in a translated file (std::atomic): done as asked. */
+/* Atomics of host code in a translated file (std::atomic, __sync_, __atomic_): done as
+ * asked, after managed memory's check (a system-scope atomic, runtime/managed.cpp), with
+ * the caller's line kept for the fault handler. */
+struct HostAtomic {
+    HostAtomic(const volatile void *a, const void *caller)
+    {
+        cudasim::internal::t_host_atomic_caller = caller;
+        cudasim::internal::managed_host_atomic(a);
+    }
+    ~HostAtomic() { cudasim::internal::t_host_atomic_caller = nullptr; }
+};
 #define CUDASIM_TSAN_RMW(bits, T, op)                                                             \
-    extern "C" T __tsan_atomic##bits##_##op(volatile T *a, T v, int)                              \
+    extern "C" __attribute__((noinline)) T __tsan_atomic##bits##_##op(volatile T *a, T v, int)   \
     {                                                                                              \
+        HostAtomic h(a, __builtin_return_address(0));                                             \
         return __atomic_##op(a, v, __ATOMIC_SEQ_CST);                                              \
     }
 #define CUDASIM_TSAN_ATOMIC(bits, T)                                                              \
-    extern "C" T __tsan_atomic##bits##_load(const volatile T *a, int)                             \
+    extern "C" __attribute__((noinline)) T __tsan_atomic##bits##_load(const volatile T *a, int)  \
     {                                                                                              \
+        HostAtomic h(a, __builtin_return_address(0));                                             \
         return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                               \
     }                                                                                              \
-    extern "C" void __tsan_atomic##bits##_store(volatile T *a, T v, int)                          \
+    extern "C" __attribute__((noinline)) void __tsan_atomic##bits##_store(volatile T *a, T v, int) \
     {                                                                                              \
+        HostAtomic h(a, __builtin_return_address(0));                                             \
         __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                  \
     }                                                                                              \
-    extern "C" T __tsan_atomic##bits##_exchange(volatile T *a, T v, int)                          \
+    extern "C" __attribute__((noinline)) T __tsan_atomic##bits##_exchange(volatile T *a, T v, int) \
     {                                                                                              \
+        HostAtomic h(a, __builtin_return_address(0));                                             \
         return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                        \
     }                                                                                              \
     CUDASIM_TSAN_RMW(bits, T, fetch_add)                                                           \
@@ -361,16 +375,22 @@ extern "C" void __tsan_vptr_read(void **) {}
     CUDASIM_TSAN_RMW(bits, T, fetch_or)                                                            \
     CUDASIM_TSAN_RMW(bits, T, fetch_xor)                                                           \
     CUDASIM_TSAN_RMW(bits, T, fetch_nand)                                                          \
-    extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int, int) \
+    extern "C" __attribute__((noinline)) int __tsan_atomic##bits##_compare_exchange_strong(       \
+        volatile T *a, T *c, T v, int, int)                                                        \
     {                                                                                              \
+        HostAtomic h(a, __builtin_return_address(0));                                             \
         return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
     }                                                                                              \
-    extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int, int) \
+    extern "C" __attribute__((noinline)) int __tsan_atomic##bits##_compare_exchange_weak(         \
+        volatile T *a, T *c, T v, int, int)                                                        \
     {                                                                                              \
+        HostAtomic h(a, __builtin_return_address(0));                                             \
         return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
     }                                                                                              \
-    extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int, int)    \
+    extern "C" __attribute__((noinline)) T __tsan_atomic##bits##_compare_exchange_val(            \
+        volatile T *a, T c, T v, int, int)                                                         \
     {                                                                                              \
+        HostAtomic h(a, __builtin_return_address(0));                                             \
         __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
         return c;                                                                                  \
     }

@@ -176,7 +176,10 @@ void fault_line(void *uctx, char *buf, size_t size)
 #if defined(__x86_64__) && defined(REG_RIP)
     uintptr_t pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
     char line[600];
-    code_line(pc, true, false, line, sizeof line);
+    if (t_host_atomic_caller) /* in a host atomic's hook (access.cpp): the line that called it */
+        code_line((uintptr_t)t_host_atomic_caller, false, false, line, sizeof line);
+    else
+        code_line(pc, true, false, line, sizeof line);
     if (line[0]) snprintf(buf, size, "; the access is at %s", line);
 #else
     (void)uctx;

@@ -9,7 +9,11 @@
  *   to host code as a cudaMalloc buffer is (host_guard.cpp), and host code
  *   that touches one before the host has waited for the work is reported as
  *   a race with that work (faults.cpp), naming the work and both lines; the
- *   buffers then open and the program goes on. cudaMemPrefetchAsync and
+ *   buffers then open and the program goes on. A host atomic (__sync_,
+ *   __atomic_, std::atomic) is a system-scope atomic, ordered with the
+ *   device's atomicAdd_system and the like: it opens its buffer without a
+ *   report (and the host's other accesses to that buffer go unchecked until
+ *   the next device work after a wait). cudaMemPrefetchAsync and
  *   cudaMemAdvise take a GPU or the host as the place.
  * - windows (or pre-pascal): GPUs under Windows and before Pascal, which
  *   report concurrentManagedAccess = 0: from a kernel launch until the host
@@ -143,6 +147,22 @@ void managed_host_raced()
     if (!g_busy) return;
     g_busy = false; /* the work stays pending: its next launch shuts them again */
     for (uintptr_t start : g_managed) set_shut(start, false);
+}
+
+thread_local const void *t_host_atomic_caller = nullptr;
+
+void managed_host_atomic(const volatile void *a)
+{
+    if (!g_busy || !managed_concurrent()) return;
+    std::lock_guard<std::recursive_mutex> lock(api_mutex()); /* (host threads at once) */
+    uintptr_t p = (uintptr_t)a;
+    for (uintptr_t start : g_managed) {
+        auto it = g_allocs.find(start);
+        if (it != g_allocs.end() && p >= start && p < start + it->second.size && it->second.guarded) {
+            set_shut(start, false); /* shut again by the next work after a wait */
+            return;
+        }
+    }
 }
 
 void managed_event_recorded(cudaEvent_t event, cudaStream_t stream)
