@@ -184,6 +184,54 @@ START_TEST(test_host_register_rules)
 }
 END_TEST
 
+/* cudaLaunchKernelExC: a configuration and attributes are checked before anything runs;
+ * a cluster of more than one block, an unknown attribute, no configuration are refused,
+ * each with its report, and the buffer is untouched. */
+START_TEST(test_launch_kernel_ex_refusals)
+{
+    quiet();
+    const int n = 64;
+    float *y = dev(n * sizeof(float));
+    ck_assert_int_eq(cudaMemset(y, 0, n * sizeof(float)), cudaSuccess);
+    float a = 1.0f, b = 1.0f;
+    int count = n;
+    void *args[] = {&y, &a, &b, &count};
+    cudaLaunchAttribute attr[2];
+    memset(attr, 0, sizeof attr);
+    attr[0].id = cudaLaunchAttributePriority;
+    attr[1].id = cudaLaunchAttributeClusterDimension;
+    attr[1].val.clusterDim.x = 2;
+    attr[1].val.clusterDim.y = 1;
+    attr[1].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = (dim3){1, 1, 1};
+    cfg.blockDim = (dim3){n, 1, 1};
+    cfg.attrs = attr;
+    cfg.numAttrs = 2;
+    ck_assert_int_eq(cudaLaunchKernelExC(&cfg, sim_axpb_kernel(), args), cudaErrorNotSupported);
+    report_has("attrs[1] asks for clusters of 2x1x1 blocks");
+    attr[1].id = (cudaLaunchAttributeID)77;
+    ck_assert_int_eq(cudaLaunchKernelExC(&cfg, sim_axpb_kernel(), args), cudaErrorInvalidValue);
+    report_has("attrs[1].id is 77");
+    cfg.attrs = NULL;
+    ck_assert_int_eq(cudaLaunchKernelExC(&cfg, sim_axpb_kernel(), args), cudaErrorInvalidValue);
+    report_has("config->numAttrs is not 0 but config->attrs is NULL");
+    ck_assert_int_eq(cudaLaunchKernelExC(NULL, sim_axpb_kernel(), args), cudaErrorInvalidValue);
+    float h[64];
+    ck_assert_int_eq(cudaMemcpy(h, y, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert(h[0] == 0.0f && h[63] == 0.0f); /* nothing ran */
+    /* A cluster of one block is no cluster: it runs. */
+    attr[1].id = cudaLaunchAttributeClusterDimension;
+    attr[1].val.clusterDim.x = 1;
+    cfg.attrs = attr;
+    ck_assert_int_eq(cudaLaunchKernelExC(&cfg, sim_axpb_kernel(), args), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(h, y, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert(h[0] == 1.0f && h[63] == 1.0f);
+    ck_assert_int_eq(cudaFree(y), cudaSuccess);
+}
+END_TEST
+
 Suite *sim_suite(void)
 {
     Suite *s = suite_create("cudasim");
@@ -194,6 +242,7 @@ Suite *sim_suite(void)
     tcase_add_test(tc, test_cublas_sgemm);
     tcase_add_test(tc, test_no_device);
     tcase_add_test(tc, test_host_register_rules);
+    tcase_add_test(tc, test_launch_kernel_ex_refusals);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, sim_kernels_tcase());
     suite_add_tcase(s, sim_bugs_tcase());

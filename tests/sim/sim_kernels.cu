@@ -307,6 +307,8 @@ cudaError_t sim_axpb(float *y, float a, float b, int n, cudaStream_t stream)
     return cudaGetLastError();
 }
 
+const void *sim_axpb_kernel(void) { return (const void *)axpb; }
+
 cudaError_t sim_strided_copy(const float *in, float *out, int n, int stride)
 {
     strided_copy<<<(n + 255) / 256, 256>>>(in, out, n, stride);

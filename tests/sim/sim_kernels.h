@@ -49,6 +49,8 @@ cudaError_t sim_static_and_dynamic(float *x, size_t dynamic, int allow);
 cudaError_t sim_fiber_overflow(const float *x, float *out, int blocks);
 /* y[i] = a y[i] + b for i < n. */
 cudaError_t sim_axpb(float *y, float a, float b, int n, cudaStream_t stream);
+/* sim_axpb's kernel itself (axpb(float *y, float a, float b, int n)), for the launch calls. */
+const void *sim_axpb_kernel(void);
 /* out[i] = in[i * stride] for i < n, in blocks of 256 threads. */
 cudaError_t sim_strided_copy(const float *in, float *out, int n, int stride);
 

@@ -208,4 +208,60 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
     return e->launch(&cfg, args);
 }
 
+/* CUDA 12's extensible launch: cudaLaunchKernel's, with attributes. A cooperative
+ * one is cudaLaunchCooperativeKernel's; the hints that change only where or when a
+ * GPU runs the work (a stream priority, an L2 access window, programmatic
+ * serialization and events, memory sync domains, cluster scheduling preferences) are
+ * checked and change nothing here; a cluster of more than one block is refused (the
+ * simulated device, of compute capability 8.0, has none). Everything is checked
+ * before anything runs. */
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    install_fault_handler();
+    if (!config || (config->numAttrs && !config->attrs)) {
+        report("cudaLaunchKernelEx: %s (CUDA reports: invalid argument)",
+               !config ? "no configuration (config is NULL)"
+                       : "config->numAttrs is not 0 but config->attrs is NULL");
+        return fail(cudaErrorInvalidValue);
+    }
+    bool cooperative = false;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute &a = config->attrs[i];
+        switch (a.id) {
+        case cudaLaunchAttributeIgnore:
+        case cudaLaunchAttributeAccessPolicyWindow:
+        case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+        case cudaLaunchAttributeProgrammaticStreamSerialization:
+        case cudaLaunchAttributeProgrammaticEvent:
+        case cudaLaunchAttributePriority:
+        case cudaLaunchAttributeMemSyncDomainMap:
+        case cudaLaunchAttributeMemSyncDomain: break;
+        case cudaLaunchAttributeCooperative: cooperative = a.val.cooperative != 0; break;
+        case cudaLaunchAttributeClusterDimension:
+        case cudaLaunchAttributePreferredClusterDimension: {
+            unsigned x = a.val.clusterDim.x, y = a.val.clusterDim.y, z = a.val.clusterDim.z;
+            if (a.id == cudaLaunchAttributePreferredClusterDimension)
+                x = a.val.preferredClusterDim.x, y = a.val.preferredClusterDim.y,
+                z = a.val.preferredClusterDim.z;
+            if ((unsigned long long)x * y * z <= 1) break;
+            report("cudaLaunchKernelEx: attrs[%u] asks for clusters of %ux%ux%u blocks, but the "
+                   "simulated device (compute capability 8.0) has no thread block clusters "
+                   "(compute capability 9.0 and later): launch without the attribute, or run "
+                   "it on such a GPU (CUDA reports: operation not supported)",
+                   i, x, y, z);
+            return fail(cudaErrorNotSupported);
+        }
+        default:
+            report("cudaLaunchKernelEx: attrs[%u].id is %d, not a launch attribute this runtime "
+                   "knows (cudaLaunchAttributeID, CUDA 13) (CUDA reports: invalid argument)",
+                   i, (int)a.id);
+            return fail(cudaErrorInvalidValue);
+        }
+    }
+    return cooperative ? cudaLaunchCooperativeKernel(func, config->gridDim, config->blockDim, args,
+                                                     config->dynamicSmemBytes, config->stream)
+                       : cudaLaunchKernel(func, config->gridDim, config->blockDim, args,
+                                          config->dynamicSmemBytes, config->stream);
+}
+
 } // extern "C"

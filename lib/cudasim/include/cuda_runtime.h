@@ -13,6 +13,7 @@
 #define __VECTOR_FUNCTIONS_H__
 
 #ifdef __cplusplus
+#include <utility> /* std::forward, cudaLaunchKernelEx's */
 /* The allocation's call site is the caller's: these wrappers are always inlined. */
 #define CUDASIM_INLINE static inline __attribute__((always_inline))
 
@@ -208,6 +209,18 @@ CUDASIM_INLINE cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 gridDim, di
 {
     return ::cudaLaunchCooperativeKernel((const void *)func, gridDim, blockDim, args, sharedMem,
                                          stream);
+}
+
+/* cudaLaunchKernelEx with the kernel itself, as CUDA's: each argument converted to its
+ * parameter's type, then the C API's launch. */
+template <typename... ExpTypes, typename... ActTypes>
+CUDASIM_INLINE cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
+                                              void (*kernel)(ExpTypes...), ActTypes &&...args)
+{
+    return [&](ExpTypes... coerced) {
+        void *pArgs[] = {&coerced..., nullptr};
+        return ::cudaLaunchKernelExC(config, (const void *)kernel, pArgs);
+    }(std::forward<ActTypes>(args)...);
 }
 
 /* Channel descriptors of types (cudaCreateChannelDesc<float>()), and in a
