@@ -10,7 +10,7 @@
 static TimelineEvent *g_buf;
 static size_t g_cap, g_n, g_dropped;
 static bool g_on;
-static double g_origin;
+static double g_origin, g_gpu_uncertainty;
 static int (*g_gpu_begin)(void), (*g_gpu_end)(void);
 
 /* The host's monotonic clock, read directly: timer_now() would note a clock read in
@@ -34,6 +34,10 @@ double timeline_clock(void) { return host_now() - g_origin; }
 
 size_t timeline_dropped(void) { return g_dropped; }
 
+double timeline_gpu_uncertainty(void) { return g_gpu_uncertainty; }
+
+void timeline_set_gpu_uncertainty(double seconds) { g_gpu_uncertainty = seconds; }
+
 int timeline_begin(TimelineEvent *buf, size_t cap)
 {
     if (g_on) return err_set(ERR_ARG, "timeline_begin: a timeline is already being recorded");
@@ -42,6 +46,7 @@ int timeline_begin(TimelineEvent *buf, size_t cap)
     g_cap = cap;
     g_n = g_dropped = 0;
     g_origin = host_now();
+    g_gpu_uncertainty = 0;
     /* The hook runs before recording starts: its own wait is not part of the timeline. */
     if (g_gpu_begin) TRY(g_gpu_begin());
     g_on = true;

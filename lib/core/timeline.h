@@ -74,6 +74,19 @@ double timeline_clock(void);
 /** @brief Add one event (ignored when no timeline is recorded); @p name is cut to fit. */
 void timeline_add(TimelineKind kind, bool gpu, const char *name, double start, double end);
 
+/**
+ * @brief How far the GPU's lane may be off the host's clock, in seconds.
+ *
+ * The backend places the GPU's clock on the host's with an event recorded on an
+ * idle stream between two reads of the host's clock: the event ran somewhere
+ * between them, and the lane is placed at their middle, so each GPU time may be
+ * off by up to half of that interval (the tightest of a few tries). 0 without a GPU.
+ */
+double timeline_gpu_uncertainty(void);
+
+/** @brief For a GPU backend's begin hook: the uncertainty timeline_gpu_uncertainty() gives. */
+void timeline_set_gpu_uncertainty(double seconds);
+
 /** @brief Events of the last recording that did not fit its buffer. */
 size_t timeline_dropped(void);
 
