@@ -8,7 +8,8 @@
 #  - a header it has: the translator lets it through, and a program
 #    including every one of them compiles;
 #  - the simulator has no header under thrust/ or cub/ that the toolkit lacks
-#    (but its own detail/ files).
+#    (but its own detail/ files), nor under cuda/ (libcu++), whose headers all
+#    compile together.
 # usage: library_headers_test.sh TOOLKIT_INCLUDE_DIR BUILD_ROOT
 set -u
 toolkit=${1:?usage: library_headers_test.sh TOOLKIT_INCLUDE_DIR BUILD_ROOT}
@@ -64,8 +65,18 @@ else
 fi
 [ -s "$tmp/all.log" ] && { fail "it compiles with warnings:"; sed 's/^/      | /' "$tmp/all.log" | head -20; }
 # No header of the simulator's that the toolkit does not have.
-for h in $(cd "$sim" && find thrust cub -type f \( -name '*.h' -o -name '*.cuh' \) ! -path '*/detail/*' | sort); do
+for h in $(cd "$sim" && find thrust cub -type f \( -name '*.h' -o -name '*.cuh' \) ! -path '*/detail/*' | sort) \
+         $(cd "$sim" && find cuda -type f | sort); do
     [ -f "$cccl/$h" ] || fail "<$h>: the simulator has it and the toolkit does not (a name CUDA does not use)"
 done
+# Every libcu++ header the simulator has, in one program: it must compile.
+for h in $(cd "$sim" && find cuda -type f | sort); do echo "#include <$h>"; done > "$tmp/libcu.cu"
+echo 'int main(void) { return 0; }' >> "$tmp/libcu.cu"
+if ! { perl lib/cudasim/translate/cu2sim.pl "$tmp/libcu.cu" > "$tmp/libcu.cpp" 2> "$tmp/libcu.err" &&
+       ${CXX:-g++} -std=c++17 -fsyntax-only -Wall -Wextra -DCUDASIM_KERNEL_SOURCE -I"$sim" -Ilib/cudasim \
+           -include lib/cudasim/exec/kernel.h "$tmp/libcu.cpp" > "$tmp/libcu.log" 2>&1; }; then
+    fail "a program including each of the simulator's libcu++ headers does not compile:"
+    sed 's/^/      | /' "$tmp/libcu.err" "$tmp/libcu.log" | head -20
+fi
 if [ $failed != 0 ]; then exit 1; fi
 echo " ok   $provided headers the simulator has compile; $refused it lacks are refused, one line each"

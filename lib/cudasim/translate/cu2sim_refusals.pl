@@ -68,7 +68,7 @@ my @include_needs = (
     [qr{^omp\.h$}, 'OpenMP (make sim-run builds without g++\'s -fopenmp)'],
     [qr{^(?:texture_fetch_functions|surface_functions|cuda_texture_types|cuda_surface_types)\.h$},
      'texture references (removed in CUDA 12)'],
-    [qr{^cuda/|^nv/|^cuda_(?:awbarrier|pipeline)\w*\.h$}, 'the rest of the CUDA C++ standard library (libcu++; the simulator has <cuda/atomic>, <cuda/std/atomic>, <cuda/barrier> and <cuda/pipeline>)'],
+    [qr{^cuda/|^nv/|^cuda_(?:awbarrier|pipeline)\w*\.h$}, 'the rest of the CUDA C++ standard library (libcu++; the simulator has <cuda/atomic>, <cuda/barrier>, <cuda/pipeline>, <cuda/std/atomic> and the <cuda/std/...> headers that C++17 has)'],
 );
 
 # The names of the CUDA toolkit's own headers (its include folder): one the
