@@ -9,6 +9,7 @@
  * (cudaLaunchKernel), and cudaFuncGetAttributes and the occupancy calls know
  * what a GPU's compiler would have recorded of it.
  */
+#include <cstring>
 #include <algorithm>
 #include <map>
 #include <string>
@@ -227,7 +228,10 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
     bool cooperative = false;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const cudaLaunchAttribute &a = config->attrs[i];
-        switch (a.id) {
+        static_assert(sizeof(cudaLaunchAttributeID) == sizeof(int), "an enum of int's size");
+        int id; /* (read as an int: a C program may put any value in the enum) */
+        memcpy(&id, &a.id, sizeof id);
+        switch (id) {
         case cudaLaunchAttributeIgnore:
         case cudaLaunchAttributeAccessPolicyWindow:
         case cudaLaunchAttributeClusterSchedulingPolicyPreference:
@@ -240,7 +244,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
         case cudaLaunchAttributeClusterDimension:
         case cudaLaunchAttributePreferredClusterDimension: {
             unsigned x = a.val.clusterDim.x, y = a.val.clusterDim.y, z = a.val.clusterDim.z;
-            if (a.id == cudaLaunchAttributePreferredClusterDimension)
+            if (id == cudaLaunchAttributePreferredClusterDimension)
                 x = a.val.preferredClusterDim.x, y = a.val.preferredClusterDim.y,
                 z = a.val.preferredClusterDim.z;
             if ((unsigned long long)x * y * z <= 1) break;
@@ -254,7 +258,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
         default:
             report("cudaLaunchKernelEx: attrs[%u].id is %d, not a launch attribute this runtime "
                    "knows (cudaLaunchAttributeID, CUDA 13) (CUDA reports: invalid argument)",
-                   i, (int)a.id);
+                   i, id);
             return fail(cudaErrorInvalidValue);
         }
     }
