@@ -1,5 +1,5 @@
 // What the simulator's WMMA and libcu++ do not have is refused when the
-// program is compiled, each with a line that says what it has: an int8 WMMA
+// program is compiled, each with a line that says what it has: an int4 WMMA
 // fragment, a barrier of the device's scope, a pipeline of the device's
 // scope. nvcc builds the program. (g++ adds a line or two that follow from
 // the refusals.)
@@ -11,10 +11,10 @@
 
 using namespace nvcuda;
 
-__global__ void int8_tile(const signed char *a)
+__global__ void int4_tile(const void *a)
 {
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> f;
-    wmma::load_matrix_sync(f, a, 16);
+    wmma::fragment<wmma::matrix_a, 8, 8, 32, wmma::experimental::precision::s4, wmma::row_major> f;
+    wmma::load_matrix_sync(f, a, 32);
 }
 
 __global__ void grid_barrier(cuda::barrier<cuda::thread_scope_device> *bar)

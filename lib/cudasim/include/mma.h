@@ -1,10 +1,12 @@
 /*
  * mma.h for the CUDA simulator: the warp matrix functions (WMMA,
- * nvcuda::wmma), for the shapes 16x16x16, 32x8x16 and 8x32x16 with __half or
- * __nv_bfloat16 multiplicands and float (or, for __half, __half)
- * accumulators: fragment (num_elements, x[], element_type), fill_fragment,
- * load_matrix_sync, store_matrix_sync (mem_row_major, mem_col_major) and
- * mma_sync.
+ * nvcuda::wmma): for the shapes 16x16x16, 32x8x16 and 8x32x16, __half or
+ * __nv_bfloat16 multiplicands with float (or, for __half, __half)
+ * accumulators, and signed or unsigned char ones with int accumulators; for
+ * 16x16x8, tf32 multiplicands (held as float) with float accumulators; for
+ * 8x8x4, double. fragment (num_elements, x[], element_type), fill_fragment,
+ * load_matrix_sync, store_matrix_sync (mem_row_major, mem_col_major),
+ * mma_sync (with satf for int) and __float_to_tf32.
  *
  * A fragment's elements are spread over the warp's 32 lanes, each holding
  * num_elements of them (the same counts as NVIDIA's, so a program's loops over
@@ -28,12 +30,16 @@
  * reported and its launch fails, with a misaligned address where that is what
  * a GPU would give. mma_sync computes D = A * B + C in the accumulator's type
  * (D's): each product a_ik * b_kj rounded to that type, added to the sum in k
- * order and rounded (in float the products of __half or __nv_bfloat16 are
- * exact, so only the additions round). A GPU's tensor cores may add in
- * another order or keep more bits inside the sum.
+ * order and rounded (in float the products of __half, __nv_bfloat16 or tf32
+ * are exact, so only the additions round; in int all is exact, wrapping on
+ * overflow, or clamped with satf). A tf32 element is taken as its tf32 part
+ * (the float's top 19 bits), as tensor cores read it; __float_to_tf32 rounds
+ * a float to tf32 (to nearest, ties away from zero, as cvt.rna.tf32.f32). A
+ * GPU's tensor cores may add in another order or keep more bits inside the
+ * sum.
  *
- * Not here (refused when compiled): the int8, int4, binary, tf32 and double
- * fragments and their shapes.
+ * Not here (refused when compiled): the int4 and binary fragments
+ * (experimental::precision) and their shapes.
  */
 #ifndef CUDASIM_MMA_H
 #define CUDASIM_MMA_H
@@ -76,6 +82,16 @@ namespace cudasim_wmma {
 
 using namespace nvcuda::wmma;
 
+/* What a fragment's x[] holds: a tf32 fragment's elements are floats. */
+template <typename T>
+struct stored {
+    typedef T type;
+};
+template <>
+struct stored<precision::tf32> {
+    typedef float type;
+};
+
 /* What a fragment is: its tile's rows and columns, its elements per lane,
  * and whether the simulator has it. */
 template <typename Use, int M, int N, int K, typename T, typename Layout>
@@ -83,27 +99,42 @@ struct traits {
     static constexpr bool acc = ::std::is_same<Use, accumulator>::value;
     static constexpr bool half = ::std::is_same<T, __half>::value;
     static constexpr bool bf16 = ::std::is_same<T, __nv_bfloat16>::value;
-    static constexpr bool shape = (M == 16 && N == 16 && K == 16) || (M == 32 && N == 8 && K == 16) ||
-                                  (M == 8 && N == 32 && K == 16);
-    static constexpr bool type = acc ? (::std::is_same<T, float>::value || half) : (half || bf16);
+    static constexpr bool int8 = ::std::is_same<T, signed char>::value ||
+                                 ::std::is_same<T, unsigned char>::value;
+    static constexpr bool tf32 = ::std::is_same<T, precision::tf32>::value;
+    static constexpr bool f64 = ::std::is_same<T, double>::value;
+    static constexpr bool m16 = (M == 16 && N == 16 && K == 16) || (M == 32 && N == 8 && K == 16) ||
+                                (M == 8 && N == 32 && K == 16);
+    /* The shapes of each type: 16x16x8 for tf32 (and its float accumulator), 8x8x4 for double. */
+    static constexpr bool shape = f64 ? (M == 8 && N == 8 && K == 4)
+                                  : tf32 ? (M == 16 && N == 16 && K == 8)
+                                  : (acc && ::std::is_same<T, float>::value)
+                                      ? (m16 || (M == 16 && N == 16 && K == 8))
+                                      : m16;
+    static constexpr bool type = acc ? (::std::is_same<T, float>::value || half ||
+                                        ::std::is_same<T, int>::value || f64)
+                                     : (half || bf16 || int8 || tf32 || f64);
     static constexpr bool use = acc || ::std::is_same<Use, matrix_a>::value ||
                                 ::std::is_same<Use, matrix_b>::value;
     static constexpr bool layout = acc ? ::std::is_void<Layout>::value
                                        : (::std::is_same<Layout, row_major>::value ||
                                           ::std::is_same<Layout, col_major>::value);
-    static_assert(shape, "the CUDA simulator's WMMA has the shapes 16x16x16, 32x8x16 and 8x32x16");
     static_assert(use, "a WMMA fragment's use is matrix_a, matrix_b or accumulator");
     static_assert(type,
-                  "the CUDA simulator's WMMA has __half and __nv_bfloat16 matrix_a and matrix_b "
-                  "fragments, and float and __half accumulators (not the int8, int4, binary, "
-                  "tf32 or double ones)");
+                  "the CUDA simulator's WMMA has __half, __nv_bfloat16, signed char, unsigned "
+                  "char, tf32 and double matrix_a and matrix_b fragments, and float, __half, int "
+                  "and double accumulators (not the int4 or binary ones)");
+    /* (the type first: a shape of a type the simulator lacks is that type's) */
+    static_assert(shape, "the CUDA simulator's WMMA has the shapes 16x16x16, 32x8x16 and 8x32x16 "
+                         "(__half, __nv_bfloat16, signed and unsigned char), 16x16x8 (tf32) and "
+                         "8x8x4 (double)");
     static_assert(layout,
                   "a matrix_a or matrix_b fragment takes its layout (row_major or col_major), an "
                   "accumulator none (its load and store name theirs)");
     static constexpr int rows = ::std::is_same<Use, matrix_b>::value ? K : M;
     static constexpr int cols = ::std::is_same<Use, matrix_a>::value ? K : N;
     static constexpr int run = rows * cols / 32; /* a lane's own elements */
-    static constexpr int elements = acc ? 8 : half ? 16 : run;
+    static constexpr int elements = half && !acc ? 16 : run;
     static constexpr int copies = elements / run;
     static constexpr bool col_major_mem = ::std::is_same<Layout, col_major>::value;
 };
@@ -112,9 +143,9 @@ struct traits {
 template <typename T, int Size>
 struct __attribute__((aligned(8))) frag_base {
     enum { num_elements = Size, num_storage_elements = Size };
-    typedef T element_type;
-    typedef T storage_element_type;
-    T x[Size];
+    typedef typename stored<T>::type element_type;
+    typedef typename stored<T>::type storage_element_type;
+    typename stored<T>::type x[Size];
 };
 
 /* The simulator's own functions of a collective (not instrumented: they move
@@ -136,6 +167,16 @@ static __attribute__((noinline)) const float *half_values()
     }
     return table;
 }
+/* The value of an element in the type mma_sync computes in (Out): float for
+ * __half, __nv_bfloat16, float and tf32 (its top 19 bits), int, double. */
+CUDASIM_WMMA_FN float tf32_part(float v)
+{
+    uint32_t w;
+    memcpy(&w, &v, sizeof w);
+    w &= 0xffffe000u;
+    memcpy(&v, &w, sizeof v);
+    return v;
+}
 CUDASIM_WMMA_FN float to_float(float v) { return v; }
 CUDASIM_WMMA_FN float to_float(__half v)
 {
@@ -152,6 +193,13 @@ CUDASIM_WMMA_FN float to_float(__nv_bfloat16 v)
     float f;
     memcpy(&f, &w, sizeof f);
     return f;
+}
+
+template <typename Out, typename T>
+CUDASIM_WMMA_FN Out value_as(T v)
+{
+    if constexpr (::std::is_same<Out, float>::value) return to_float(v);
+    else return (Out)v;
 }
 
 /* What a lane gives the warp's collective. */
@@ -218,7 +266,12 @@ static inline void check_rules(const char *call, const void *p, unsigned ldm, bo
 {
     char what[400];
     const unsigned multiple = 16 / sizeof(T);
-    const char *tname = sizeof(T) == 4 ? "float" : Tr::bf16 ? "__nv_bfloat16" : "__half";
+    const char *tname = ::std::is_same<T, float>::value    ? "float"
+                        : ::std::is_same<T, int>::value    ? "int"
+                        : ::std::is_same<T, double>::value ? "double"
+                        : Tr::int8                         ? "char"
+                        : Tr::bf16                         ? "__nv_bfloat16"
+                                                           : "__half";
     if ((uintptr_t)p % 32) {
         snprintf(what, sizeof what,
                  "%s: the pointer %p is not 256-bit aligned (a multiple of 32 bytes), as WMMA "
@@ -297,9 +350,9 @@ static __attribute__((no_sanitize_thread)) void settle_store(void *const *ctxs)
 }
 
 /* A tile of a fragment, gathered from the 32 lanes' own runs: element (i, j)
- * at out[i * cols + j], as float. */
-template <typename Tr, typename T>
-CUDASIM_WMMA_FN void gather(void *const *ctxs, const void *Ctx::*which, float *out)
+ * at out[i * cols + j], as Out. */
+template <typename Tr, typename T, typename Out>
+CUDASIM_WMMA_FN void gather(void *const *ctxs, const void *Ctx::*which, Out *out)
 {
     for (int l = 0; l < 32; l++) {
         const T *x = (const T *)(((const Ctx *)ctxs[l])->*which);
@@ -313,27 +366,37 @@ CUDASIM_WMMA_FN void gather(void *const *ctxs, const void *Ctx::*which, float *o
                 i = e / Tr::cols;
                 j = e % Tr::cols;
             }
-            out[i * Tr::cols + j] = to_float(x[u]);
+            out[i * Tr::cols + j] = Tr::tf32 ? (Out)tf32_part((float)x[u]) : value_as<Out>(x[u]);
         }
     }
 }
 
-/* mma_sync's collective: D = A * B + C, once for the warp, in D's type. */
+/* mma_sync's collective: D = A * B + C, once for the warp, in D's type (W: what the
+ * elements are computed as; Satf: int sums clamped rather than wrapped). */
 template <typename TrA, typename TA, typename TrB, typename TrC, typename TC, typename TrD,
-          typename TD>
+          typename TD, bool Satf>
 static __attribute__((no_sanitize_thread)) void settle_mma(void *const *ctxs)
 {
     same_call(ctxs);
     constexpr int M = TrA::rows, K = TrA::cols, N = TrB::cols;
-    float a[M * K], b[K * N], c[M * N];
-    gather<TrA, TA>(ctxs, &Ctx::a, a);
-    gather<TrB, TA>(ctxs, &Ctx::b, b);
-    gather<TrC, TC>(ctxs, &Ctx::c, c);
+    typedef typename ::std::conditional<::std::is_same<TD, __half>::value, float, TD>::type W;
+    W a[M * K], b[K * N], c[M * N];
+    gather<TrA, typename stored<TA>::type, W>(ctxs, &Ctx::a, a);
+    gather<TrB, typename stored<TA>::type, W>(ctxs, &Ctx::b, b);
+    gather<TrC, TC, W>(ctxs, &Ctx::c, c);
     TD d[M * N];
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
-            if (::std::is_same<TD, float>::value) {
-                float s = c[i * N + j]; /* a __half C widens exactly */
+            if constexpr (::std::is_same<TD, int>::value) {
+                long long s = c[i * N + j]; /* exact; then wrapped, or clamped (satf) */
+                for (int k = 0; k < K; k++) {
+                    s += (long long)a[i * K + k] * b[k * N + j];
+                    if (Satf) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+                }
+                const int v = (int)(uint32_t)(unsigned long long)s;
+                memcpy(&d[i * N + j], &v, sizeof v);
+            } else if constexpr (!::std::is_same<TD, __half>::value) { /* float, double */
+                W s = c[i * N + j]; /* a __half C widens exactly */
                 for (int k = 0; k < K; k++) s += a[i * K + k] * b[k * N + j];
                 memcpy(&d[i * N + j], &s, sizeof s);
             } else { /* __half: each product and each sum rounded to __half */
@@ -363,7 +426,7 @@ class fragment
 
 template <typename Use, int m, int n, int k, typename T, typename Layout>
 inline void fill_fragment(fragment<Use, m, n, k, T, Layout> &f,
-                          const typename ::std::common_type<T>::type &v)
+                          const typename cudasim_wmma::stored<T>::type &v)
 {
     for (int i = 0; i < fragment<Use, m, n, k, T, Layout>::num_elements; i++) f.x[i] = v;
 }
@@ -371,15 +434,16 @@ inline void fill_fragment(fragment<Use, m, n, k, T, Layout> &f,
 /* A matrix_a or matrix_b tile, in the fragment's layout. */
 template <typename Use, int m, int n, int k, typename T, typename Layout>
 __attribute__((noinline, no_sanitize_thread)) void
-load_matrix_sync(fragment<Use, m, n, k, T, Layout> &f, const T *p, unsigned ldm,
-                 const char *file = __builtin_FILE(), int line = __builtin_LINE())
+load_matrix_sync(fragment<Use, m, n, k, T, Layout> &f, const typename cudasim_wmma::stored<T>::type *p,
+                 unsigned ldm, const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
     typedef cudasim_wmma::traits<Use, m, n, k, T, Layout> Tr;
+    typedef typename cudasim_wmma::stored<T>::type S;
     static_assert(!Tr::acc, "load_matrix_sync of an accumulator takes the layout of the memory: "
                             "load_matrix_sync(c, p, ldm, mem_row_major or mem_col_major)");
     const void *pc = __builtin_return_address(0);
-    cudasim_wmma::check_rules<T, Tr>("load_matrix_sync", p, ldm, Tr::col_major_mem, false, pc);
-    cudasim_wmma::lane_run<T, Tr>(const_cast<T *>(p), ldm, Tr::col_major_mem, f.x, false, pc);
+    cudasim_wmma::check_rules<S, Tr>("load_matrix_sync", p, ldm, Tr::col_major_mem, false, pc);
+    cudasim_wmma::lane_run<S, Tr>(const_cast<S *>(p), ldm, Tr::col_major_mem, f.x, false, pc);
     cudasim_wmma::Ctx ctx = {"load_matrix_sync", pc, 0, &f, nullptr, nullptr, nullptr};
     cudasim_warp_collective(&ctx, cudasim_wmma::settle_load<fragment<Use, m, n, k, T, Layout>, Tr>,
                             file, line);
@@ -456,12 +520,13 @@ store_matrix_sync(T *p, const fragment<Use, m, n, k, T, Layout> &f, unsigned ldm
     cudasim_wmma::settled_or_fault(ctx);
 }
 
-/* D = A * B + C, for the whole warp. */
+/* D = A * B + C, for the whole warp (satf: an int accumulator's sums clamped to int's range
+ * rather than wrapped). */
 template <int m, int n, int k, typename TD, typename TAB, typename LA, typename LB, typename TC>
 __attribute__((noinline, no_sanitize_thread)) void
 mma_sync(fragment<accumulator, m, n, k, TD> &d, const fragment<matrix_a, m, n, k, TAB, LA> &a,
          const fragment<matrix_b, m, n, k, TAB, LB> &b, const fragment<accumulator, m, n, k, TC> &c,
-         const char *file = __builtin_FILE(), int line = __builtin_LINE())
+         bool satf = false, const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
     typedef cudasim_wmma::traits<matrix_a, m, n, k, TAB, LA> TrA;
     typedef cudasim_wmma::traits<matrix_b, m, n, k, TAB, LB> TrB;
@@ -469,11 +534,33 @@ mma_sync(fragment<accumulator, m, n, k, TD> &d, const fragment<matrix_a, m, n, k
     typedef cudasim_wmma::traits<accumulator, m, n, k, TD, void> TrD;
     static_assert(!TrA::bf16 || (::std::is_same<TD, float>::value && ::std::is_same<TC, float>::value),
                   "mma_sync of __nv_bfloat16 multiplicands accumulates in float");
+    static_assert(TrA::int8 == (::std::is_same<TD, int>::value && ::std::is_same<TC, int>::value),
+                  "mma_sync of signed or unsigned char multiplicands accumulates in int, and only "
+                  "they do");
+    static_assert(TrA::f64 == (::std::is_same<TD, double>::value && ::std::is_same<TC, double>::value),
+                  "mma_sync of double multiplicands accumulates in double, and only they do");
+    static_assert(!TrA::tf32 || (::std::is_same<TD, float>::value && ::std::is_same<TC, float>::value),
+                  "mma_sync of tf32 multiplicands accumulates in float");
     const void *pc = __builtin_return_address(0);
     cudasim_wmma::Ctx ctx = {"mma_sync", pc, 0, d.x, a.x, b.x, c.x};
-    cudasim_warp_collective(&ctx, cudasim_wmma::settle_mma<TrA, TAB, TrB, TrC, TC, TrD, TD>, file,
-                            line);
+    if (satf)
+        cudasim_warp_collective(&ctx, cudasim_wmma::settle_mma<TrA, TAB, TrB, TrC, TC, TrD, TD, true>,
+                                file, line);
+    else
+        cudasim_warp_collective(&ctx, cudasim_wmma::settle_mma<TrA, TAB, TrB, TrC, TC, TrD, TD, false>,
+                                file, line);
     cudasim_wmma::settled_or_fault(ctx);
+}
+
+/* A float rounded to tf32 (10 bits of mantissa), to nearest, ties away from zero, as
+ * cvt.rna.tf32.f32 rounds it (NaN and infinities as they are). */
+inline float __float_to_tf32(float in)
+{
+    uint32_t w;
+    memcpy(&w, &in, sizeof w);
+    if ((w & 0x7f800000u) != 0x7f800000u) w = (w + 0x1000u) & 0xffffe000u;
+    memcpy(&in, &w, sizeof in);
+    return in;
 }
 
 } // namespace wmma
