@@ -135,11 +135,9 @@ START_TEST(test_race_with_the_lower_neighbour_shows)
 {
     quiet();
     const int blocks = 4, n = blocks * 64;
-    float *h = ramp(n), *x = dev(n * sizeof(float)), *y = dev(n * sizeof(float));
-    float *got = malloc(n * sizeof(float));
-    cudaMemcpy(x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    float *h = ramp(n), *x = dev_copy(h, n), *y = dev(n * sizeof(float));
     ck_assert_int_eq(sim_race_lower(x, y, blocks), cudaSuccess);
-    cudaMemcpy(got, y, n * sizeof(float), cudaMemcpyDeviceToHost);
+    float *got = host_copy(y, n);
     int wrong = 0;
     for (int i = 0; i < n; i++) wrong += got[i] != h[i % 64 ? i - 1 : i];
     /* Blocks that run their threads last to first read the fill, not x. */

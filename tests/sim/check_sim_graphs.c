@@ -168,6 +168,24 @@ START_TEST(test_graph_replays_an_epoch)
 }
 END_TEST
 
+/* An epoch's C = alpha X W + beta C captured and instantiated (after x = a x, when a is
+ * given): the arguments are read from the variables as the calls are captured. */
+static cudaGraphExec_t capture_sgemm(const struct Epoch *e, const float *a, const float *alpha,
+                                     const float *beta)
+{
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    ck_assert_int_eq(cudaStreamBeginCapture(e->stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    if (a) ck_assert_int_eq(sim_axpb(e->x, *a, 0.0f, kN, e->stream), cudaSuccess);
+    ck_assert_int_eq(cublasSgemm(e->blas, CUBLAS_OP_N, CUBLAS_OP_N, kRows, kCols, kInner, alpha,
+                                 e->x, kRows, e->w, kInner, beta, e->c, kRows),
+                     CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cudaStreamEndCapture(e->stream, &graph), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(graph), cudaSuccess);
+    return exec;
+}
+
 START_TEST(test_graph_arguments_are_frozen)
 {
     quiet();
@@ -176,16 +194,7 @@ START_TEST(test_graph_arguments_are_frozen)
     epoch_inputs(&e);
     float *h = ramp(kN), *z = dev(kN * sizeof(float));
     float a = 3.0f, alpha = 2.0f, beta = 0.0f;
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    ck_assert_int_eq(cudaStreamBeginCapture(e.stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-    ck_assert_int_eq(sim_axpb(e.x, a, 0.0f, kN, e.stream), cudaSuccess);
-    ck_assert_int_eq(cublasSgemm(e.blas, CUBLAS_OP_N, CUBLAS_OP_N, kRows, kCols, kInner, &alpha,
-                                 e.x, kRows, e.w, kInner, &beta, e.c, kRows),
-                     CUBLAS_STATUS_SUCCESS);
-    ck_assert_int_eq(cudaStreamEndCapture(e.stream, &graph), cudaSuccess);
-    ck_assert_int_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-    ck_assert_int_eq(cudaGraphDestroy(graph), cudaSuccess);
+    cudaGraphExec_t exec = capture_sgemm(&e, &a, &alpha, &beta);
 
     /* New values in the variables, and a launch that reuses the stack where
      * the captured launch kept its arguments. */
@@ -423,13 +432,7 @@ START_TEST(test_graph_replay_errors_are_reported)
     cudaGetLastError();
     ck_assert_int_eq(cudaGraphExecDestroy(exec), cudaSuccess);
 
-    ck_assert_int_eq(cudaStreamBeginCapture(e.stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-    ck_assert_int_eq(cublasSgemm(e.blas, CUBLAS_OP_N, CUBLAS_OP_N, kRows, kCols, kInner, &alpha,
-                                 e.x, kRows, e.w, kInner, &beta, e.c, kRows),
-                     CUBLAS_STATUS_SUCCESS);
-    ck_assert_int_eq(cudaStreamEndCapture(e.stream, &graph), cudaSuccess);
-    ck_assert_int_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-    ck_assert_int_eq(cudaGraphDestroy(graph), cudaSuccess);
+    exec = capture_sgemm(&e, NULL, &alpha, &beta);
     ck_assert_int_eq(cudaFree(e.c), cudaSuccess);
     ck_assert_int_eq(cudaGraphLaunch(exec, e.stream), cudaErrorInvalidValue);
     report_has("cudaGraphLaunch, node 1 of 1 (cublasSgemm): cublasSgemm: C is not a device buffer");

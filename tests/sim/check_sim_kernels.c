@@ -63,11 +63,9 @@ START_TEST(test_dynamic_shared_memory)
 {
     quiet();
     const int blocks = 3, n = blocks * 128;
-    float *h = ramp(n), *x = dev(n * sizeof(float)), *y = dev(n * sizeof(float));
-    float *got = malloc(n * sizeof(float));
-    cudaMemcpy(x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    float *h = ramp(n), *x = dev_copy(h, n), *y = dev(n * sizeof(float));
     ck_assert_int_eq(sim_reverse_blocks(x, y, blocks, 0), cudaSuccess);
-    cudaMemcpy(got, y, n * sizeof(float), cudaMemcpyDeviceToHost);
+    float *got = host_copy(y, n);
     for (int b = 0; b < blocks; b++)
         for (int t = 0; t < 128; t++)
             ck_assert_float_eq(got[b * 128 + t], h[b * 128 + 127 - t]);

@@ -51,14 +51,27 @@ float *ramp(int n)
 
 /* Run a block-sum kernel on non-uniform data; returns how many of the blocks'
  * sums are wrong. */
+float *dev_copy(const float *h, int n)
+{
+    float *d = dev((size_t)n * sizeof(float));
+    ck_assert_int_eq(cudaMemcpy(d, h, (size_t)n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    return d;
+}
+
+float *host_copy(const float *d, int n)
+{
+    float *h = malloc((size_t)n * sizeof(float));
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_eq(cudaMemcpy(h, d, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+}
+
 int wrong_block_sums(cudaError_t (*kernel)(const float *, float *, int), int blocks)
 {
     const int n = blocks * 256;
-    float *h = ramp(n), *d = dev(n * sizeof(float)), *o = dev(blocks * sizeof(float));
-    float *got = malloc(blocks * sizeof(float));
-    cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    float *h = ramp(n), *d = dev_copy(h, n), *o = dev(blocks * sizeof(float));
     ck_assert_int_eq(kernel(d, o, blocks), cudaSuccess);
-    cudaMemcpy(got, o, blocks * sizeof(float), cudaMemcpyDeviceToHost);
+    float *got = host_copy(o, blocks);
     int wrong = 0;
     for (int b = 0; b < blocks; b++) {
         double want = 0;

@@ -13,6 +13,9 @@ void *dev(size_t bytes);
 void report_has(const char *what);
 /* n floats of non-uniform data (malloc'd): a missing barrier or a wrong index changes sums. */
 float *ramp(int n);
+/* A cudaMalloc copy of h's n floats; n floats of device memory d in a new malloc'd array. */
+float *dev_copy(const float *h, int n);
+float *host_copy(const float *d, int n);
 /* Run a block-sum kernel on non-uniform data; returns how many of the blocks' sums are wrong. */
 int wrong_block_sums(cudaError_t (*kernel)(const float *, float *, int), int blocks);
 
