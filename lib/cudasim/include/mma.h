@@ -24,8 +24,11 @@
  * otherwise), through the simulator's checked memory, at the program's line:
  * memcheck, initcheck and racecheck see every element, and the profiler
  * counts them as the lane's loads or stores, shared or global by the address.
- * As WMMA requires, the pointer must be 256-bit aligned and ldm a multiple of
- * 16 bytes (8 __half or __nv_bfloat16, 4 float), and a store's ldm at least
+ * CUDA documents the pointer as 256-bit aligned, yet NVIDIA's own
+ * immaTensorCoreGemm loads char tiles that are only 16 bytes aligned, and
+ * GPUs run it; so here the pointer must be 16-byte aligned (each row's
+ * 16-byte pieces), ldm a multiple of 16 bytes (8 __half or __nv_bfloat16, 16
+ * char, 4 float or int, 2 double), and a store's ldm at least
  * the tile's row (or column) length; a program that breaks one of them is
  * reported and its launch fails, with a misaligned address where that is what
  * a GPU would give. mma_sync computes D = A * B + C in the accumulator's type
@@ -272,11 +275,11 @@ static inline void check_rules(const char *call, const void *p, unsigned ldm, bo
                         : Tr::int8                         ? "char"
                         : Tr::bf16                         ? "__nv_bfloat16"
                                                            : "__half";
-    if ((uintptr_t)p % 32) {
+    if ((uintptr_t)p % 16) {
         snprintf(what, sizeof what,
-                 "%s: the pointer %p is not 256-bit aligned (a multiple of 32 bytes), as WMMA "
-                 "requires of mptr (CUDA: the behavior is undefined; on a GPU a misaligned "
-                 "address)",
+                 "%s: the pointer %p is not even 16-byte aligned (WMMA documents mptr as 256-bit "
+                 "aligned: a multiple of 32 bytes) (CUDA: the behavior is undefined; on a GPU a "
+                 "misaligned address)",
                  call, p);
         cudasim_device_fault(cudaErrorMisalignedAddress, what, pc);
     }
