@@ -2,8 +2,10 @@
 // waiting for the kernel. On a Pascal or newer GPU under Linux
 // (concurrentManagedAccess = 1, the simulator's default) the read does not
 // fault, but nothing orders it after the kernel's writes: a race, reported
-// with both lines, and the program goes on. (On GPUs under Windows and before
-// Pascal it dies of a SIGSEGV: managed_early_read_windows.cu.)
+// with both lines, and the program goes on. Run again as a device whose
+// concurrentManagedAccess is 0 (GPUs under Windows, before Pascal:
+// CUDASIM_MANAGED=windows, managed_early_read.windows.env), where the GPU has
+// all managed memory until the host waits, the read dies of a SIGSEGV.
 #include <cstdio>
 
 __global__ void add(int n, const float *x, float *y)
@@ -24,6 +26,7 @@ int main(void)
     }
     add<<<(n + 255) / 256, 256>>>(n, x, y);
     printf("launched\n");
+    fflush(stdout); /* (before a read that may die) */
     float early = y[0]; /* no cudaDeviceSynchronize() before it */
     cudaDeviceSynchronize();
     printf("y[0] = %.1f, then %.1f\n", early >= 2.0f ? 3.0f : early, y[0]);

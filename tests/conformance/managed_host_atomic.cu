@@ -3,7 +3,11 @@
 // __sync_fetch_and_add, before either waits for the other. On a Pascal or
 // newer GPU under Linux (concurrentManagedAccess = 1) the two are ordered, so
 // nothing is reported of the counter. A plain host write before the wait to
-// the flag the kernel writes is a race with the kernel, and is reported.
+// the flag the kernel writes is a race with the kernel, and is reported. Run
+// again as a device whose concurrentManagedAccess is 0 (GPUs under Windows,
+// before Pascal: CUDASIM_MANAGED=windows, managed_host_atomic.windows.env),
+// where the GPU has all managed memory until the host waits: the first host
+// atomic faults like any access, and the report names its line.
 #include <cstdio>
 
 #include "check.h"

@@ -19,7 +19,11 @@
 #   NAME.flags   nvcc's options it needs (make sim-run's NVCCFLAGS: -arch=sm_80,
 #                --extended-lambda), for its build and nvcc's check.
 #   NAME.env     the simulator's settings it runs with, VAR=value words
-#                (CUDASIM_MANAGED=windows: the platform it stands for).
+#                (CUDASIM_MANAGED=windows: the platform it stands for); the
+#                simulator's variables of the caller's environment never apply.
+#   NAME.VARIANT.env  a further run with these settings, checked against
+#                NAME.VARIANT.out and NAME.VARIANT.report (and .profile) as the
+#                first run is against NAME's (one program, two platforms, say).
 # usage: run.sh BINDIR   (the programs are BINDIR/<absolute path of NAME>.sim,
 #                         the build messages BINDIR/<absolute path of NAME>.buildlog)
 set -u
@@ -56,6 +60,50 @@ check_build() {
     if [ ${#problems[@]} -ne 0 ]; then problems+=("its build said:" "$(sed 's/^/| /' "$log")"); fi
 }
 
+# One run of a built program: its settings from FILES.env (the simulator's
+# variables of the caller's environment dropped, so that only these apply), its
+# standard output against FILES.out, its report against FILES.report, its profile
+# against FILES.profile (FILES: NAME or NAME.VARIANT); LABEL names the run.
+check_run() {
+    local files=$1 label=$2 settings=() unset=() status want_status=0 v
+    problems=()
+    for v in $(compgen -e | grep '^CUDASIM_'); do unset+=(-u "$v"); done
+    if [ -f "$files.env" ]; then for w in $(cat "$files.env"); do settings+=("$w"); done; fi
+    { env "${unset[@]}" "${settings[@]}" timeout 120 "$bin" > "$tmp/out" 2> "$tmp/err"; status=$?; } 2> /dev/null # (a crash is expected of one)
+    if [ ! -f "$files.out" ]; then
+        problems+=("no $files.out to compare with")
+    elif ! diff -u "$files.out" "$tmp/out" > "$tmp/diff"; then
+        problems+=("standard output differs from $files.out:" "$(cat "$tmp/diff")")
+    fi
+    if [ -f "$files.report" ]; then
+        while IFS= read -r line || [ -n "$line" ]; do
+            case $line in
+                ''|'#'*) ;;
+                'status '*) want_status=${line#status } ;;
+                *) grep -qF -- "$line" "$tmp/err" ||
+                       problems+=("the report lacks: $line") ;;
+            esac
+        done < "$files.report"
+    elif [ -s "$tmp/err" ]; then
+        problems+=("a report where none was expected:" "$(cat "$tmp/err")")
+    fi
+    [ "$status" = "$want_status" ] || problems+=("exit status $status, expected $want_status")
+    if [ -f "$files.profile" ]; then
+        env "${unset[@]}" "${settings[@]}" CUDASIM_PROFILE="$tmp/profile.csv" timeout 120 "$bin" > /dev/null 2> "$tmp/profile.err"
+        python3 tests/conformance/check_profile.py "$files.profile" "$tmp/profile.csv" \
+            > "$tmp/profile.diff" 2>&1 ||
+            problems+=("its profile (CUDASIM_PROFILE) differs from $files.profile:" "$(cat "$tmp/profile.diff")")
+    fi
+    if [ ${#problems[@]} -eq 0 ]; then
+        echo " ok   $label"
+    else
+        echo "FAIL $label"
+        printf '      %s\n' "${problems[@]}"
+        if [ -f "$files.report" ]; then echo "      its report:"; sed 's/^/      | /' "$tmp/err"; fi
+        failed=$((failed + 1))
+    fi
+}
+
 for cu in tests/conformance/*.cu; do
     name=${cu%.cu}
     bin=$bindir$(realpath "$cu" | sed 's/\.cu$//').sim
@@ -73,45 +121,17 @@ for cu in tests/conformance/*.cu; do
     if [ ! -x "$bin" ]; then
         echo "FAIL $cu: not built ($bin)"; failed=$((failed + 1)); continue
     fi
-    settings=()
-    if [ -f "$name.env" ]; then for w in $(cat "$name.env"); do settings+=("$w"); done; fi
-    { env "${settings[@]}" timeout 120 "$bin" > "$tmp/out" 2> "$tmp/err"; status=$?; } 2> /dev/null # (a crash is expected of one)
-    want_status=0
-    if [ ! -f "$name.out" ]; then
-        problems+=("no $name.out to compare with")
-    elif ! diff -u "$name.out" "$tmp/out" > "$tmp/diff"; then
-        problems+=("standard output differs from $name.out:" "$(cat "$tmp/diff")")
-    fi
-    if [ -f "$name.report" ]; then
-        while IFS= read -r line || [ -n "$line" ]; do
-            case $line in
-                ''|'#'*) ;;
-                'status '*) want_status=${line#status } ;;
-                *) grep -qF -- "$line" "$tmp/err" ||
-                       problems+=("the report lacks: $line") ;;
-            esac
-        done < "$name.report"
-    elif [ -s "$tmp/err" ]; then
-        problems+=("a report where none was expected:" "$(cat "$tmp/err")")
-    fi
-    [ "$status" = "$want_status" ] || problems+=("exit status $status, expected $want_status")
-    if [ -f "$name.profile" ]; then
-        env "${settings[@]}" CUDASIM_PROFILE="$tmp/profile.csv" timeout 120 "$bin" > /dev/null 2> "$tmp/profile.err"
-        python3 tests/conformance/check_profile.py "$name.profile" "$tmp/profile.csv" \
-            > "$tmp/profile.diff" 2>&1 ||
-            problems+=("its profile (CUDASIM_PROFILE) differs from $name.profile:" "$(cat "$tmp/profile.diff")")
-    fi
-    if [ ${#problems[@]} -eq 0 ]; then
-        echo " ok   $cu"
-    else
-        echo "FAIL $cu"
-        printf '      %s\n' "${problems[@]}"
-        if [ -f "$name.report" ]; then echo "      its report:"; sed 's/^/      | /' "$tmp/err"; fi
-        failed=$((failed + 1))
-    fi
+    # The run with NAME's files, then one per variant: NAME.VARIANT.env with its own
+    # NAME.VARIANT.out (and .report).
+    check_run "$name" "$cu"
+    for venv in "$name".*.env; do
+        [ -f "$venv" ] || continue
+        variant=${venv#"$name".}
+        check_run "$name.${variant%.env}" "$cu ($(tr '\n' ' ' < "$venv" | sed 's/ *$//'))"
+    done
 done
 if [ $failed -ne 0 ]; then
-    echo "$failed of $count conformance programs failed"
+    echo "$failed runs of the $count conformance programs failed"
     exit 1
 fi
 echo "all $count conformance programs printed and reported what they should"

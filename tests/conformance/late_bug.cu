@@ -2,10 +2,10 @@
 // indices in `at`, which the host rewrites before each launch, and before the
 // sixth it makes the first one -1, before the start of x. The first four
 // launches were checked and clean, so by default the simulator runs the later
-// ones unchecked (late_bug_default.cu); with CUDASIM_CHECK=all, as here, every
-// launch is checked and the read before the start is reported.
+// ones unchecked: the read before the start goes unreported (the limit of the
+// default, docs/simulator.md). Run again with CUDASIM_CHECK=all
+// (late_bug.check_all.env), every launch is checked and the read is reported.
 #include <cstdio>
-#include <cstdlib>
 #include <cuda_runtime.h>
 
 __global__ void gather(const float *x, const int *at, float *out)
@@ -16,7 +16,6 @@ __global__ void gather(const float *x, const int *at, float *out)
 
 int main(void)
 {
-    setenv("CUDASIM_CHECK", "all", 1); /* before the first launch */
     const int n = 64;
     float h_x[n];
     int h_at[n];
