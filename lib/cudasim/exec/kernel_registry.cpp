@@ -174,39 +174,49 @@ void cudasim_launch_bound(long long max_threads)
     abort_launch(cudaErrorLaunchOutOfResources);
 }
 
-cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
-                             size_t sharedMem, cudaStream_t stream)
-{
-    install_fault_handler();
-    const Entry *e = func ? find_entry(func) : nullptr;
-    if (!e || !e->launch) {
-        report("cudaLaunchKernel: %p is not a kernel of this program (pass the kernel itself, or "
-               "(void *)kernel) (CUDA reports: invalid device function)",
-               func);
-        return fail(cudaErrorInvalidDeviceFunction);
-    }
-    const cudasim::LaunchConfig cfg = {e->name.c_str(), func, gridDim, blockDim, sharedMem, stream};
-    return e->launch(&cfg, args);
-}
+} // extern "C"
 
-/* The same launch, cooperative: its grid must fit on the device at once, and its
- * threads may sync the grid (cooperative.cpp). */
-cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
-                                        void **args, size_t sharedMem, cudaStream_t stream)
+namespace {
+
+/* A launch by the kernel's address (call: the API that was called), plain or cooperative:
+ * a cooperative one's grid must fit on the device at once, and its threads may sync the
+ * grid (cooperative.cpp). */
+cudaError_t launch_by_address(const char *call, const void *func, dim3 gridDim, dim3 blockDim,
+                              void **args, size_t sharedMem, cudaStream_t stream, bool cooperative)
 {
     install_fault_handler();
     const Entry *e = func ? find_entry(func) : nullptr;
     if (!e || !e->launch) {
-        report("cudaLaunchCooperativeKernel: %p is not a kernel of this program (pass the kernel "
-               "itself, or (void *)kernel) (CUDA reports: invalid device function)",
-               func);
+        report("%s: %p is not a kernel of this program (pass the kernel itself, or (void *)kernel) "
+               "(CUDA reports: invalid device function)",
+               call, func);
         return fail(cudaErrorInvalidDeviceFunction);
     }
     cudasim::LaunchConfig cfg = {e->name.c_str(), func, gridDim, blockDim, sharedMem, stream};
-    cfg.cooperative = 1;
-    if (g_sticky) return fail(g_sticky);
-    if (cudaError_t bad = cooperative_check(&cfg)) return bad;
+    if (cooperative) {
+        cfg.cooperative = 1;
+        if (g_sticky) return fail(g_sticky);
+        if (cudaError_t bad = cooperative_check(&cfg)) return bad;
+    }
     return e->launch(&cfg, args);
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                             size_t sharedMem, cudaStream_t stream)
+{
+    return launch_by_address("cudaLaunchKernel", func, gridDim, blockDim, args, sharedMem, stream,
+                             false);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                        void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return launch_by_address("cudaLaunchCooperativeKernel", func, gridDim, blockDim, args,
+                             sharedMem, stream, true);
 }
 
 /* CUDA 12's extensible launch: cudaLaunchKernel's, with attributes. A cooperative

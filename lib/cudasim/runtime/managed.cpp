@@ -155,14 +155,10 @@ void managed_host_atomic(const volatile void *a)
 {
     if (!g_busy || !managed_concurrent()) return;
     std::lock_guard<std::recursive_mutex> lock(api_mutex()); /* (host threads at once) */
-    uintptr_t p = (uintptr_t)a;
-    for (uintptr_t start : g_managed) {
-        auto it = g_allocs.find(start);
-        if (it != g_allocs.end() && p >= start && p < start + it->second.size && it->second.guarded) {
-            set_shut(start, false); /* shut again by the next work after a wait */
-            return;
-        }
-    }
+    uintptr_t start;
+    const Alloc *al = find_alloc((const void *)a, &start);
+    if (al && al->managed && al->guarded)
+        set_shut(start, false); /* shut again by the next work after a wait */
 }
 
 void managed_event_recorded(cudaEvent_t event, cudaStream_t stream)
