@@ -42,6 +42,7 @@ One script, its checks in the order above, all made of the same few steps (grade
 make_copy(), check_forgery(), validate()); the forgeries themselves are tables of their
 own (forgeries.py, forgeries_sandbox.py).
 """
+import atexit
 import json
 import os
 import re
@@ -752,6 +753,14 @@ def main():
         validate(sys.argv[2])
         print("selftest: %s follows Gradescope's format" % sys.argv[2])
         return
+    # Every check grades the repository as a class's would be, its runners running as other
+    # users: a root that others may not read (a clone into mktemp -d, mode 0700) is opened to
+    # them (read, search) for the run, and made as it was at the end. check_private_clone
+    # grades a private root on purpose.
+    mode = os.stat(ROOT).st_mode & 0o7777
+    if os.geteuid() == 0 and mode & 0o005 != 0o005:
+        os.chmod(ROOT, mode | 0o005)
+        atexit.register(os.chmod, ROOT, mode)
     only_forgeries = "--forgeries" in sys.argv[1:]
     shutil.rmtree(os.path.join(ROOT, WORK), ignore_errors=True)
     if "--package" in sys.argv[1:]:
