@@ -370,6 +370,9 @@ struct Launch {
     ucontext_t scheduler;
     void *scheduler_sp = nullptr;
     bool on_fiber = false;           /* running on a fiber's stack (not the scheduler's) */
+    int turn = 0;                    /* the running fiber's turn in the pass (fibers.cpp) */
+    bool from_scheduler = false;     /* (AddressSanitizer) the fiber starting now was entered
+                                      * from the scheduler's stack, not another fiber's */
     unsigned plain_done = 0;         /* threads of the block run to their end (without fibers) */
     int tid = 0;                     /* the running thread: its index in the block */
     uint16_t wsync = 0;              /* its Thread::wsync */

@@ -2,9 +2,10 @@
  * fibers.cpp: a block's threads. A kernel that never waits for other threads
  * runs each thread as a plain call, one after another. One that does
  * (__syncthreads, warp operations) runs each thread as a fiber, with its own
- * stack, that yields to the scheduler at every barrier and warp operation:
- * the block advances in lock-step from barrier to barrier, as on a GPU. The
- * scheduler settles warp operations when every lane of their mask has
+ * stack, that stops at every barrier and warp operation: the block advances
+ * in lock-step from barrier to barrier, as on a GPU. A pass runs each ready
+ * thread in turn, each handing over to the next with one switch and the last
+ * back to the scheduler, which settles warp operations when every lane of their mask has
  * arrived, releases a barrier when every thread has reached it, and reports
  * the barriers and warp operations that cannot be settled.
  */
@@ -53,46 +54,6 @@ void *g_main_fake_stack = nullptr;
 
 std::vector<char *> g_stack_pool;
 
-/* From a fiber back to the scheduler, which runs on the main stack. */
-void yield()
-{
-    Thread *t = g_launch.current;
-#if CUDASIM_ASAN
-    __sanitizer_start_switch_fiber(&t->asan_fake_stack, g_main_stack_bottom, g_main_stack_size);
-#endif
-    g_launch.on_fiber = false;
-#if CUDASIM_FAST_SWITCH
-    cudasim_switch(&t->sp, g_launch.scheduler_sp);
-#else
-    swapcontext(&t->ctx, &g_launch.scheduler);
-#endif
-    g_launch.on_fiber = true;
-#if CUDASIM_ASAN
-    __sanitizer_finish_switch_fiber(t->asan_fake_stack, nullptr, nullptr);
-#endif
-}
-
-void fiber_main()
-{
-#if CUDASIM_ASAN
-    __sanitizer_finish_switch_fiber(nullptr, &g_main_stack_bottom, &g_main_stack_size);
-#endif
-    g_launch.on_fiber = true;
-    g_launch.args->run();
-    g_launch.current->state = DONE;
-    g_launch.on_fiber = false;
-#if CUDASIM_ASAN
-    __sanitizer_start_switch_fiber(nullptr, g_main_stack_bottom, g_main_stack_size);
-#endif
-#if CUDASIM_FAST_SWITCH
-    void *dead;
-    cudasim_switch(&dead, g_launch.scheduler_sp); /* never comes back */
-#else
-    setcontext(&g_launch.scheduler);
-#endif
-    __builtin_unreachable();
-}
-
 char *stack_for(int i)
 {
     while ((int)g_stack_pool.size() <= i) {
@@ -112,44 +73,122 @@ void set_coordinates(const Thread &t)
     g_launch.wsync = t.wsync;
 }
 
-void run_fiber(Thread &t, int i)
+/* The pass under way (run_pass): the block's threads in turn, last to first in odd
+ * blocks (run_block_fibers says why); g_launch.turn is the running fiber's. */
+inline int thread_of_turn(int k)
+{
+    return (g_launch.block_serial & 1) ? g_launch.nthreads - 1 - k : k;
+}
+
+/* The first turn after k whose thread is ready, or -1. */
+int next_ready(int k)
+{
+    for (k++; k < g_launch.nthreads; k++)
+        if (g_launch.threads[thread_of_turn(k)].state == READY) return k;
+    return -1;
+}
+
+void fiber_main();
+
+/* Thread i, about to run: the running one, with its stack made on its first run. */
+void prepare_fiber(Thread &t, int i)
 {
     g_launch.current = &t;
     set_coordinates(t);
-    if (!t.started) {
-        t.started = true;
-        t.stack = stack_for(g_launch.stack_first + i); /* (cooperative: the grid's threads') */
-        if (!t.stack) {
-            report("kernel %s: out of memory for the simulator's thread stacks",
-                   g_launch.cfg->name);
-            abort_launch(cudaErrorLaunchOutOfResources);
-        }
+    if (t.started) return;
+    t.started = true;
+    t.stack = stack_for(g_launch.stack_first + i); /* (cooperative: the grid's threads') */
+    if (!t.stack) {
+        report("kernel %s: out of memory for the simulator's thread stacks", g_launch.cfg->name);
+        abort_launch(cudaErrorLaunchOutOfResources);
+    }
 #if CUDASIM_ASAN
-        /* A reused stack still carries the poison of its last fiber's frames. */
-        __asan_unpoison_memory_region(t.stack, kStackBytes);
+    /* A reused stack still carries the poison of its last fiber's frames. */
+    __asan_unpoison_memory_region(t.stack, kStackBytes);
 #endif
 #if CUDASIM_FAST_SWITCH
-        /* A frame that cudasim_switch "returns" into fiber_main from:
-         * [fp control words][r15 r14 r13 r12 rbx rbp][fiber_main][0] */
-        uint64_t *top = (uint64_t *)(t.stack + kStackBytes);
-        top -= 2;
-        top[1] = 0;                         /* fiber_main's return address: never used */
-        top[0] = (uint64_t)(uintptr_t)fiber_main;
-        top -= 6;
-        for (int r = 0; r < 6; r++) top[r] = 0;
-        top -= 1;
-        top[0] = 0x1f80 | ((uint64_t)0x037f << 32); /* default MXCSR and x87 control word */
-        t.sp = top;
+    /* A frame that cudasim_switch "returns" into fiber_main from:
+     * [fp control words][r15 r14 r13 r12 rbx rbp][fiber_main][0] */
+    uint64_t *top = (uint64_t *)(t.stack + kStackBytes);
+    top -= 2;
+    top[1] = 0; /* fiber_main's return address: never used */
+    top[0] = (uint64_t)(uintptr_t)fiber_main;
+    top -= 6;
+    for (int r = 0; r < 6; r++) top[r] = 0;
+    top -= 1;
+    top[0] = 0x1f80 | ((uint64_t)0x037f << 32); /* default MXCSR and x87 control word */
+    t.sp = top;
 #else
-        getcontext(&t.ctx);
-        t.ctx.uc_stack.ss_sp = t.stack;
-        t.ctx.uc_stack.ss_size = kStackBytes;
-        t.ctx.uc_link = nullptr;
-        makecontext(&t.ctx, fiber_main, 0);
+    getcontext(&t.ctx);
+    t.ctx.uc_stack.ss_sp = t.stack;
+    t.ctx.uc_stack.ss_size = kStackBytes;
+    t.ctx.uc_link = nullptr;
+    makecontext(&t.ctx, fiber_main, 0);
 #endif
+}
+
+/* The running fiber stops (its state says why: a barrier, a warp operation, its
+ * end) and hands over to the pass's next ready thread directly, one switch, or to
+ * the scheduler when the pass is over. `from` is null when the fiber ended (it
+ * never runs again). Returns when the fiber runs again. */
+void hand_over(Thread *from)
+{
+    int k = next_ready(g_launch.turn);
+    Thread *to = nullptr;
+    if (k >= 0) {
+        g_launch.turn = k;
+        int i = thread_of_turn(k);
+        to = &g_launch.threads[i];
+        prepare_fiber(*to, i);
     }
-    t.state = READY;
 #if CUDASIM_ASAN
+    g_launch.from_scheduler = false;
+    __sanitizer_start_switch_fiber(from ? &from->asan_fake_stack : nullptr,
+                                   to ? to->stack : g_main_stack_bottom,
+                                   to ? kStackBytes : g_main_stack_size);
+#endif
+    if (!to) g_launch.on_fiber = false;
+#if CUDASIM_FAST_SWITCH
+    void *dead;
+    cudasim_switch(from ? &from->sp : &dead, to ? to->sp : g_launch.scheduler_sp);
+#else
+    static auto &dead = *new ucontext_t;
+    swapcontext(from ? &from->ctx : &dead, to ? &to->ctx : &g_launch.scheduler);
+#endif
+    /* (a fiber that ended never comes back here) */
+    g_launch.on_fiber = true;
+#if CUDASIM_ASAN
+    __sanitizer_finish_switch_fiber(from->asan_fake_stack, nullptr, nullptr);
+#endif
+}
+
+void fiber_main()
+{
+#if CUDASIM_ASAN
+    {
+        const void *bottom;
+        size_t size;
+        __sanitizer_finish_switch_fiber(nullptr, &bottom, &size);
+        if (g_launch.from_scheduler) { /* the main stack's bounds, for the way back */
+            g_main_stack_bottom = bottom;
+            g_main_stack_size = size;
+        }
+    }
+#endif
+    g_launch.on_fiber = true;
+    g_launch.args->run();
+    g_launch.current->state = DONE;
+    hand_over(nullptr);
+    __builtin_unreachable();
+}
+
+/* From the scheduler (on the main stack) into the pass's first ready thread, i;
+ * back when the pass is over. */
+void run_fiber(Thread &t, int i)
+{
+    prepare_fiber(t, i);
+#if CUDASIM_ASAN
+    g_launch.from_scheduler = true;
     __sanitizer_start_switch_fiber(&g_main_fake_stack, t.stack, kStackBytes);
 #endif
 #if CUDASIM_FAST_SWITCH
@@ -161,6 +200,17 @@ void run_fiber(Thread &t, int i)
 #if CUDASIM_ASAN
     __sanitizer_finish_switch_fiber(g_main_fake_stack, nullptr, nullptr);
 #endif
+}
+
+/* One pass over the block: each ready thread in turn runs to its next barrier,
+ * warp operation or end, and hands over to the next. False when none was ready. */
+bool run_pass()
+{
+    int k = next_ready(-1);
+    if (k < 0) return false;
+    g_launch.turn = k;
+    run_fiber(g_launch.threads[thread_of_turn(k)], thread_of_turn(k));
+    return true;
 }
 
 void range_text(const std::vector<int> &ids, char *buf, size_t n)
@@ -278,12 +328,46 @@ void explain_stuck(char *buf, size_t size)
     }
 }
 
+/* Every thread of the block, waiting at one barrier, goes on; count: those whose
+ * predicate held. __syncthreads_count, _and, _or: every thread gets the block's answer. */
+void release_barrier(int op, unsigned long long count)
+{
+    unsigned long long n = (unsigned long long)g_launch.nthreads;
+    unsigned long long result = op == cudasim::SYNC_COUNT ? count
+                                : op == cudasim::SYNC_AND ? count == n
+                                : op == cudasim::SYNC_OR  ? count != 0
+                                                          : 0;
+    for (int i = 0; i < g_launch.nthreads; i++) {
+        g_launch.threads[i].result = result;
+        g_launch.threads[i].state = READY;
+    }
+    g_launch.stamp++; /* a new epoch: what came before is ordered with what comes after */
+    printf_flush();
+}
+
 /* Release a barrier that every live thread of the block has reached; returns
  * false when there is none, and reports a barrier that cannot be released
  * (1 in *bad; the caller aborts, after the vectors here are gone). */
 bool resolve_barrier(int *bad)
 {
     *bad = 0;
+    /* Most often every thread waits at one and the same __syncthreads: released
+     * in one look at each thread. */
+    {
+        const Thread &f = g_launch.threads[0];
+        unsigned long long count = 0;
+        int i = 0;
+        for (; i < g_launch.nthreads; i++) {
+            const Thread &t = g_launch.threads[i];
+            if (t.state != AT_BARRIER || t.line != f.line || t.file != f.file || t.op != f.op)
+                break;
+            count += t.value != 0;
+        }
+        if (i == g_launch.nthreads) {
+            release_barrier(f.op, count);
+            return true;
+        }
+    }
     /* kept: no allocation per barrier (and never destroyed, like every static of the
      * simulator's functions: a program may call CUDA from its own destructors) */
     static auto &waiting = *new std::vector<int>, &done = *new std::vector<int>,
@@ -358,19 +442,9 @@ bool resolve_barrier(int *bad)
         *bad = 1;
         return false;
     }
-    /* __syncthreads_count, _and, _or: every thread gets the block's answer. */
     unsigned long long count = 0;
     for (int i : waiting) count += g_launch.threads[i].value != 0;
-    unsigned long long result = first->op == cudasim::SYNC_COUNT ? count
-                                : first->op == cudasim::SYNC_AND ? count == waiting.size()
-                                : first->op == cudasim::SYNC_OR  ? count != 0
-                                                                 : 0;
-    for (int i : waiting) {
-        g_launch.threads[i].result = result;
-        g_launch.threads[i].state = READY;
-    }
-    g_launch.stamp++; /* a new epoch: what came before is ordered with what comes after */
-    printf_flush();
+    release_barrier(first->op, count); /* (waiting: every thread of the block) */
     return true;
 }
 
@@ -388,19 +462,12 @@ void run_block_fibers(bool resume)
         }
         g_launch.warp_sync.assign((size_t)(g_launch.nthreads + 31) / 32, 0);
     }
-    /* Odd blocks run their threads last to first: a missing barrier then shows
-     * whichever neighbour a thread reads (a thread runs before the one whose
-     * value it needs, and finds the shared memory's NaN fill). */
-    bool reverse = g_launch.block_serial & 1;
+    /* Each pass runs the ready threads in turn (run_pass). Odd blocks run them
+     * last to first: a missing barrier then shows whichever neighbour a thread
+     * reads (a thread runs before the one whose value it needs, and finds the
+     * shared memory's NaN fill). */
     for (;;) {
-        bool ran = false;
-        for (int k = 0; k < g_launch.nthreads; k++) {
-            int i = reverse ? g_launch.nthreads - 1 - k : k;
-            if (g_launch.threads[i].state == READY) {
-                run_fiber(g_launch.threads[i], i);
-                ran = true;
-            }
-        }
+        bool ran = run_pass();
         bool all_done = true, at_warp = false;
         for (int i = 0; i < g_launch.nthreads; i++) {
             State s = g_launch.threads[i].state;
@@ -449,16 +516,7 @@ void run_block_plain(unsigned from)
 void finish_block_fibers()
 {
     if (g_launch.current) g_launch.current->state = DONE;
-    bool reverse = g_launch.block_serial & 1; /* as in run_block_fibers */
-    for (bool ran = true; ran;) {
-        ran = false;
-        for (int k = 0; k < g_launch.nthreads; k++) {
-            int i = reverse ? g_launch.nthreads - 1 - k : k;
-            if (g_launch.threads[i].state == READY) {
-                run_fiber(g_launch.threads[i], i);
-                ran = true;
-            }
-        }
+    while (run_pass()) {
     }
 }
 
@@ -486,8 +544,7 @@ int block_barrier(int op, int predicate, const char *file, int line)
     t->value = predicate != 0;
     t->file = file;
     t->line = line;
-    yield();
-    set_coordinates(*t);
+    hand_over(t);
     return (int)t->result;
 }
 } // namespace
@@ -499,8 +556,7 @@ void fiber_grid_wait(const char *file, int line)
     t->state = AT_GRID;
     t->file = file;
     t->line = line;
-    yield();
-    set_coordinates(*t);
+    hand_over(t);
 }
 
 void fiber_await(const void *bar, const void *pc)
@@ -515,8 +571,7 @@ void fiber_await(const void *bar, const void *pc)
     t->state = AT_AWAIT;
     t->awaits = bar;
     t->await_pc = pc;
-    yield();
-    set_coordinates(*t);
+    hand_over(t);
 }
 
 } // namespace internal
@@ -563,7 +618,6 @@ extern "C" unsigned long long cudasim_warp_op(int op, unsigned mask, unsigned lo
     t->width = width;
     t->file = file;
     t->line = line;
-    yield();
-    set_coordinates(*t);
+    hand_over(t);
     return t->result;
 }
