@@ -73,6 +73,11 @@ push @include_dirs, Cu2simFlags::include_dirs();
 push @include_dirs, grep { $_ ne '' } map { split /:/, ($ENV{$_} // '') } qw(CPATH CPLUS_INCLUDE_PATH);
 my $path = shift @ARGV
     or die "usage: cu2sim.pl [-I DIR]... [--nvcc OPTION]... [--deps FILE] [--no-entries] FILE.cu\n";
+{
+    no warnings 'once'; # (set here, read in cu2sim_variables.pl)
+    require Digest::MD5;
+    $Cu2simVariables::unit = substr(Digest::MD5::md5_hex(realpath($path) // $path), 0, 12);
+}
 
 # The file an #include names: [path, 1 when it is the simulator's own], or
 # an empty list when none of the folders has it.

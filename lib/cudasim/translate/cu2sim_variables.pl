@@ -8,9 +8,10 @@
 # becomes (on one line, so lines stay where they were)
 #
 #   typedef float cudasim_vt_taps[5];
-#   static struct { alignas(256) char lo[256]; cudasim_vt_taps v; char hi[256]; }
-#       cudasim_vbox_taps = {{}, {...}, {}};
-#   static cudasim_vt_taps &taps = cudasim_vbox_taps.v;
+#   struct cudasim_vboxt_taps { alignas(256) char lo[256]; cudasim_vt_taps v; char hi[256]; };
+#   extern cudasim_vboxt_taps cudasim_vbox_UNIT_taps;
+#   cudasim_vboxt_taps cudasim_vbox_UNIT_taps = {{}, {...}, {}};
+#   static cudasim_vt_taps &taps = cudasim_vbox_UNIT_taps.v;
 #   static const int cudasim_vreg_taps = cudasim_register_variable(..., 256, ...);
 #
 # The variable keeps its name, type, size and initial value (sizeof, &, and
@@ -25,6 +26,12 @@ use strict;
 use warnings;
 
 package Cu2simVariables;
+
+# The file being translated, as a word (cu2sim.pl sets it): the boxes have external
+# linkage, each named for its file, so that the kernels' uninstrumented twin
+# (lib/cudasim/exec/twins.cpp), a shared object, reaches the program's own boxes,
+# not copies of its own.
+our $unit = 'u';
 
 # The edits for the file: [start, end, replacement], on masked text $m (no
 # comments or string contents) and the file's text $text.
@@ -158,12 +165,13 @@ sub rewrite
         }
         my $t = "cudasim_vt_$name";
         my $value = $init eq '' ? '{}' : $init =~ /^[{"]/ ? $init : "static_cast<$t>($init)";
+        my $box = "cudasim_vbox_${unit}_$name";
         $out .= "typedef $type $stars$t$dims; "
-              . "static struct { alignas(256) char lo[256]; $t v; char hi[256]; } cudasim_vbox_$name "
-              . "= {{}, $value, {}}; "
-              . "$static$t &$name = cudasim_vbox_$name.v; "
+              . "struct cudasim_vboxt_$name { alignas(256) char lo[256]; $t v; char hi[256]; }; "
+              . "extern cudasim_vboxt_$name $box; cudasim_vboxt_$name $box = {{}, $value, {}}; "
+              . "$static$t &$name = $box.v; "
               . "static const int cudasim_vreg_$name __attribute__((unused)) = "
-              . "cudasim_register_variable(&cudasim_vbox_$name.v, sizeof($t), \"$name\", $constant, "
+              . "cudasim_register_variable(&$box.v, sizeof($t), \"$name\", $constant, "
               . "256, __FILE__, __LINE__);";
     }
     return $out;
