@@ -972,6 +972,20 @@ $(SIMRUN_DIR)/%.o: $(SIMRUN_DIR)/%.cpp
 	  $(call sim_words,$(SIM_NVCC_CXX)) -MF $(@:.o=.d.raw) -c $< -o $@ $(simrun_messages) \
 	  perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
 
+# The twin of each translated file (lib/cudasim/exec/twins.cpp): compiled again without the
+# instrumentation, for the launches that run unchecked, and linked into PROGRAM.twin.so
+# (translate/twin_link.sh). Its code reaches the program's thread coordinates as the
+# program's own (initial-exec TLS) and may inline its own functions; each function in a
+# section of its own, for translate/twin_parallel.pl. Not in a SAN=1 build.
+SIMRUN_TWIN := $(if $(filter 1,$(SAN)),,1)
+SIMRUN_TWIN_CXXFLAGS = $(filter-out $(SIM_CHECK),$(SIMRUN_CXXFLAGS)) -ftls-model=initial-exec \
+                       -fno-semantic-interposition -ffunction-sections -fdata-sections
+$(SIMRUN_DIR)/%.twin.o: $(SIMRUN_DIR)/%.cpp
+	@echo "  CXX   "$(call simrun_src,$*)" (simulator, uninstrumented twin)"
+	$(Q)$(SIM_INC_ENV) $(CXX) $(SIMRUN_TWIN_CXXFLAGS) -iquote $(call simrun_dir,$*) $(call sim_include_flags,-I) \
+	  $(call sim_words,$(SIM_NVCC_CXX)) -MF $(@:.o=.d.raw) -c $< -o $@ 2> $(@:.o=.log); st=$$?; \
+	  perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
+
 # A host source of CU_ALSO (.cpp, .cc, .cxx, .c), quoted $(1), in folder $(2): as nvcc compiles
 # one, host code, against the simulator's headers (CUDA's runtime API; no kernel.h).
 simrun_host_compile = @echo "  $(if $(filter %.c.host.o,$@),CC ,CXX)   "$(1)" (host)"; \
@@ -984,18 +998,25 @@ $(SIMRUN_DIR)/%.host.o: /% $(SIMRUN_DIR)/%.incs
 	$(call simrun_host_compile,/$*,/$(dir $*))
 
 # The program: CU's object, CU_ALSO's, the simulator, LDFLAGS and LDLIBS.
+# With the twin, the program exports its symbols (-rdynamic), and the twins of its translated
+# files (CU's and CU_ALSO's .cu) are linked, each beside its instrumented object.
+simrun_twins = $(foreach o,$(1),$(o) $(o:.o=.twin.o))
 ifneq ($(CU_BIN),)
 $(CU_BIN): SIMRUN_EXTRA_OBJS := $(CU_ALSO_OBJ)
-$(CU_BIN): $(CU_ALSO_OBJ) $(CU_BIN:.sim=.objs)
+$(CU_BIN): $(CU_ALSO_OBJ) $(CU_BIN:.sim=.objs) \
+  $(if $(SIMRUN_TWIN),$(patsubst %.o,%.twin.o,$(filter-out %.host.o,$(CU_ALSO_OBJ))))
 endif
-$(SIMRUN_DIR)/%.sim: $(SIMRUN_DIR)/%.o $(SIM_A)
+$(SIMRUN_DIR)/%.sim: $(SIMRUN_DIR)/%.o $(if $(SIMRUN_TWIN),$(SIMRUN_DIR)/%.twin.o) $(SIM_A)
 	@echo "  LD    $@"
-	$(Q)$(CXX) $(OPT) $(call sim_words,$(SIM_LDFLAGS)) $< $(SIMRUN_EXTRA_OBJS) $(SIM_A) -o $@ \
-	  $(call sim_words,$(SIM_LDLIBS)) $(call flavor_libs,sim)
+	$(Q)$(CXX) $(OPT) $(if $(SIMRUN_TWIN),-rdynamic) $(call sim_words,$(SIM_LDFLAGS)) $< $(SIMRUN_EXTRA_OBJS) \
+	  $(SIM_A) -o $@ $(call sim_words,$(SIM_LDLIBS)) $(call flavor_libs,sim)
+	$(Q)$(if $(SIMRUN_TWIN),bash $(SIM_DIR)/translate/twin_link.sh $(@:.sim=.twin.so) $(call sq,$(CXX)) \
+	  $(call simrun_twins,$< $(filter-out %.host.o,$(SIMRUN_EXTRA_OBJS))),rm -f $(@:.sim=.twin.so))
 
 -include $(CU_BIN:.sim=.d) $(CU_BIN:.sim=.cpp.d) $(CU_ALSO_OBJ:.o=.d) $(patsubst %.o,%.cpp.d,$(filter-out \
-  %.host.o,$(CU_ALSO_OBJ)))
-.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o $(SIMRUN_DIR)/%.incs $(SIMRUN_DIR)/%.objs $(CU_ALIAS)
+  %.host.o,$(CU_ALSO_OBJ))) $(if $(SIMRUN_TWIN),$(CU_BIN:.sim=.twin.d) $(patsubst %.o,%.twin.d,$(filter-out \
+  %.host.o,$(CU_ALSO_OBJ))))
+.PRECIOUS: $(SIMRUN_DIR)/%.cpp $(SIMRUN_DIR)/%.o $(SIMRUN_DIR)/%.twin.o $(SIMRUN_DIR)/%.incs $(SIMRUN_DIR)/%.objs $(CU_ALIAS)
 
 # The conformance suite: textbook CUDA programs, each with its own main, and
 # what each prints (NAME.out) and, for the planted bugs, what the simulator
@@ -1029,7 +1050,7 @@ test-conformance: $(CONF_BINS) $(CONF_LOGS)
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0}:allow_user_segv_handler=1 \
 	  bash tests/conformance/curand_reference.sh $(abspath $(SIMRUN_DIR))
 
--include $(CONF_BINS:.sim=.d) $(CONF_BINS:.sim=.cpp.d)
+-include $(CONF_BINS:.sim=.d) $(CONF_BINS:.sim=.cpp.d) $(if $(SIMRUN_TWIN),$(CONF_BINS:.sim=.twin.d))
 
 # For a GPU machine without network: the Debian packages it needs, into .gpu-deps/.
 gpu-deps:

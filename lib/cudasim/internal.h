@@ -237,7 +237,7 @@ void managed_host_raced();
  * code without a report. (check/access.cpp's atomic hooks; the caller's line, for a
  * fault on the windows platform, is in t_host_atomic_caller meanwhile.) */
 void managed_host_atomic(const volatile void *a);
-extern thread_local const void *t_host_atomic_caller;
+extern CUDASIM_TLS const void *t_host_atomic_caller;
 /* For the fault handler: the work that has managed memory now ("kernel k")
  * and the call stack that issued it; NULL when it is the host's. */
 const char *managed_busy_with(void *const **frames, int *nframes);
@@ -355,6 +355,9 @@ struct Launch {
     const cudasim::Args *args = nullptr;
     cudaError_t error = cudaSuccess;     /* how the launch ended */
     bool fibers = false;                 /* its threads run as fibers */
+    const void *twin = nullptr;          /* the kernel's uninstrumented twin, which an
+                                          * unchecked launch runs (exec/twins.cpp) */
+    bool twin_parallel = false;          /* the twin may run blocks at once (parallel.cpp) */
     bool instrumented = false;           /* the kernel's accesses call the checks */
     bool need_fibers = false;            /* run without fibers, it reached a barrier */
     size_t static_shared = 0;            /* bytes of __shared__ variables this launch */
@@ -390,6 +393,7 @@ struct Launch {
     std::string fault_report;              /* its report */
     size_t fault_who_end = 0;              /* where the thread's name ends in it */
     unsigned fault_more = 0;               /* the block's other threads that faulted */
+    bool fault_block_done = false;         /* its other threads ran already (parallel.cpp) */
 
     /* the checks of its accesses (access.cpp, check_races.cpp) */
     bool checking = false;     /* the hooks call on_access: its accesses are checked or profiled */
@@ -402,7 +406,12 @@ struct Launch {
     ReadOnly readonly[8];      /* the buffers that only pointers to const reach */
     int readonly_n = 0;
 };
-extern Launch g_launch;
+/* The launch state of this thread: the program's thread's, g_main_launch, or a
+ * worker's that runs some of a launch's blocks at once with the others
+ * (exec/parallel.cpp). Everything of the simulator names it g_launch. */
+extern Launch g_main_launch;
+extern CUDASIM_TLS Launch *t_launch;
+#define g_launch (*::cudasim::internal::t_launch)
 extern unsigned long long g_launches;
 /* cudaFuncSetAttribute's limits of dynamic shared memory, by kernel. */
 extern std::map<const void *, int> g_dynamic_limit;
@@ -436,6 +445,24 @@ void launch_reset();
  * until every one waits at a grid sync (cooperative.cpp). */
 void run_block_fibers(bool resume = false);
 void run_block_plain(unsigned from = 0); /* a kernel without barriers: plain calls */
+/* The kernel at fn's uninstrumented twin (twins.cpp), or NULL where it has none;
+ * *parallel: whether its launches may run their blocks on several cores at once. */
+const void *kernel_twin(const void *fn, bool *parallel);
+/* Whether the launch under way runs its blocks after the first on several cores,
+ * and run blocks [from, end) so (parallel.cpp): 0 when every block ran to its end,
+ * else as run_grid's sigsetjmp would come back (1 aborted, 2 a thread faulted), with
+ * the lowest such block's state in g_launch. */
+bool launch_runs_parallel();
+int parallel_threads(); /* how many: CUDASIM_THREADS, or the CPUs this process may use */
+int run_blocks_parallel(unsigned long long from, unsigned long long end);
+/* The running thread runs the launch's kernel (its twin, where the launch runs one). */
+inline void run_thread()
+{
+    if (g_launch.twin)
+        g_launch.args->run_as(g_launch.twin);
+    else
+        g_launch.args->run();
+}
 /* After a thread faulted: the block's threads that can run, run to their end or their
  * next barrier (which nobody releases now). */
 void finish_block_fibers();
@@ -487,12 +514,12 @@ struct Cell {
 };
 const uint16_t kNone = 0xffff;
 
-extern char *g_arena;            /* the launch's shared memory */
+extern CUDASIM_TLS char *g_arena;            /* the launch's shared memory */
 extern size_t g_arena_used;      /* offsets taken this launch, red zones included */
 extern uint16_t *g_arena_var;    /* per 4 bytes: the variable (index + 1), 0: red zone */
 extern Cell *g_cells;            /* per 4 bytes of the arena */
 extern Cell *g_bcells;           /* per byte, for accesses of less than a word */
-extern uintptr_t g_sh_lo, g_sh_span; /* the arena and its guards */
+extern CUDASIM_TLS uintptr_t g_sh_lo, g_sh_span; /* the arena and its guards */
 bool arena_init();
 void arena_begin(const cudasim::LaunchConfig *cfg);
 void arena_block();

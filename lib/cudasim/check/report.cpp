@@ -11,6 +11,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <sys/wait.h>
@@ -39,8 +40,17 @@ bool g_report_at_exit = false;
 
 unsigned long long g_report_count = 0;
 
+/* Reports, and the lines they name, one thread at a time: a launch's blocks may run
+ * on several (exec/parallel.cpp). (No destructor: reports come until the end.) */
+pthread_mutex_t g_report_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+struct ReportLock {
+    ReportLock() { pthread_mutex_lock(&g_report_lock); }
+    ~ReportLock() { pthread_mutex_unlock(&g_report_lock); }
+};
+
 void report(const char *fmt, ...)
 {
+    ReportLock hold;
     g_report_count++;
     char buf[2048];
     va_list ap;
@@ -216,6 +226,7 @@ std::string untranslated(const std::string &where)
  * addr2line -e FILE would read it (the grader's judge does, outside). */
 std::string source_line(const void *pc, bool exact)
 {
+    ReportLock hold;
     auto key = std::make_pair(pc, exact);
     auto found = g_lines.find(key);
     if (found != g_lines.end()) return found->second;

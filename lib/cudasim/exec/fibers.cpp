@@ -8,6 +8,9 @@
  * back to the scheduler, which settles warp operations when every lane of their mask has
  * arrived, releases a barrier when every thread has reached it, and reports
  * the barriers and warp operations that cannot be settled.
+ *
+ * Its functions read the thread's launch state (g_launch, one per thread that
+ * runs blocks: parallel.cpp) once, into L, as they run at every barrier.
  */
 #include <cstring>
 
@@ -52,39 +55,45 @@ __asm__(".text\n"
 void *g_main_fake_stack = nullptr;
 #endif
 
-std::vector<char *> g_stack_pool;
+/* The stacks of the fibers, kept from block to block: each thread that runs blocks
+ * has its own (exec/parallel.cpp). */
+thread_local std::vector<char *> *t_stack_pool = nullptr;
 
 char *stack_for(int i)
 {
-    while ((int)g_stack_pool.size() <= i) {
+    if (!t_stack_pool) t_stack_pool = new std::vector<char *>;
+    std::vector<char *> &pool = *t_stack_pool;
+    while ((int)pool.size() <= i) {
         char *s = (char *)mmap(nullptr, kStackBytes + g_page, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (s == MAP_FAILED) return nullptr;
         mprotect(s, g_page, PROT_NONE); /* a stack overflow faults */
-        g_stack_pool.push_back(s + g_page);
+        pool.push_back(s + g_page);
     }
-    return g_stack_pool[i];
+    return pool[i];
 }
 
 void set_coordinates(const Thread &t)
 {
+    Launch &L = g_launch;
     cudasim_thread_idx = t.idx;
-    g_launch.tid = (int)(&t - g_launch.threads.data());
-    g_launch.wsync = t.wsync;
+    L.tid = (int)(&t - L.threads.data());
+    L.wsync = t.wsync;
 }
 
 /* The pass under way (run_pass): the block's threads in turn, last to first in odd
  * blocks (run_block_fibers says why); g_launch.turn is the running fiber's. */
-inline int thread_of_turn(int k)
+inline int thread_of_turn(const Launch &L, int k)
 {
-    return (g_launch.block_serial & 1) ? g_launch.nthreads - 1 - k : k;
+    return (L.block_serial & 1) ? L.nthreads - 1 - k : k;
 }
 
 /* The first turn after k whose thread is ready, or -1. */
 int next_ready(int k)
 {
-    for (k++; k < g_launch.nthreads; k++)
-        if (g_launch.threads[thread_of_turn(k)].state == READY) return k;
+    Launch &L = g_launch;
+    for (k++; k < L.nthreads; k++)
+        if (L.threads[thread_of_turn(L, k)].state == READY) return k;
     return -1;
 }
 
@@ -93,13 +102,14 @@ void fiber_main();
 /* Thread i, about to run: the running one, with its stack made on its first run. */
 void prepare_fiber(Thread &t, int i)
 {
-    g_launch.current = &t;
+    Launch &L = g_launch;
+    L.current = &t;
     set_coordinates(t);
     if (t.started) return;
     t.started = true;
-    t.stack = stack_for(g_launch.stack_first + i); /* (cooperative: the grid's threads') */
+    t.stack = stack_for(L.stack_first + i); /* (cooperative: the grid's threads') */
     if (!t.stack) {
-        report("kernel %s: out of memory for the simulator's thread stacks", g_launch.cfg->name);
+        report("kernel %s: out of memory for the simulator's thread stacks", L.cfg->name);
         abort_launch(cudaErrorLaunchOutOfResources);
     }
 #if CUDASIM_ASAN
@@ -109,7 +119,10 @@ void prepare_fiber(Thread &t, int i)
 #if CUDASIM_FAST_SWITCH
     /* A frame that cudasim_switch "returns" into fiber_main from:
      * [fp control words][r15 r14 r13 r12 rbx rbp][fiber_main][0] */
-    uint64_t *top = (uint64_t *)(t.stack + kStackBytes);
+    /* Each stack's top a cache line further down than the one before, so that
+     * the tops of a block's fibers, which every barrier visits in turn, do not
+     * all fall into the same sets of the CPU's cache. */
+    uint64_t *top = (uint64_t *)(t.stack + kStackBytes - (size_t)(i % 64) * 64);
     top -= 2;
     top[1] = 0; /* fiber_main's return address: never used */
     top[0] = (uint64_t)(uintptr_t)fiber_main;
@@ -133,30 +146,31 @@ void prepare_fiber(Thread &t, int i)
  * never runs again). Returns when the fiber runs again. */
 void hand_over(Thread *from)
 {
-    int k = next_ready(g_launch.turn);
+    Launch &L = g_launch;
+    int k = next_ready(L.turn);
     Thread *to = nullptr;
     if (k >= 0) {
-        g_launch.turn = k;
-        int i = thread_of_turn(k);
-        to = &g_launch.threads[i];
+        L.turn = k;
+        int i = thread_of_turn(L, k);
+        to = &L.threads[i];
         prepare_fiber(*to, i);
     }
 #if CUDASIM_ASAN
-    g_launch.from_scheduler = false;
+    L.from_scheduler = false;
     __sanitizer_start_switch_fiber(from ? &from->asan_fake_stack : nullptr,
                                    to ? to->stack : g_main_stack_bottom,
                                    to ? kStackBytes : g_main_stack_size);
 #endif
-    if (!to) g_launch.on_fiber = false;
+    if (!to) L.on_fiber = false;
 #if CUDASIM_FAST_SWITCH
     void *dead;
-    cudasim_switch(from ? &from->sp : &dead, to ? to->sp : g_launch.scheduler_sp);
+    cudasim_switch(from ? &from->sp : &dead, to ? to->sp : L.scheduler_sp);
 #else
     static auto &dead = *new ucontext_t;
-    swapcontext(from ? &from->ctx : &dead, to ? &to->ctx : &g_launch.scheduler);
+    swapcontext(from ? &from->ctx : &dead, to ? &to->ctx : &L.scheduler);
 #endif
     /* (a fiber that ended never comes back here) */
-    g_launch.on_fiber = true;
+    L.on_fiber = true;
 #if CUDASIM_ASAN
     __sanitizer_finish_switch_fiber(from->asan_fake_stack, nullptr, nullptr);
 #endif
@@ -176,7 +190,7 @@ void fiber_main()
     }
 #endif
     g_launch.on_fiber = true;
-    g_launch.args->run();
+    run_thread();
     g_launch.current->state = DONE;
     hand_over(nullptr);
     __builtin_unreachable();
@@ -186,17 +200,18 @@ void fiber_main()
  * back when the pass is over. */
 void run_fiber(Thread &t, int i)
 {
+    Launch &L = g_launch;
     prepare_fiber(t, i);
 #if CUDASIM_ASAN
-    g_launch.from_scheduler = true;
+    L.from_scheduler = true;
     __sanitizer_start_switch_fiber(&g_main_fake_stack, t.stack, kStackBytes);
 #endif
 #if CUDASIM_FAST_SWITCH
-    cudasim_switch(&g_launch.scheduler_sp, t.sp);
+    cudasim_switch(&L.scheduler_sp, t.sp);
 #else
-    swapcontext(&g_launch.scheduler, &t.ctx);
+    swapcontext(&L.scheduler, &t.ctx);
 #endif
-    g_launch.on_fiber = false;
+    L.on_fiber = false;
 #if CUDASIM_ASAN
     __sanitizer_finish_switch_fiber(g_main_fake_stack, nullptr, nullptr);
 #endif
@@ -206,10 +221,11 @@ void run_fiber(Thread &t, int i)
  * warp operation or end, and hands over to the next. False when none was ready. */
 bool run_pass()
 {
+    Launch &L = g_launch;
     int k = next_ready(-1);
     if (k < 0) return false;
-    g_launch.turn = k;
-    run_fiber(g_launch.threads[thread_of_turn(k)], thread_of_turn(k));
+    L.turn = k;
+    run_fiber(L.threads[thread_of_turn(L, k)], thread_of_turn(L, k));
     return true;
 }
 
@@ -332,16 +348,17 @@ void explain_stuck(char *buf, size_t size)
  * predicate held. __syncthreads_count, _and, _or: every thread gets the block's answer. */
 void release_barrier(int op, unsigned long long count)
 {
-    unsigned long long n = (unsigned long long)g_launch.nthreads;
+    Launch &L = g_launch;
+    unsigned long long n = (unsigned long long)L.nthreads;
     unsigned long long result = op == cudasim::SYNC_COUNT ? count
                                 : op == cudasim::SYNC_AND ? count == n
                                 : op == cudasim::SYNC_OR  ? count != 0
                                                           : 0;
-    for (int i = 0; i < g_launch.nthreads; i++) {
-        g_launch.threads[i].result = result;
-        g_launch.threads[i].state = READY;
+    for (int i = 0; i < L.nthreads; i++) {
+        L.threads[i].result = result;
+        L.threads[i].state = READY;
     }
-    g_launch.stamp++; /* a new epoch: what came before is ordered with what comes after */
+    L.stamp++; /* a new epoch: what came before is ordered with what comes after */
     printf_flush();
 }
 
@@ -350,28 +367,29 @@ void release_barrier(int op, unsigned long long count)
  * (1 in *bad; the caller aborts, after the vectors here are gone). */
 bool resolve_barrier(int *bad)
 {
+    Launch &L = g_launch;
     *bad = 0;
     /* Most often every thread waits at one and the same __syncthreads: released
      * in one look at each thread. */
     {
-        const Thread &f = g_launch.threads[0];
+        const Thread &f = L.threads[0];
         unsigned long long count = 0;
         int i = 0;
-        for (; i < g_launch.nthreads; i++) {
-            const Thread &t = g_launch.threads[i];
+        for (; i < L.nthreads; i++) {
+            const Thread &t = L.threads[i];
             if (t.state != AT_BARRIER || t.line != f.line || t.file != f.file || t.op != f.op)
                 break;
             count += t.value != 0;
         }
-        if (i == g_launch.nthreads) {
+        if (i == L.nthreads) {
             release_barrier(f.op, count);
             return true;
         }
     }
     /* kept: no allocation per barrier (and never destroyed, like every static of the
      * simulator's functions: a program may call CUDA from its own destructors) */
-    static auto &waiting = *new std::vector<int>, &done = *new std::vector<int>,
-                &elsewhere = *new std::vector<int>;
+    static thread_local auto &waiting = *new std::vector<int>, &done = *new std::vector<int>,
+                             &elsewhere = *new std::vector<int>;
     waiting.clear();
     done.clear();
     elsewhere.clear();
@@ -380,8 +398,8 @@ bool resolve_barrier(int *bad)
      * (PTX's bar.sync 0 counts the block's threads, whichever instruction they
      * reached: warp-specialized kernels, siboehm's double buffering, rely on it). */
     const Thread *first = nullptr, *warp_first = nullptr;
-    for (int i = 0; i < g_launch.nthreads; i++) {
-        Thread &t = g_launch.threads[i];
+    for (int i = 0; i < L.nthreads; i++) {
+        Thread &t = L.threads[i];
         if (i % 32 == 0) warp_first = nullptr;
         if (t.state == AT_BARRIER) {
             if (!first) first = &t;
@@ -406,20 +424,20 @@ bool resolve_barrier(int *bad)
                "%s of %d, but threads %s returned without reaching it: every thread of a block "
                "must reach every __syncthreads (do not put one inside a branch, or return "
                "early, for some threads only)",
-               g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z,
-               first->file, first->line, a, g_launch.nthreads, b);
+               L.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z,
+               first->file, first->line, a, L.nthreads, b);
         *bad = 1;
         return false;
     }
     if (!elsewhere.empty()) {
         /* The warp of the first thread elsewhere: its lanes at its first lane's barrier
          * (a), and those at another (b). */
-        const Thread &o = g_launch.threads[elsewhere[0]];
+        const Thread &o = L.threads[elsewhere[0]];
         int w = elsewhere[0] / 32;
         std::vector<int> here, there;
         const Thread *lead = nullptr;
-        for (int i = w * 32; i < g_launch.nthreads && i < w * 32 + 32; i++) {
-            const Thread &t = g_launch.threads[i];
+        for (int i = w * 32; i < L.nthreads && i < w * 32 + 32; i++) {
+            const Thread &t = L.threads[i];
             if (t.state != AT_BARRIER) continue;
             if (!lead) lead = &t;
             bool same = t.line == lead->line &&
@@ -427,7 +445,7 @@ bool resolve_barrier(int *bad)
             (same ? here : there).push_back(i);
         }
         if (there.empty()) { /* the same place, another operation (_count, _and, _or) */
-            lead = &g_launch.threads[waiting.empty() ? elsewhere[0] : waiting[0]];
+            lead = &L.threads[waiting.empty() ? elsewhere[0] : waiting[0]];
             here = waiting;
             there = elsewhere;
         }
@@ -437,13 +455,13 @@ bool resolve_barrier(int *bad)
                "threads %s at the one at %s:%d: a barrier inside a branch that threads take "
                "differently (the lanes of a warp must reach the same __syncthreads, and every "
                "thread the same kind: plain, _count, _and or _or)",
-               g_launch.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z, a,
+               L.cfg->name, cudasim_block_idx.x, cudasim_block_idx.y, cudasim_block_idx.z, a,
                lead->file, lead->line, b, o.file, o.line);
         *bad = 1;
         return false;
     }
     unsigned long long count = 0;
-    for (int i : waiting) count += g_launch.threads[i].value != 0;
+    for (int i : waiting) count += L.threads[i].value != 0;
     release_barrier(first->op, count); /* (waiting: every thread of the block) */
     return true;
 }
@@ -453,14 +471,15 @@ bool resolve_barrier(int *bad)
 
 void run_block_fibers(bool resume)
 {
+    Launch &L = g_launch;
     if (!resume) {
-        for (int i = 0; i < g_launch.nthreads; i++) {
-            Thread &t = g_launch.threads[i];
+        for (int i = 0; i < L.nthreads; i++) {
+            Thread &t = L.threads[i];
             t.state = READY;
             t.started = false;
             t.wsync = 0;
         }
-        g_launch.warp_sync.assign((size_t)(g_launch.nthreads + 31) / 32, 0);
+        L.warp_sync.assign((size_t)(L.nthreads + 31) / 32, 0);
     }
     /* Each pass runs the ready threads in turn (run_pass). Odd blocks run them
      * last to first: a missing barrier then shows whichever neighbour a thread
@@ -469,8 +488,8 @@ void run_block_fibers(bool resume)
     for (;;) {
         bool ran = run_pass();
         bool all_done = true, at_warp = false;
-        for (int i = 0; i < g_launch.nthreads; i++) {
-            State s = g_launch.threads[i].state;
+        for (int i = 0; i < L.nthreads; i++) {
+            State s = L.threads[i].state;
             all_done &= s == DONE;
             at_warp |= s == AT_WARP;
         }
@@ -480,10 +499,10 @@ void run_block_fibers(bool resume)
         if (resolve_barrier(&bad)) continue;
         if (bad) abort_launch(cudaErrorLaunchFailure);
         if (!ran) {
-            if (g_launch.cfg->cooperative && block_at_grid_sync()) return; /* cooperative.cpp */
+            if (L.cfg->cooperative && block_at_grid_sync()) return; /* cooperative.cpp */
             char why[512];
             explain_stuck(why, sizeof why);
-            report("kernel %s, block (%u,%u,%u): %s", g_launch.cfg->name, cudasim_block_idx.x,
+            report("kernel %s, block (%u,%u,%u): %s", L.cfg->name, cudasim_block_idx.x,
                    cudasim_block_idx.y, cudasim_block_idx.z, why);
             abort_launch(cudaErrorLaunchFailure);
         }
@@ -505,7 +524,7 @@ void run_block_plain(unsigned from)
         unsigned i = reverse ? count - 1 - k : k;
         cudasim_thread_idx = uint3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
         g_launch.tid = (int)i;
-        g_launch.args->run();
+        run_thread();
         g_launch.plain_done++;
     }
 }
@@ -537,8 +556,9 @@ namespace {
 
 int block_barrier(int op, int predicate, const char *file, int line)
 {
-    if (!g_launch.fibers) needs_fibers("__syncthreads", file, line);
-    Thread *t = g_launch.current;
+    Launch &L = g_launch;
+    if (!L.fibers) needs_fibers("__syncthreads", file, line);
+    Thread *t = L.current;
     t->state = AT_BARRIER;
     t->op = op;
     t->value = predicate != 0;

@@ -257,6 +257,11 @@ struct Pack final : Args {
     Pack(void (*f)(P...), std::tuple<P...> a) : fn(f), args(std::move(a)) {}
     void run() const override { std::apply(fn, args); }
     Args *copy() const override { return new Pack(*this); }
+    const void *kernel() const override { return reinterpret_cast<const void *>(fn); }
+    void run_as(const void *f) const override
+    {
+        std::apply(reinterpret_cast<void (*)(P...)>(const_cast<void *>(f)), args);
+    }
     void pointers(void (*visit)(const void *)) const override
     {
         std::apply([visit](const P &...a) { (visit_pointers(visit, a), ...); }, args);

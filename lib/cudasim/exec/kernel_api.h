@@ -30,6 +30,16 @@ struct Args {
     virtual ~Args() = default;
     virtual void run() const = 0; /* the kernel, for one thread */
     virtual Args *copy() const = 0;
+    /* The kernel's address, where the launch names it (NULL when a lambda calls
+     * it: a template kernel whose parameters the arguments deduce), and the
+     * kernel at fn, of the same type, run for one thread with these arguments:
+     * the kernel's uninstrumented twin (exec/twins.cpp). */
+    virtual const void *kernel() const { return nullptr; }
+    virtual void run_as(const void *fn) const
+    {
+        (void)fn;
+        run();
+    }
     /* Calls visit with each argument that is a pointer (the buffers the
      * launch will likely touch: the runtime opens them beforehand). */
     virtual void pointers(void (*visit)(const void *)) const = 0;
@@ -74,13 +84,23 @@ struct SharedDecl {
 
 } // namespace cudasim
 
+/* A variable of each CPU thread that runs blocks (exec/parallel.cpp), read at every
+ * threadIdx of a kernel: constant-initialized (no call to initialize it before a
+ * read) and in the program's static TLS (one load from the thread pointer, in the
+ * program and in its uninstrumented twin, exec/twins.cpp). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CUDASIM_TLS __constinit thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define CUDASIM_TLS thread_local
+#endif
+
 extern "C" {
 /* The simulated thread's coordinates, set before a thread runs or resumes. */
-extern thread_local uint3 cudasim_thread_idx, cudasim_block_idx;
-extern thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
+extern CUDASIM_TLS uint3 cudasim_thread_idx, cudasim_block_idx;
+extern CUDASIM_TLS dim3 cudasim_block_dim, cudasim_grid_dim;
 /* Shared memory: one arena, at a fixed address; a new number each launch. */
 extern unsigned long long cudasim_launch_serial;
-extern char *cudasim_shared_base;
+extern CUDASIM_TLS char *cudasim_shared_base; /* (per thread: exec/parallel.cpp) */
 
 cudaError_t cudasim_launch_kernel(const cudasim::LaunchConfig *cfg, const cudasim::Args *args);
 void cudasim_syncthreads(const char *file, int line);

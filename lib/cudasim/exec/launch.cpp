@@ -30,7 +30,8 @@ thread_local dim3 cudasim_block_dim, cudasim_grid_dim;
 namespace cudasim {
 namespace internal {
 
-Launch g_launch;
+Launch g_main_launch;
+thread_local Launch *t_launch = &g_main_launch;
 unsigned long long g_launches = 0;
 std::map<const void *, int> g_dynamic_limit; /* cudaFuncSetAttribute's, by kernel */
 
@@ -200,19 +201,26 @@ uint64_t launch_shape(const cudasim::LaunchConfig *cfg, const cudasim::Args *arg
     return h ? h : 1;
 }
 
-unsigned long long g_checked_launches = 0, g_unchecked_launches = 0;
+unsigned long long g_checked_launches = 0, g_unchecked_launches = 0, g_twin_launches = 0;
+unsigned long long g_parallel_launches = 0; /* of them, those whose blocks ran on several threads */
 
 /* The run's summary, at exit, when asked for (CUDASIM_SUMMARY=1: make sim-run
  * asks) and some launch ran unchecked: how many launches were checked, and
- * how many ran unchecked. */
+ * how many ran unchecked, and how many of those ran the kernel's twin (twins.cpp). */
 void launch_summary()
 {
     if (!g_unchecked_launches) return;
+    char twins[160] = "";
+    if (g_twin_launches)
+        snprintf(twins, sizeof twins, ", %llu of them uninstrumented", g_twin_launches);
+    if (g_parallel_launches)
+        snprintf(twins + strlen(twins), sizeof twins - strlen(twins),
+                 " (%llu with their blocks on %d threads)", g_parallel_launches, parallel_threads());
     fprintf(stderr,
-            "cudasim: %llu launch%s checked, %llu ran unchecked (a kernel's launches of one shape "
-            "run unchecked after its first %llu of that shape were clean; CUDASIM_CHECK=all "
+            "cudasim: %llu launch%s checked, %llu ran unchecked%s (a kernel's launches of one "
+            "shape run unchecked after its first %llu of that shape were clean; CUDASIM_CHECK=all "
             "checks every launch)\n",
-            g_checked_launches, g_checked_launches == 1 ? "" : "es", g_unchecked_launches,
+            g_checked_launches, g_checked_launches == 1 ? "" : "es", g_unchecked_launches, twins,
             kCheckedLaunches);
 }
 
@@ -338,6 +346,11 @@ cudaError_t launch_begin(const cudasim::LaunchConfig *cfg, const cudasim::Args *
     find_read_only_buffers(args);
     args->pointer_arguments(check_host_pointer);
     profile_launch_begin();
+    g_launch.twin = nullptr;
+    if (info.instrumented && !g_launch.check_accesses && !g_launch.profiling) {
+        g_launch.twin = kernel_twin(args->kernel(), &g_launch.twin_parallel);
+        if (g_launch.twin && g_check_level > 0) g_twin_launches++;
+    }
     return cudaSuccess;
 }
 
@@ -393,7 +406,9 @@ Attempt run_grid()
          * each that faults leaving here again; then the launch stops with the report of
          * the block's first faulting thread, as compute-sanitizer names the first. */
         g_launch.checking = checks;
-        if (g_launch.fibers)
+        if (g_launch.fault_block_done) /* (on a worker of parallel.cpp) */
+            g_launch.fault_block_done = false;
+        else if (g_launch.fibers)
             finish_block_fibers();
         else
             run_block_plain(g_launch.plain_k + 1);
@@ -422,22 +437,29 @@ Attempt run_grid()
     } else {
         g_launch.checking = checks;
         if (g_launch.profiling) profile_grid_begin();
+        unsigned long long gx = cfg->grid.x, gy = cfg->grid.y, blocks = gx * gy * cfg->grid.z;
         if (cfg->cooperative) run_grid_cooperative(); /* its blocks meet at grid syncs */
         else
-        for (unsigned z = 0; z < cfg->grid.z; z++)
-            for (unsigned y = 0; y < cfg->grid.y; y++)
-                for (unsigned x = 0; x < cfg->grid.x; x++) {
-                    cudasim_block_idx = uint3{x, y, z};
-                    g_launch.block_serial++;
-                    g_launch.stamp = (uint64_t)g_launch.block_serial << 24;
-                    arena_block();
-                    if (g_launch.fibers)
-                        run_block_fibers();
-                    else
-                        run_block_plain();
-                    if (g_launch.profiling) profile_block_end();
-                    printf_flush();
-                }
+        for (unsigned long long b = 0; b < blocks; b++) {
+            /* After the first block, alone: the others on every core, where they may. */
+            if (b == 1 && launch_runs_parallel()) {
+                if (g_check_level > 0) g_parallel_launches++;
+                int how_they_ended = run_blocks_parallel(1, blocks);
+                if (how_they_ended == 2) g_launch.fault_block_done = true;
+                if (how_they_ended) siglongjmp(g_launch.abort_env, how_they_ended);
+                break;
+            }
+            cudasim_block_idx = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
+            g_launch.block_serial++;
+            g_launch.stamp = (uint64_t)g_launch.block_serial << 24;
+            arena_block();
+            if (g_launch.fibers)
+                run_block_fibers();
+            else
+                run_block_plain();
+            if (g_launch.profiling) profile_block_end();
+            printf_flush();
+        }
         g_launch.checking = false;
     }
     if (cfg->cooperative) cooperative_end(); /* (also when it stopped between blocks) */

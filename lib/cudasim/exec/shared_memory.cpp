@@ -6,12 +6,13 @@
  * for reports, are here too.
  */
 #include <cstring>
+#include <mutex>
 
 #include "../internal.h"
 
 /* Shared memory: one arena, at a fixed address; a new number each launch. */
 unsigned long long cudasim_launch_serial = 0;
-char *cudasim_shared_base = nullptr;
+thread_local char *cudasim_shared_base = nullptr; /* (each thread's arena: parallel.cpp) */
 
 namespace cudasim {
 namespace internal {
@@ -30,7 +31,7 @@ struct SharedVar {
     bool dynamic;
 };
 const size_t kArenaBytes = (size_t)1 << 20, kArenaGuard = (size_t)1 << 20, kRedzone = 64;
-char *g_arena = nullptr;
+thread_local char *g_arena = nullptr; /* (each thread that runs blocks has its own) */
 size_t g_arena_used = 0;        /* offsets taken this launch, red zones included */
 uint16_t *g_arena_var = nullptr; /* per 4 bytes: the variable (index in g_vars + 1), 0: red zone */
 Cell *g_cells = nullptr;  /* per 4 bytes of the arena */
@@ -38,7 +39,7 @@ Cell *g_bcells = nullptr; /* per byte, for accesses of less than a word */
 namespace {
 std::vector<SharedVar> g_vars;
 } // namespace
-uintptr_t g_sh_lo = 0, g_sh_span = 0; /* the arena and its guards */
+thread_local uintptr_t g_sh_lo = 0, g_sh_span = 0; /* the arena and its guards */
 
 bool arena_init()
 {
@@ -47,18 +48,23 @@ bool arena_init()
     void *m = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return false;
     char *arena = (char *)m + kArenaGuard;
-    void *cells = mmap(nullptr, kArenaBytes / 4 * sizeof(Cell), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    void *bcells = mmap(nullptr, kArenaBytes * sizeof(Cell), PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mprotect(arena, kArenaBytes, PROT_READ | PROT_WRITE) != 0 || cells == MAP_FAILED ||
-        bcells == MAP_FAILED) {
+    if (mprotect(arena, kArenaBytes, PROT_READ | PROT_WRITE) != 0) {
         munmap(m, total);
         return false;
     }
-    g_arena_var = (uint16_t *)calloc(kArenaBytes / 4, sizeof(uint16_t));
-    g_cells = (Cell *)cells;
-    g_bcells = (Cell *)bcells;
+    if (!g_cells) { /* the checks' shadow: of the program's thread's arena only */
+        void *cells = mmap(nullptr, kArenaBytes / 4 * sizeof(Cell), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        void *bcells = mmap(nullptr, kArenaBytes * sizeof(Cell), PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (cells == MAP_FAILED || bcells == MAP_FAILED) {
+            munmap(m, total);
+            return false;
+        }
+        g_arena_var = (uint16_t *)calloc(kArenaBytes / 4, sizeof(uint16_t));
+        g_cells = (Cell *)cells;
+        g_bcells = (Cell *)bcells;
+    }
     g_arena = arena;
     g_sh_lo = (uintptr_t)m;
     g_sh_span = total;
@@ -151,8 +157,15 @@ std::string shared_name(size_t off)
 
 using namespace cudasim::internal;
 
+/* (The launch's blocks after its first may run on several threads at once,
+ * parallel.cpp: a declaration first reached there is placed one at a time.) */
+namespace {
+std::mutex &g_place_lock = *new std::mutex;
+}
+
 extern "C" void *cudasim_dynamic_shared(const char *name, size_t elem, const char *file, int line)
 {
+    std::lock_guard<std::mutex> hold(g_place_lock);
     SharedVar &d = g_vars[0];
     if (d.name.empty()) {
         d.name = name;
@@ -165,11 +178,15 @@ extern "C" void *cudasim_dynamic_shared(const char *name, size_t elem, const cha
 
 extern "C" void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::SharedDecl *decl)
 {
+    std::unique_lock<std::mutex> hold(g_place_lock); /* (let go before a report leaves) */
+    if (slot->launch == cudasim_launch_serial) /* placed by another thread just now */
+        return g_arena + slot->offset;
     g_launch.static_shared += decl->bytes;
     /* With the opt-in (cudaFuncSetAttribute), a block may have up to the
      * device's opt-in maximum in all; without it, 48 KiB. */
     size_t limit = g_dynamic_limit.count(g_launch.cfg->fn) ? kSharedPerBlockOptin : kSharedPerBlock;
     if (g_launch.static_shared + g_launch.cfg->shared_bytes > limit) {
+        hold.unlock();
         report("kernel %s: the __shared__ variable %s at %s:%d brings the block's shared memory "
                "to %zu bytes (%zu static + %zu dynamic); a block may use at most %zu (nvcc "
                "refuses too much static shared memory when it compiles) (CUDA reports: too many "
@@ -182,6 +199,7 @@ extern "C" void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::
     size_t align = decl->align > 16 ? decl->align : 16;
     size_t off = (g_arena_used + align - 1) & ~(align - 1);
     if (off + decl->bytes + kRedzone > kArenaBytes || g_vars.size() >= 0xfffe) {
+        hold.unlock();
         report("kernel %s: too many __shared__ variables for the simulator (at %s:%d)",
                g_launch.cfg->name, decl->file, decl->line);
         abort_launch(cudaErrorLaunchOutOfResources);
@@ -193,7 +211,7 @@ extern "C" void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::
     arena_mark(off, decl->bytes, (uint16_t)g_vars.size());
     g_arena_used = off + decl->bytes + kRedzone;
     memset(g_arena + off, 0xff, decl->bytes); /* garbage, as on a GPU */
-    slot->launch = cudasim_launch_serial;
     slot->offset = off;
+    __atomic_store_n(&slot->launch, cudasim_launch_serial, __ATOMIC_RELEASE);
     return g_arena + off;
 }
