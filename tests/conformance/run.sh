@@ -21,6 +21,9 @@
 #   NAME.env     the simulator's settings it runs with, VAR=value words
 #                (CUDASIM_MANAGED=windows: the platform it stands for); the
 #                simulator's variables of the caller's environment never apply.
+#   NAME.twin    the program is about the uninstrumented twin (a shared object
+#                beside it, lib/cudasim/exec/twins.cpp): a build without one
+#                (SAN=1) skips it, with a line saying so.
 #   NAME.VARIANT.env  a further run with these settings, checked against
 #                NAME.VARIANT.out and NAME.VARIANT.report (and .profile) as the
 #                first run is against NAME's (one program, two platforms, say).
@@ -120,6 +123,9 @@ for cu in tests/conformance/*.cu; do
     fi
     if [ ! -x "$bin" ]; then
         echo "FAIL $cu: not built ($bin)"; failed=$((failed + 1)); continue
+    fi
+    if [ -f "$name.twin" ] && [ ! -f "${bin%.sim}.twin.so" ]; then
+        echo " skip $cu: this build makes no uninstrumented twin (SAN=1)"; continue
     fi
     # The run with NAME's files, then one per variant: NAME.VARIANT.env with its own
     # NAME.VARIANT.out (and .report).
