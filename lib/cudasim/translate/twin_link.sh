@@ -8,7 +8,9 @@
 #   - its instrumented build makes volatile reads: a hand-written wait polls one,
 #     and only the instrumented build watches a wait for spinning forever;
 #   - a __device__ or __constant__ variable's box has internal linkage there (an
-#     anonymous namespace): the twin would reach a copy of its own.
+#     anonymous namespace), or a variable the translation left as written and
+#     registered as it is (a static __managed__ one) is writable and of internal
+#     linkage: the twin would reach a copy of its own.
 # Linked in: the names of the functions whose launches may run their blocks on
 # several cores (twin_parallel.pl). Without any twin, OUT.so is removed (no twin of an earlier build runs). A twin
 # that does not link is left out with a line saying so: the build goes on.
@@ -23,6 +25,13 @@ while [ $# -ge 2 ]; do
     shift 2
     if nm -u "$inst" | grep -q ' __tsan_volatile_read'; then continue; fi
     if nm "$twin" | grep -Eq ' [a-z] .*cudasim_vbox_'; then continue; fi
+    # (INSTRUMENTED.cpp, the translation, registers those by their address)
+    as_written=$(grep -o 'cudasim_register_variable((const void \*)__builtin_addressof([A-Za-z_][A-Za-z0-9_]*)' \
+        "${inst%.o}.cpp" 2> /dev/null | sed 's/.*addressof(//; s/)$//' | sort -u)
+    if [ -n "$as_written" ] &&
+        nm -C "$twin" | awk '$2 ~ /^[bdgs]$/ { print $3 }' | sort -u | grep -qxF "$as_written"; then
+        continue
+    fi
     o="$tmp/${#objs[@]}.o"
     objcopy -R '.init_array*' -R '.fini_array*' -R '.ctors*' -R '.dtors*' \
         -R '.rela.init_array*' -R '.rela.fini_array*' "$twin" "$o" || exit 1
