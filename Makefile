@@ -971,10 +971,13 @@ $(SIMRUN_DIR)/%.o: $(SIMRUN_DIR)/%.cpp
 	$(Q)$(SIM_INC_ENV) $(CXX) $(SIMRUN_CXXFLAGS) -iquote $(call simrun_dir,$*) $(call sim_include_flags,-I) \
 	  $(call sim_words,$(SIM_NVCC_CXX)) -MF $(@:.o=.d.raw) -c $< -o $@ $(simrun_messages) \
 	  perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
+	$(Q)$(if $(SIMRUN_TWIN),bash $(SIM_DIR)/translate/twin_globalize.sh $@ $@)
 
 # The twin of each translated file (lib/cudasim/exec/twins.cpp): compiled again without the
 # instrumentation, for the launches that run unchecked, and linked into PROGRAM.twin.so
-# (translate/twin_link.sh). Its code reaches the program's thread coordinates as the
+# (translate/twin_link.sh); in both builds the functions of internal linkage get global
+# names of their own (translate/twin_globalize.sh), so that a static kernel has a twin
+# too. Its code reaches the program's thread coordinates as the
 # program's own (initial-exec TLS) and may inline its own functions; each function in a
 # section of its own, for translate/twin_parallel.pl. Not in a SAN=1 build.
 SIMRUN_TWIN := $(if $(filter 1,$(SAN)),,1)
@@ -985,6 +988,7 @@ $(SIMRUN_DIR)/%.twin.o: $(SIMRUN_DIR)/%.cpp
 	$(Q)$(SIM_INC_ENV) $(CXX) $(SIMRUN_TWIN_CXXFLAGS) -iquote $(call simrun_dir,$*) $(call sim_include_flags,-I) \
 	  $(call sim_words,$(SIM_NVCC_CXX)) -MF $(@:.o=.d.raw) -c $< -o $@ 2> $(@:.o=.log); st=$$?; \
 	  perl -e $(call sq,$(SIMRUN_DEPS_PL)) $(@:.o=.d.raw) $(@:.o=.d) $@ $(SIMRUN_DIR)/hdr && exit $$st
+	$(Q)bash $(SIM_DIR)/translate/twin_globalize.sh $@ $(@:.twin.o=.o)
 
 # A host source of CU_ALSO (.cpp, .cc, .cxx, .c), quoted $(1), in folder $(2): as nvcc compiles
 # one, host code, against the simulator's headers (CUDA's runtime API; no kernel.h).

@@ -4,9 +4,10 @@
 // program's own __device__ and __constant__ variables (a static one too), not
 // copies of its own: each kernel adds to a variable ten times, and the host
 // reads the sums back. The first four launches of each kernel are checked; the
-// six after them run the twin, but for the kernel of an anonymous namespace,
-// which the program does not export by name: its later launches run
-// instrumented (twin_variables.env asks for the summary that counts them).
+// six after them run the twin, those of the static kernel and of the kernel of
+// an anonymous namespace too (the build gives functions of internal linkage
+// global names of their own, translate/twin_globalize.sh), and the summary
+// counts them (twin_variables.env asks for it).
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -22,7 +23,7 @@ __global__ void add_device(void)
     g_sum[threadIdx.x] += staged[31 - threadIdx.x];
 }
 
-__global__ void add_static(float scale)
+static __global__ void add_static(float scale)
 {
     s_sum[threadIdx.x] += scale * (float)c_step;
 }

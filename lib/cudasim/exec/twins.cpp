@@ -15,9 +15,10 @@
  * which the program's copy of the same code has run.
  *
  * A kernel has a twin when the program exports it by name and the shared
- * object defines that name: a kernel of internal linkage (static, an
- * anonymous namespace), or of a file that twin_link.sh left out, runs its
- * unchecked launches instrumented, as all of them did before. The shared
+ * object defines that name (a kernel of internal linkage, static or in an
+ * anonymous namespace, has a global name of its own in both builds:
+ * translate/twin_globalize.sh); a kernel of a file that twin_link.sh left
+ * out runs its unchecked launches instrumented, as all of them did before. The shared
  * object also lists the twins whose launches may run their blocks on several
  * cores (cudasim_twin_parallel: translate/twin_parallel.pl, parallel.cpp).
  * CUDASIM_TWIN=0 leaves the twin unused.
