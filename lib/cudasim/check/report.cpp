@@ -201,12 +201,20 @@ std::string untranslated(const std::string &where)
     if (found == origin.end()) {
         std::string cu;
         if (FILE *f = fopen(file.c_str(), "r")) {
+            /* The translation's first lines: `#line 1 "prog.cu"`, its #defines, and
+             * `#line 1 "prog.cu"` again where the program's text begins; that text may
+             * begin with a #line of its own (make try's copy of a student's file names
+             * the student's): the last of them names the program's lines. */
             char line[4096];
             const char *tag = "#line 1 \"";
-            if (fgets(line, sizeof line, f) && strncmp(line, tag, strlen(tag)) == 0) {
-                cu = line + strlen(tag);
-                size_t end = cu.rfind('"');
-                cu = end == std::string::npos ? std::string() : cu.substr(0, end);
+            while (fgets(line, sizeof line, f)) {
+                if (strncmp(line, tag, strlen(tag)) == 0) {
+                    std::string named = line + strlen(tag);
+                    size_t end = named.rfind('"');
+                    if (end != std::string::npos) cu = named.substr(0, end);
+                } else if (strncmp(line, "#define ", 8) != 0) {
+                    break;
+                }
             }
             fclose(f);
         }
