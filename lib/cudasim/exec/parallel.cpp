@@ -49,7 +49,17 @@ struct Pool {
     unsigned long long job = 0; /* launches handed out so far */
     int running = 0;            /* workers still at the job */
 };
-Pool &pool = *new Pool;
+/* (A child of fork has none of its parent's threads: it makes a pool of its own.) */
+Pool *g_pool = nullptr;
+pid_t g_pool_pid = 0;
+Pool &pool_here()
+{
+    if (!g_pool || g_pool_pid != getpid()) {
+        g_pool = new Pool; /* (a parent's is left as it is: its lock may be held) */
+        g_pool_pid = getpid();
+    }
+    return *g_pool;
+}
 
 } // namespace
 
@@ -130,8 +140,10 @@ void take_blocks(Launch &state)
     allow_device_memory(false);
 }
 
-void worker(int k)
+void worker(Pool *p, int k)
 {
+    install_fault_handler(); /* (this thread's own stack for the fault handler) */
+    Pool &pool = *p;
     unsigned long long seen = 0;
     for (;;) {
         {
@@ -170,6 +182,7 @@ bool launch_runs_parallel()
 
 int run_blocks_parallel(unsigned long long from, unsigned long long end)
 {
+    Pool &pool = pool_here();
     int n = parallel_threads();
     while ((int)pool.states.size() < n) pool.states.push_back(new Launch);
     for (int k = 0; k < n; k++) prepare(*pool.states[k]);
@@ -183,7 +196,7 @@ int run_blocks_parallel(unsigned long long from, unsigned long long end)
         std::lock_guard<std::mutex> hold(pool.lock);
         while ((int)pool.threads.size() < n - 1) {
             int k = (int)pool.threads.size() + 1;
-            pool.threads.emplace_back(worker, k);
+            pool.threads.emplace_back(worker, &pool, k);
             pool.threads.back().detach();
         }
         pool.running = n - 1;
@@ -194,7 +207,7 @@ int run_blocks_parallel(unsigned long long from, unsigned long long end)
     t_launch = &g_main_launch;
     {
         std::unique_lock<std::mutex> hold(pool.lock);
-        pool.done.wait(hold, [] { return pool.running == 0; });
+        pool.done.wait(hold, [&] { return pool.running == 0; });
     }
     allow_device_memory(true);
     g_launch.block_serial = g_serial0 + (end - 1);
