@@ -50,7 +50,6 @@ mkdir -p "$out"
 # Arguments that keep a sample's work within what a CPU simulates in minutes
 # (the table says so where one is used).
 declare -A sample_args=(
-    [matrixMul]="-wA=128 -hA=128 -wB=128 -hB=128"
     [globalToShmemAsyncCopy]="-wA=128 -hA=128 -wB=128 -hB=128"
 )
 
