@@ -393,7 +393,6 @@ struct Launch {
     std::string fault_report;              /* its report */
     size_t fault_who_end = 0;              /* where the thread's name ends in it */
     unsigned fault_more = 0;               /* the block's other threads that faulted */
-    bool fault_block_done = false;         /* its other threads ran already (parallel.cpp) */
 
     /* the checks of its accesses (access.cpp, check_races.cpp) */
     bool checking = false;     /* the hooks call on_access: its accesses are checked or profiled */
@@ -450,8 +449,9 @@ void run_block_plain(unsigned from = 0); /* a kernel without barriers: plain cal
 const void *kernel_twin(const void *fn, bool *parallel);
 /* Whether the launch under way runs its blocks after the first on several cores,
  * and run blocks [from, end) so (parallel.cpp): 0 when every block ran to its end,
- * else as run_grid's sigsetjmp would come back (1 aborted, 2 a thread faulted), with
- * the lowest such block's state in g_launch. */
+ * else as run_grid's sigsetjmp would come back (1 aborted, after its report; 2 a
+ * thread faulted, the rest of its block ran), with the lowest such block's state in
+ * g_launch. */
 bool launch_runs_parallel();
 int parallel_threads(); /* how many: CUDASIM_THREADS, or the CPUs this process may use */
 int run_blocks_parallel(unsigned long long from, unsigned long long end);

@@ -166,8 +166,9 @@ void hand_over(Thread *from)
     void *dead;
     cudasim_switch(from ? &from->sp : &dead, to ? to->sp : L.scheduler_sp);
 #else
-    static auto &dead = *new ucontext_t;
-    swapcontext(from ? &from->ctx : &dead, to ? &to->ctx : &L.scheduler);
+    ucontext_t *next = to ? &to->ctx : &L.scheduler;
+    if (!from) setcontext(next); /* (nothing of an ended fiber to keep) */
+    swapcontext(&from->ctx, next);
 #endif
     /* (a fiber that ended never comes back here) */
     L.on_fiber = true;
@@ -225,7 +226,8 @@ bool run_pass()
     int k = next_ready(-1);
     if (k < 0) return false;
     L.turn = k;
-    run_fiber(L.threads[thread_of_turn(L, k)], thread_of_turn(L, k));
+    int i = thread_of_turn(L, k);
+    run_fiber(L.threads[i], i);
     return true;
 }
 

@@ -356,6 +356,29 @@ cudaError_t launch_begin(const cudasim::LaunchConfig *cfg, const cudasim::Args *
 
 enum Attempt { FINISHED, ABORTED, AGAIN_WITH_FIBERS };
 
+/* A block's threads faulted and the rest of it ran (g_launch's fault_ fields): the report
+ * of its first thread to fault, with how many more did, and the launch's error. */
+void report_block_fault()
+{
+    std::string text = g_launch.fault_report;
+    size_t at = g_launch.fault_who_end;
+    if (g_launch.fault_more && at != std::string::npos) {
+        /* after "thread (x,y,z)" and its " at file:line" */
+        if (text.compare(at, 4, " at ") == 0) {
+            size_t end = text.find(' ', at + 4);
+            if (end == std::string::npos) end = text.size();
+            at = text[end - 1] == ':' ? end - 1 : end;
+        }
+        char more[96];
+        snprintf(more, sizeof more, " (and %u more thread%s of this block)", g_launch.fault_more,
+                 g_launch.fault_more == 1 ? "" : "s");
+        text.insert(at, more);
+    }
+    report("%s", text.c_str());
+    cudaError_t e = g_launch.fault_error;
+    g_sticky = g_last = g_launch.error = e;
+}
+
 /* Run the grid's blocks, one after another, unless something aborts the
  * launch (abort_launch comes back here). A kernel run without fibers that
  * reaches a barrier before any thread of its first block has finished is to
@@ -406,30 +429,12 @@ Attempt run_grid()
          * each that faults leaving here again; then the launch stops with the report of
          * the block's first faulting thread, as compute-sanitizer names the first. */
         g_launch.checking = checks;
-        if (g_launch.fault_block_done) /* (on a worker of parallel.cpp) */
-            g_launch.fault_block_done = false;
-        else if (g_launch.fibers)
+        if (g_launch.fibers)
             finish_block_fibers();
         else
             run_block_plain(g_launch.plain_k + 1);
         g_launch.checking = false;
-        std::string text = g_launch.fault_report;
-        size_t at = g_launch.fault_who_end;
-        if (g_launch.fault_more && at != std::string::npos) {
-            /* after "thread (x,y,z)" and its " at file:line" */
-            if (text.compare(at, 4, " at ") == 0) {
-                size_t end = text.find(' ', at + 4);
-                if (end == std::string::npos) end = text.size();
-                at = text[end - 1] == ':' ? end - 1 : end;
-            }
-            char more[96];
-            snprintf(more, sizeof more, " (and %u more thread%s of this block)",
-                     g_launch.fault_more, g_launch.fault_more == 1 ? "" : "s");
-            text.insert(at, more);
-        }
-        report("%s", text.c_str());
-        cudaError_t e = g_launch.fault_error;
-        g_sticky = g_last = g_launch.error = e;
+        report_block_fault();
     }
     if (left != 0) {
         printf_flush(); /* what the block printed before it stopped */
@@ -444,9 +449,9 @@ Attempt run_grid()
             /* After the first block, alone: the others on every core, where they may. */
             if (b == 1 && launch_runs_parallel()) {
                 if (g_check_level > 0) g_parallel_launches++;
-                int how_they_ended = run_blocks_parallel(1, blocks);
-                if (how_they_ended == 2) g_launch.fault_block_done = true;
-                if (how_they_ended) siglongjmp(g_launch.abort_env, how_they_ended);
+                int ended = run_blocks_parallel(1, blocks); /* (as sigsetjmp's left) */
+                if (ended == 2) report_block_fault();
+                if (ended) how = ABORTED;
                 break;
             }
             cudasim_block_idx = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};

@@ -5,6 +5,7 @@
  * each block starts with it filled with NaN bytes. The names of its words,
  * for reports, are here too.
  */
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
@@ -161,19 +162,25 @@ using namespace cudasim::internal;
  * parallel.cpp: a declaration first reached there is placed one at a time.) */
 namespace {
 std::mutex &g_place_lock = *new std::mutex;
+/* The launch (cudasim_launch_serial) whose dynamic shared memory has its name: every
+ * thread's declaration after the first reads only this. */
+std::atomic<unsigned long long> g_dynamic_named{0};
 }
 
 extern "C" void *cudasim_dynamic_shared(const char *name, size_t elem, const char *file, int line)
 {
-    std::lock_guard<std::mutex> hold(g_place_lock);
-    SharedVar &d = g_vars[0];
-    if (d.name.empty()) {
-        d.name = name;
-        d.elem = elem ? elem : 1;
-        d.file = file;
-        d.line = line;
+    if (g_dynamic_named.load(std::memory_order_acquire) != cudasim_launch_serial) {
+        std::lock_guard<std::mutex> hold(g_place_lock);
+        SharedVar &d = g_vars[0];
+        if (d.name.empty()) {
+            d.name = name;
+            d.elem = elem ? elem : 1;
+            d.file = file;
+            d.line = line;
+        }
+        g_dynamic_named.store(cudasim_launch_serial, std::memory_order_release);
     }
-    return g_arena + d.offset;
+    return g_arena + kRedzone; /* (g_vars[0].offset: arena_begin) */
 }
 
 extern "C" void *cudasim_shared_alloc(cudasim::SharedSlot *slot, const cudasim::SharedDecl *decl)

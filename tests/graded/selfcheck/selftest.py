@@ -748,19 +748,23 @@ def utf8_messages():
         fail("a compile error should score 0 and show the compiler's message:\n" + out[-2000:])
 
 
+def open_root_to_runners():
+    """Every check grades the repository as a class's would be, its runners running as other
+    users: a root that others may not read (a clone into mktemp -d, mode 0700) is opened to
+    them (read, search) for the run, and made as it was at the end. check_private_clone
+    grades a private root on purpose."""
+    mode = os.stat(ROOT).st_mode & 0o7777
+    if os.geteuid() == 0 and mode & 0o005 != 0o005:
+        os.chmod(ROOT, mode | 0o005)
+        atexit.register(os.chmod, ROOT, mode)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--validate":
         validate(sys.argv[2])
         print("selftest: %s follows Gradescope's format" % sys.argv[2])
         return
-    # Every check grades the repository as a class's would be, its runners running as other
-    # users: a root that others may not read (a clone into mktemp -d, mode 0700) is opened to
-    # them (read, search) for the run, and made as it was at the end. check_private_clone
-    # grades a private root on purpose.
-    mode = os.stat(ROOT).st_mode & 0o7777
-    if os.geteuid() == 0 and mode & 0o005 != 0o005:
-        os.chmod(ROOT, mode | 0o005)
-        atexit.register(os.chmod, ROOT, mode)
+    open_root_to_runners()
     only_forgeries = "--forgeries" in sys.argv[1:]
     shutil.rmtree(os.path.join(ROOT, WORK), ignore_errors=True)
     if "--package" in sys.argv[1:]:
