@@ -102,6 +102,54 @@ START_TEST(test_wavefronts_by_hand)
 }
 END_TEST
 
+/* The one-pass costs of lanes whose addresses rise (warp_global_cost_rising,
+ * warp_shared_cost's single wavefront) give what sorting gives, over many
+ * random warps of the shapes kernels make: a base, a stride (zero, small,
+ * large, not a multiple of the size), lanes dropped, neighbours repeated. */
+START_TEST(test_one_pass_costs_agree_with_sorting)
+{
+    static const unsigned sizes[] = {1, 2, 4, 8, 16};
+    static const int64_t steps[] = {0, 1, 2, 3, 4, 5, 8, 12, 16, 32, 33, 64, 128, 132, 4096};
+    unsigned seed = 12345, checked = 0, ones = 0;
+    for (int round = 0; round < 20000; round++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned size = sizes[(seed >> 8) % 5];
+        int64_t step = steps[(seed >> 12) % 15];
+        uint64_t base = (uint64_t)((seed >> 4) % 512);
+        WarpLane l[32];
+        unsigned n = 0;
+        uint64_t a = base;
+        for (unsigned t = 0; t < 32; t++) {
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 16) % 8 == 0 && round % 2) continue;                /* a lane dropped */
+            if (!((seed >> 20) % 8 == 0 && round % 3 == 0)) a += (uint64_t)step; /* else repeated */
+            l[n].addr = a;
+            l[n].lane = t;
+            n++;
+        }
+        if (!n) continue;
+        uint64_t s1[64], s2[64];
+        unsigned n1 = 0, n2 = 0;
+        WarpCost g1 = warp_global_cost(l, n, size, s1, &n1);
+        WarpCost g2 = warp_global_cost_sorting(l, n, size, s2, &n2);
+        ck_assert_msg(g1.actual == g2.actual && g1.ideal == g2.ideal && n1 == n2 &&
+                          !memcmp(s1, s2, n1 * sizeof s1[0]),
+                      "global, size %u step %lld base %llu: %u/%u by one pass, %u/%u by sorting",
+                      size, (long long)step, (unsigned long long)base, g1.actual, g1.ideal,
+                      g2.actual, g2.ideal);
+        WarpCost w1 = warp_shared_cost(l, n, size), w2 = warp_shared_cost_sorting(l, n, size);
+        ck_assert_msg(w1.actual == w2.actual && w1.ideal == w2.ideal,
+                      "shared, size %u step %lld base %llu: %u/%u by one pass, %u/%u by sorting",
+                      size, (long long)step, (unsigned long long)base, w1.actual, w1.ideal,
+                      w2.actual, w2.ideal);
+        checked++;
+        ones += w2.actual == 1 && size <= 4;
+    }
+    ck_assert_uint_gt(checked, 19000);
+    ck_assert_uint_gt(ones, 1000); /* the single-wavefront case was met, often */
+}
+END_TEST
+
 /* The profiler sees every access with CUDASIM_CHECK=0 (the checks off). */
 START_TEST(test_profile_with_the_checks_off)
 {
@@ -257,6 +305,7 @@ Suite *profile_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_sectors_by_hand);
     tcase_add_test(tc, test_wavefronts_by_hand);
+    tcase_add_test(tc, test_one_pass_costs_agree_with_sorting);
     tcase_add_test(tc, test_profile_with_the_checks_off);
     tcase_add_test(tc, test_model_clock_by_hand);
     tcase_add_test(tc, test_bad_gpu_file_is_refused);

@@ -74,11 +74,49 @@ static inline uint64_t warp_distinct_bytes(const WarpLane *lanes, unsigned n, un
     return bytes;
 }
 
+/* Whether the lanes' addresses rise (or stay) from one lane to the next, as
+ * they do for most instructions of most kernels: their costs then follow in
+ * one pass, without sorting. */
+static inline int warp_rising(const WarpLane *lanes, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++)
+        if (lanes[i].addr < lanes[i - 1].addr) return 0;
+    return 1;
+}
+
+/* warp_global_cost (below) of lanes whose addresses rise: each lane's sectors
+ * start at or after the last lane's first, so a sector is new exactly when it
+ * lies past the highest seen, and so is a byte. */
+static inline WarpCost warp_global_cost_rising(const WarpLane *lanes, unsigned n, unsigned size,
+                                               uint64_t *sectors_out, unsigned *n_out)
+{
+    unsigned distinct = 0, sz = size ? size : 1;
+    uint64_t next_sector = 0, end = 0, bytes = 0; /* (the first lane: nothing seen) */
+    for (unsigned i = 0; i < n && i < WARP_LANES; i++) {
+        uint64_t first = lanes[i].addr / WARP_SECTOR_BYTES;
+        uint64_t last = (lanes[i].addr + sz - 1) / WARP_SECTOR_BYTES;
+        if (i > 0 && first < next_sector) first = next_sector;
+        for (uint64_t x = first; x <= last; x++) {
+            if (sectors_out) sectors_out[distinct] = x;
+            distinct++;
+        }
+        if (i == 0 || last + 1 > next_sector) next_sector = last + 1;
+        uint64_t lo = lanes[i].addr, hi = lanes[i].addr + size;
+        if (i > 0 && lo < end) lo = end;
+        if (hi > lo) bytes += hi - lo;
+        if (i == 0 || hi > end) end = hi;
+    }
+    if (n_out) *n_out = distinct;
+    WarpCost c;
+    c.actual = distinct;
+    c.ideal = (unsigned)((bytes + WARP_SECTOR_BYTES - 1) / WARP_SECTOR_BYTES);
+    return c;
+}
+
 /* The sectors a global instruction touches (each lane's size bytes at its
- * address); *sectors_out, when not NULL, receives them (at most 2 * n).
- * Returns the cost: distinct sectors, and the ideal ceil(bytes / 32). */
-static inline WarpCost warp_global_cost(const WarpLane *lanes, unsigned n, unsigned size,
-                                        uint64_t *sectors_out, unsigned *n_out)
+ * address), by sorting: warp_global_cost for lanes in any order. */
+static inline WarpCost warp_global_cost_sorting(const WarpLane *lanes, unsigned n, unsigned size,
+                                                uint64_t *sectors_out, unsigned *n_out)
 {
     uint64_t s[2 * WARP_LANES];
     unsigned k = 0;
@@ -101,24 +139,53 @@ static inline WarpCost warp_global_cost(const WarpLane *lanes, unsigned n, unsig
     return c;
 }
 
+/* The sectors a global instruction touches (each lane's size bytes at its
+ * address); *sectors_out, when not NULL, receives them (at most 2 * n).
+ * Returns the cost: distinct sectors, and the ideal ceil(bytes / 32). */
+static inline WarpCost warp_global_cost(const WarpLane *lanes, unsigned n, unsigned size,
+                                        uint64_t *sectors_out, unsigned *n_out)
+{
+    /* The same bytes for every lane (a broadcast), or each lane's right after
+     * the last one's (a row read along): one span of bytes. */
+    uint64_t a = n ? lanes[0].addr : 0, step = n > 1 ? lanes[1].addr - a : 0;
+    if (n && size && (step == 0 || step == size)) {
+        unsigned i = 2;
+        while (i < n && lanes[i].addr - lanes[i - 1].addr == step) i++;
+        if (i >= n) {
+            uint64_t bytes = step ? (uint64_t)n * size : size;
+            uint64_t first = a / WARP_SECTOR_BYTES, last = (a + bytes - 1) / WARP_SECTOR_BYTES;
+            if (sectors_out)
+                for (uint64_t x = first; x <= last; x++) sectors_out[x - first] = x;
+            if (n_out) *n_out = (unsigned)(last - first + 1);
+            WarpCost c;
+            c.actual = (unsigned)(last - first + 1);
+            c.ideal = (unsigned)((bytes + WARP_SECTOR_BYTES - 1) / WARP_SECTOR_BYTES);
+            return c;
+        }
+    }
+    if (warp_rising(lanes, n)) return warp_global_cost_rising(lanes, n, size, sectors_out, n_out);
+    return warp_global_cost_sorting(lanes, n, size, sectors_out, n_out);
+}
+
 /* How many lanes a phase of a shared access of `size` bytes serves: 128 bytes' worth. */
 static inline unsigned warp_phase_lanes(unsigned size)
 {
     return size <= 4 ? 32u : size <= 8 ? 16u : 8u;
 }
 
-/* The wavefronts a shared-memory instruction needs, addresses counted from
- * the start of the block's shared memory (whose word 0 is in bank 0). */
-static inline WarpCost warp_shared_cost(const WarpLane *lanes, unsigned n, unsigned size)
+/* The wavefronts a shared-memory instruction needs, by sorting each phase's
+ * words: warp_shared_cost for any lanes. */
+static inline WarpCost warp_shared_cost_sorting(const WarpLane *lanes, unsigned n, unsigned size)
 {
     WarpCost c = {0, 0};
     unsigned per = warp_phase_lanes(size), phases = WARP_LANES / per;
+    unsigned shift = per == 32 ? 5 : per == 16 ? 4 : 3; /* lane / per, without a division */
     for (unsigned p = 0; p < phases; p++) {
         uint64_t words[WARP_LANES * 5]; /* 16 bytes span 5 words when unaligned */
         WarpLane in[WARP_LANES];
         unsigned k = 0, m = 0;
         for (unsigned i = 0; i < n && i < WARP_LANES; i++) {
-            if (lanes[i].lane / per != p) continue;
+            if (lanes[i].lane >> shift != p) continue;
             in[m++] = lanes[i];
             uint64_t first = lanes[i].addr / 4, last = (lanes[i].addr + (size ? size : 1) - 1) / 4;
             for (uint64_t w = first; w <= last && k < WARP_LANES * 5; w++) words[k++] = w;
@@ -137,6 +204,22 @@ static inline WarpCost warp_shared_cost(const WarpLane *lanes, unsigned n, unsig
         c.ideal += ideal ? ideal : 1;
     }
     return c;
+}
+
+/* The wavefronts a shared-memory instruction needs, addresses counted from
+ * the start of the block's shared memory (whose word 0 is in bank 0). Lanes
+ * of up to 4 bytes each are one phase; when their addresses rise and their
+ * words lie within 32 consecutive ones, every bank holds at most one of the
+ * words asked for (one wavefront) and their bytes at most 128 (the ideal,
+ * one): a broadcast, a row read along, most of a kernel's shared accesses. */
+static inline WarpCost warp_shared_cost(const WarpLane *lanes, unsigned n, unsigned size)
+{
+    if (n && size && size <= 4 && (lanes[n - 1].addr + size - 1) / 4 - lanes[0].addr / 4 < WARP_BANKS &&
+        warp_rising(lanes, n)) {
+        WarpCost one = {1, 1};
+        return one;
+    }
+    return warp_shared_cost_sorting(lanes, n, size);
 }
 
 #endif /* CUDASIM_WARP_ACCESS_H */
