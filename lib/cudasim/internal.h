@@ -396,7 +396,7 @@ struct Launch {
 
     /* the checks of its accesses (access.cpp, check_races.cpp) */
     bool checking = false;     /* the hooks call on_access: its accesses are checked or profiled */
-    bool profiling = false;    /* on_access gives them to the profiler (profile.cpp) */
+    bool profiling = false;    /* on_access gives them to the profiler (profile_groups.cpp) */
     bool global_races = false; /* races on global memory are checked too */
     bool check_accesses = false; /* its accesses are checked (else only profiled, or neither) */
     uint64_t shape = 0;              /* its shape (launch.cpp's launch_shape), 0: none */

@@ -2,10 +2,11 @@
  * profile.h: the simulator's profiler and its time model, as the runtime's
  * files call them (docs/simulator.md, "What a kernel's accesses cost").
  *
- *  profile.cpp         every access of a profiled launch, grouped into the
- *                      warp instructions a GPU would execute; a launch's
+ *  profile.cpp         a profiled launch from its start to its row: its
  *                      counters under Nsight Compute's names; the trace of
  *                      accesses the grader recomputes them from
+ *  profile_groups.cpp  every access of a profiled launch, grouped into the
+ *                      warp instructions a GPU would execute, and costed
  *  profile_report.cpp  CUDASIM_PROFILE: a CSV row per launch, and a summary per
  *                      kernel when the program ends
  *  profile_gpu.cpp     the GPU the model is for (lib/cudasim/profile/gpus/NAME.json) and
@@ -57,8 +58,12 @@ void profile_enable();
 void profile_launch_begin();
 /* run_grid: an attempt at the grid begins (a restart forgets the last). */
 void profile_grid_begin();
-/* on_access: n bytes at a, by thread g_launch.tid, from the code at pc. */
+/* on_access: n bytes at a, by thread g_launch.tid, from the code at pc
+ * (profile_groups.cpp: on to the thread's log, or, while tracing, to
+ * profile_traced_access in profile.cpp). */
 void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc);
+extern bool g_profile_tracing; /* cudasim_trace_start */
+void profile_traced_access(uintptr_t a, size_t n, AccessKind kind, bool shared, const void *pc);
 /* A texture fetch (the texels it reads: n addresses of `size` bytes each) or
  * a surface access (one address) by thread g_launch.tid, from the code at pc
  * (runtime/api_texture_fetch.cpp). */
@@ -69,6 +74,26 @@ void profile_texture(const uintptr_t *addr, unsigned n, unsigned size, TexPath p
 void profile_block_end();
 /* launch_end: the launch has finished (or stopped: finished is false). */
 void profile_launch_end(bool finished);
+
+/* ---- warp instructions (profile_groups.cpp) -------------------------------- */
+
+/* A launch, or a new attempt at its grid, begins: its accesses are counted
+ * into *c, from nothing. */
+void groups_begin(LaunchCounters *c);
+/* An access of size bytes (a power of two, at most 16) at addr (shared
+ * memory: from the arena's start) by thread g_launch.tid, from the code at pc
+ * (piece: which piece of a struct copied whole). */
+void groups_access(uint64_t addr, unsigned size, AccessKind kind, bool shared, const void *pc,
+                   unsigned piece);
+/* A texture fetch or a surface access (profile_texture). */
+void groups_texture(const uintptr_t *addr, unsigned n, unsigned size, TexPath path, const void *pc);
+/* The running block ended (or stopped at a grid sync): its warp instructions
+ * are costed. */
+void groups_block_end();
+/* The running block's accesses are forgotten, uncounted (a launch that stopped). */
+void groups_forget();
+/* The distinct global sectors the launch touched: its least DRAM traffic. */
+size_t groups_dram_sectors();
 
 /* ---- the GPU of the model (profile_gpu.cpp) -------------------------------- */
 

@@ -3,7 +3,7 @@
  *
  * FILE gets one CSV row per launch: the launch's id, kernel name, grid and
  * block, then the metrics under the names `ncu --csv --metrics ...` gives
- * them, with the values a GPU counts (profile.cpp, warp_access.h): global
+ * them, with the values a GPU counts (profile_groups.cpp, warp_access.h): global
  * requests and sectors, shared instructions and wavefronts, atomics, texture
  * and surface requests and sectors, and the
  * launch's occupancy on the model's GPU (registers from nvcc where it is

@@ -18,7 +18,7 @@
  *    (at least one); wavefronts beyond it are bank conflicts.
  *
  * Plain C (C11 and C++17 alike, no allocation), so that the simulator's
- * profiler (profile.cpp) and the grader's judge, which recomputes these
+ * profiler (profile_groups.cpp) and the grader's judge, which recomputes these
  * counts from a kernel's recorded accesses
  * (tests/graded/cases/03/ex03_4_transpose.c), share one definition.
  */

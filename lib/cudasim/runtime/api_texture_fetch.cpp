@@ -26,7 +26,7 @@
  * what the descriptor says, never a report. A fetch through a destroyed or
  * unknown object stops the kernel. A surface access outside its array does
  * what its boundary mode says: Trap stops the kernel with a report. With the
- * profiler on, each fetch and access is counted (profile.cpp).
+ * profiler on, each fetch and access is counted (profile_groups.cpp).
  */
 #include <cmath>
 #include <cstring>
