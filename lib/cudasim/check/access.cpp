@@ -166,12 +166,16 @@ __attribute__((noinline)) void variable_access(uintptr_t a, size_t n, AccessKind
 __attribute__((noinline)) void checked_and_profiled(uintptr_t a, size_t n, AccessKind kind,
                                                     const void *pc, bool strong)
 {
-    if (g_launch.check_accesses) {
-        if (a - g_sh_lo < g_sh_span) shared_access(a, n, kind, pc);
-        else if (a - g_rg_lo < g_rg_span) global_access(a, n, kind, pc, strong);
-        else if (a - g_var_lo < g_var_span) variable_access(a, n, kind, pc, strong);
+    if (a - g_sh_lo < g_sh_span) {
+        if (g_launch.check_accesses) shared_access(a, n, kind, pc);
+        return profile_access(a, n, kind, pc, true);
     }
-    profile_access(a, n, kind, pc);
+    if (a - g_rg_lo < g_rg_span) {
+        if (g_launch.check_accesses) global_access(a, n, kind, pc, strong);
+        return profile_access(a, n, kind, pc, false);
+    }
+    /* (a variable is memory of the program: not counted, as a thread's locals) */
+    if (g_launch.check_accesses && a - g_var_lo < g_var_span) variable_access(a, n, kind, pc, strong);
 }
 
 /* Every access of a checked or profiled kernel to memory comes here: each

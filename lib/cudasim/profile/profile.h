@@ -58,10 +58,11 @@ void profile_enable();
 void profile_launch_begin();
 /* run_grid: an attempt at the grid begins (a restart forgets the last). */
 void profile_grid_begin();
-/* on_access: n bytes at a, by thread g_launch.tid, from the code at pc
+/* on_access: n bytes at a, in shared memory or else device memory (the
+ * accesses counted), by thread g_launch.tid, from the code at pc
  * (profile_groups.cpp: on to the thread's log, or, while tracing, to
  * profile_traced_access in profile.cpp). */
-void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc);
+void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc, bool shared);
 extern bool g_profile_tracing; /* cudasim_trace_start */
 void profile_traced_access(uintptr_t a, size_t n, AccessKind kind, bool shared, const void *pc);
 /* A texture fetch (the texels it reads: n addresses of `size` bytes each) or

@@ -558,10 +558,8 @@ __attribute__((noinline)) void any_access(uintptr_t a, size_t n, AccessKind kind
 /* Here rather than in profile.cpp, so that an access of a power of two bytes
  * by the thread of the last one (nearly all) reaches its log in a few
  * instructions, without a call; any other goes to any_access. */
-void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc)
+void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc, bool shared)
 {
-    bool shared = a - g_sh_lo < g_sh_span;
-    if (!shared && !(a - g_rg_lo < g_rg_span)) return; /* a thread's locals, host memory */
     if (__builtin_expect(g_profile_tracing || !n || n > 16 || (n & (n - 1)) ||
                              (size_t)g_launch.tid != g_tid || g_mode == TABLES ||
                              (uintptr_t)pc >> kPcBits,
