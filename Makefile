@@ -1073,7 +1073,7 @@ test-gpu: deps gpu-status
 # make sim-bench: the simulator's time over a plain C loop's on the same work, checked,
 # unchecked and profiled, and NVIDIA's matrixMul and simpleStreams patterns at their own
 # sizes (tests/simbench/sim_bench.sh; docs/simulator.md, "How fast it runs"). By hand only:
-# a few minutes.
+# several minutes; ROUNDS=N turns of the checked and profiled runs (3).
 sim-bench: $(SIM_A)
 	@bash tests/simbench/sim_bench.sh
 
