@@ -74,6 +74,17 @@ static inline uint64_t warp_distinct_bytes(const WarpLane *lanes, unsigned n, un
     return bytes;
 }
 
+/* A global instruction's cost: its distinct sectors (also in *n_out, when
+ * not NULL), and the ideal for its distinct bytes, ceil(bytes / 32). */
+static inline WarpCost warp_sectors_cost(unsigned distinct, uint64_t bytes, unsigned *n_out)
+{
+    WarpCost c;
+    if (n_out) *n_out = distinct;
+    c.actual = distinct;
+    c.ideal = (unsigned)((bytes + WARP_SECTOR_BYTES - 1) / WARP_SECTOR_BYTES);
+    return c;
+}
+
 /* Whether the lanes' addresses rise (or stay) from one lane to the next, as
  * they do for most instructions of most kernels: their costs then follow in
  * one pass, without sorting. */
@@ -106,11 +117,7 @@ static inline WarpCost warp_global_cost_rising(const WarpLane *lanes, unsigned n
         if (hi > lo) bytes += hi - lo;
         if (i == 0 || hi > end) end = hi;
     }
-    if (n_out) *n_out = distinct;
-    WarpCost c;
-    c.actual = distinct;
-    c.ideal = (unsigned)((bytes + WARP_SECTOR_BYTES - 1) / WARP_SECTOR_BYTES);
-    return c;
+    return warp_sectors_cost(distinct, bytes, n_out);
 }
 
 /* The sectors a global instruction touches (each lane's size bytes at its
@@ -131,12 +138,7 @@ static inline WarpCost warp_global_cost_sorting(const WarpLane *lanes, unsigned 
         if (i == 0 || s[i] != s[i - 1]) s[distinct++] = s[i];
     if (sectors_out)
         for (unsigned i = 0; i < distinct; i++) sectors_out[i] = s[i];
-    if (n_out) *n_out = distinct;
-    uint64_t bytes = warp_distinct_bytes(lanes, n, size);
-    WarpCost c;
-    c.actual = distinct;
-    c.ideal = (unsigned)((bytes + WARP_SECTOR_BYTES - 1) / WARP_SECTOR_BYTES);
-    return c;
+    return warp_sectors_cost(distinct, warp_distinct_bytes(lanes, n, size), n_out);
 }
 
 /* The sectors a global instruction touches (each lane's size bytes at its
@@ -156,11 +158,7 @@ static inline WarpCost warp_global_cost(const WarpLane *lanes, unsigned n, unsig
             uint64_t first = a / WARP_SECTOR_BYTES, last = (a + bytes - 1) / WARP_SECTOR_BYTES;
             if (sectors_out)
                 for (uint64_t x = first; x <= last; x++) sectors_out[x - first] = x;
-            if (n_out) *n_out = (unsigned)(last - first + 1);
-            WarpCost c;
-            c.actual = (unsigned)(last - first + 1);
-            c.ideal = (unsigned)((bytes + WARP_SECTOR_BYTES - 1) / WARP_SECTOR_BYTES);
-            return c;
+            return warp_sectors_cost((unsigned)(last - first + 1), bytes, n_out);
         }
     }
     if (warp_rising(lanes, n)) return warp_global_cost_rising(lanes, n, size, sectors_out, n_out);
