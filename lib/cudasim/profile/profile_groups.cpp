@@ -496,6 +496,27 @@ void forget_block()
     g_stamp++;
 }
 
+/* An access (its code fits a key) into the running thread's log, its warp
+ * in step: whether it went there (a follower's that differs from the lead's
+ * does not; nor one that would grow the log, unless it may). */
+__attribute__((always_inline)) inline bool logged(uint64_t key, uint64_t addr, bool may_grow)
+{
+    if (g_mode == FOLLOW) {
+        std::vector<int32_t> &d = g_log->d;
+        if (g_j >= g_follow_n || g_follow[g_j].key != key || (!may_grow && d.size() == d.capacity()))
+            return false;
+        int64_t dist = (int64_t)(addr - g_follow[g_j].addr);
+        if (dist != (int32_t)dist) return false; /* (2 GiB apart) */
+        d.push_back((int32_t)dist);
+        g_j++;
+        return true;
+    }
+    if (!may_grow && g_log->e.size() == g_log->e.capacity()) return false;
+    g_warps[g_tid / WARP_LANES].lead = (int)(g_tid % WARP_LANES);
+    g_log->e.push_back(Entry{key, addr});
+    return true;
+}
+
 /* An access into its thread's log, or its group. */
 __attribute__((noinline)) void log_access(uint64_t addr, unsigned size, AccessKind kind,
                                                       bool shared, const void *pc, unsigned piece)
@@ -503,23 +524,9 @@ __attribute__((noinline)) void log_access(uint64_t addr, unsigned size, AccessKi
     size_t tid = (size_t)g_launch.tid;
     if (tid != g_tid) next_thread(tid);
     if (g_mode != TABLES) {
-        if (__builtin_expect((uintptr_t)pc >> kPcBits == 0 && piece < kPieces, 1)) {
-            uint64_t key = key_of(pc, (uint8_t)kind, shared, size, piece);
-            if (g_mode == FOLLOW) {
-                if (g_j < g_follow_n && g_follow[g_j].key == key) {
-                    int64_t dist = (int64_t)(addr - g_follow[g_j].addr);
-                    if (dist == (int32_t)dist) {
-                        g_log->d.push_back((int32_t)dist);
-                        g_j++;
-                        return;
-                    }
-                }
-            } else {
-                g_warps[tid / WARP_LANES].lead = (int)(tid % WARP_LANES);
-                g_log->e.push_back(Entry{key, addr});
-                return;
-            }
-        }
+        if ((uintptr_t)pc >> kPcBits == 0 && piece < kPieces &&
+            logged(key_of(pc, (uint8_t)kind, shared, size, piece), addr, true))
+            return;
         out_of_step(tid / WARP_LANES, g_warps[tid / WARP_LANES]);
     }
     group_add(tid, code_of(pc_id(pc), piece), (uint8_t)kind, shared, size, addr);
@@ -565,24 +572,9 @@ void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc, bool
                              (uintptr_t)pc >> kPcBits,
                          0))
         return any_access(a, n, kind, pc, shared);
-    uint64_t key = key_of(pc, (uint8_t)kind, shared, (unsigned)n, 0);
     uint64_t at = shared ? a - (uintptr_t)g_arena : a;
-    if (g_mode == FOLLOW) {
-        std::vector<int32_t> &d = g_log->d;
-        if (g_j < g_follow_n && g_follow[g_j].key == key && d.size() != d.capacity()) {
-            int64_t dist = (int64_t)(at - g_follow[g_j].addr);
-            if (dist == (int32_t)dist) {
-                d.push_back((int32_t)dist);
-                g_j++;
-                return;
-            }
-        }
-    } else if (g_log->e.size() != g_log->e.capacity()) {
-        g_warps[g_tid / WARP_LANES].lead = (int)(g_tid % WARP_LANES);
-        g_log->e.push_back(Entry{key, at});
-        return;
-    }
-    any_access(a, n, kind, pc, shared);
+    if (!logged(key_of(pc, (uint8_t)kind, shared, (unsigned)n, 0), at, false))
+        any_access(a, n, kind, pc, shared);
 }
 
 void groups_texture(const uintptr_t *addr, unsigned n, unsigned size, TexPath path, const void *pc)
