@@ -107,7 +107,7 @@ static inline WarpCost warp_global_cost_rising(const WarpLane *lanes, unsigned n
         uint64_t first = lanes[i].addr / WARP_SECTOR_BYTES;
         uint64_t last = (lanes[i].addr + sz - 1) / WARP_SECTOR_BYTES;
         if (i > 0 && first < next_sector) first = next_sector;
-        for (uint64_t x = first; x <= last; x++) {
+        for (uint64_t x = first; x <= last && distinct < 2 * WARP_LANES; x++) {
             if (sectors_out) sectors_out[distinct] = x;
             distinct++;
         }
@@ -148,9 +148,10 @@ static inline WarpCost warp_global_cost(const WarpLane *lanes, unsigned n, unsig
                                         uint64_t *sectors_out, unsigned *n_out)
 {
     /* The same bytes for every lane (a broadcast), or each lane's right after
-     * the last one's (a row read along): one span of bytes. */
+     * the last one's (a row read along): one span of bytes (that does not
+     * wrap past the top of the address space, as none the simulator sees). */
     uint64_t a = n ? lanes[0].addr : 0, step = n > 1 ? lanes[1].addr - a : 0;
-    if (n && size && (step == 0 || step == size)) {
+    if (n && size && size <= 16 && (step == 0 || step == size) && a + (uint64_t)n * size > a) {
         unsigned i = 2;
         while (i < n && lanes[i].addr - lanes[i - 1].addr == step) i++;
         if (i >= n) {
