@@ -3,10 +3,6 @@
  * profiled, its counters (its accesses grouped into warp instructions and
  * costed by profile_groups.cpp), the row and the time model at its end.
  *
- * Accesses of other sizes than 1, 2, 4, 8 and 16 bytes (a struct copied
- * whole) are split here into the pieces nvcc would load, the largest power of
- * two that divides the address and the size.
- *
  * For the grader, each access can also be recorded with its value
  * (cudasim_trace_start), so that a judge that never runs the kernel can check
  * the accesses against the result and recompute the counters itself
@@ -120,9 +116,7 @@ void profile_traced_access(uintptr_t a, size_t n, AccessKind kind, bool shared,
 {
     finish_pending();
     uint32_t pcid = pc_id(pc);
-    size_t piece = n;
-    if (!(n && n <= 16 && !(n & (n - 1)))) /* a struct copied whole (profile_access) */
-        for (piece = 16; piece > 1 && ((a | n) & (piece - 1));) piece >>= 1;
+    size_t piece = access_piece(a, n);
     for (size_t k = 0; k * piece < n; k++) {
         trace(a + k * piece, (unsigned)piece, kind, shared, pcid, (unsigned)(k & 0xffff));
         groups_access(shared ? a + k * piece - (uintptr_t)g_arena : a + k * piece, (unsigned)piece,

@@ -64,6 +64,16 @@ void profile_grid_begin();
  * profile_traced_access in profile.cpp). */
 void profile_access(uintptr_t a, size_t n, AccessKind kind, const void *pc, bool shared);
 extern bool g_profile_tracing; /* cudasim_trace_start */
+/* The pieces nvcc would load an access of n bytes at a in, each counted as a
+ * warp instruction of its own: n bytes (1, 2, 4, 8 or 16), or, for a struct
+ * copied whole, the largest power of two up to 16 that divides a and n. */
+inline size_t access_piece(uintptr_t a, size_t n)
+{
+    if (n && n <= 16 && !(n & (n - 1))) return n;
+    size_t piece = 16;
+    while (piece > 1 && ((a | n) & (piece - 1))) piece >>= 1;
+    return piece;
+}
 void profile_traced_access(uintptr_t a, size_t n, AccessKind kind, bool shared, const void *pc);
 /* A texture fetch (the texels it reads: n addresses of `size` bytes each) or
  * a surface access (one address) by thread g_launch.tid, from the code at pc

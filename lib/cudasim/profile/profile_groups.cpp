@@ -314,6 +314,15 @@ struct Log {
     std::vector<Entry> e;   /* the lead's */
     std::vector<int32_t> d; /* another lane's */
     size_t head = 0;        /* the entries before it are grouped */
+
+    /* The entries not yet grouped, of the lead's log or another lane's. */
+    size_t left(bool is_lead) const { return (is_lead ? e.size() : d.size()) - head; }
+    void clear()
+    {
+        e.clear();
+        d.clear();
+        head = 0;
+    }
 };
 struct WarpState {
     uint64_t stamp = 0; /* the block it is of (else: in step, nothing waits) */
@@ -356,7 +365,7 @@ void out_of_step(size_t warp, WarpState &ws)
         for (unsigned l = 0; l < n; l++) {
             const Log &log = g_logs[base + l];
             bool is_lead = (int)l == ws.lead;
-            size_t count = (is_lead ? log.e.size() : log.d.size()) - log.head;
+            size_t count = log.left(is_lead);
             for (size_t j = 0; j < count; j++) {
                 const Entry &x = lead.e[lead.head + j];
                 uint64_t k = x.key, addr = is_lead ? x.addr : x.addr + (int64_t)log.d[log.head + j];
@@ -365,12 +374,7 @@ void out_of_step(size_t warp, WarpState &ws)
             }
         }
     }
-    for (unsigned l = 0; l < n; l++) {
-        Log &log = g_logs[base + l];
-        log.e.clear();
-        log.d.clear();
-        log.head = 0;
-    }
+    for (unsigned l = 0; l < n; l++) g_logs[base + l].clear();
     ws.lead = -1;
 }
 
@@ -384,29 +388,26 @@ void read_logs(size_t warp, bool final)
     unsigned n = lanes_of(warp), lead_lane = (unsigned)ws.lead;
     Log &lead = g_logs[base + lead_lane];
     const Entry *first = lead.e.data() + lead.head;
-    size_t ahead = lead.e.size() - lead.head, common = ahead;
+    size_t ahead = lead.left(true);
+    size_t common = ahead;        /* as far as every lane came */
+    size_t common_active = ahead; /* as far as every lane with entries came */
     const int32_t *at[WARP_LANES];
-    unsigned active[WARP_LANES], m = 0; /* the lanes with entries (at the end: the others made none) */
+    unsigned active[WARP_LANES], m = 0; /* the lanes with entries */
     for (unsigned l = 0; l < n; l++) {
-        if (l == lead_lane) {
-            active[m++] = l;
-            continue;
-        }
-        const Log &log = g_logs[base + l];
-        size_t count = log.d.size() - log.head;
+        size_t count = l == lead_lane ? ahead : g_logs[base + l].left(false);
+        if (l != lead_lane) at[l] = g_logs[base + l].d.data() + g_logs[base + l].head;
         common = std::min(common, count);
-        at[l] = log.d.data() + log.head;
-        if (count) active[m++] = l;
+        if (count) {
+            common_active = std::min(common_active, count);
+            active[m++] = l;
+        }
     }
-    if (!final || common == ahead) {
+    if (final && common < ahead) {
+        /* the block ended: lanes that made no access more are not active for the rest */
+        common = common_active;
+    } else {
         m = n;
         for (unsigned l = 0; l < n; l++) active[l] = l;
-    } else { /* the block ended: lanes that made no access more are not active for the rest */
-        common = ahead;
-        for (unsigned i = 0; i < m; i++) {
-            const Log &log = g_logs[base + active[i]];
-            if (active[i] != lead_lane) common = std::min(common, log.d.size() - log.head);
-        }
     }
     Group g;
     g.n = m;
@@ -426,11 +427,7 @@ void read_logs(size_t warp, bool final)
         unsigned l = active[i];
         Log &log = g_logs[base + l];
         log.head += common;
-        if (log.head == (l == lead_lane ? log.e.size() : log.d.size())) {
-            log.e.clear();
-            log.d.clear();
-            log.head = 0;
-        }
+        if (!log.left(l == lead_lane)) log.clear();
     }
     size_t left = ahead - common; /* (no lane is ahead of the lead) */
     if (!left) {
@@ -472,8 +469,8 @@ void next_thread(size_t tid)
         const Log &lead = g_logs[warp * WARP_LANES + (unsigned)ws.lead];
         g_mode = FOLLOW;
         g_follow = lead.e.data() + lead.head;
-        g_follow_n = lead.e.size() - lead.head;
-        g_j = g_log->d.size() - g_log->head;
+        g_follow_n = lead.left(true);
+        g_j = g_log->left(false);
     }
 }
 
@@ -484,12 +481,10 @@ void forget_block()
     g_groups.clear();
     g_free.clear();
     if (g_last_warp != SIZE_MAX) g_waiting.push_back((uint32_t)g_last_warp);
-    for (uint32_t w : g_waiting)
-        for (size_t t = (size_t)w * WARP_LANES; t < ((size_t)w + 1) * WARP_LANES && t < g_logs.size(); t++) {
-            g_logs[t].e.clear();
-            g_logs[t].d.clear();
-            g_logs[t].head = 0;
-        }
+    for (uint32_t w : g_waiting) {
+        size_t base = (size_t)w * WARP_LANES, end = std::min(base + WARP_LANES, g_logs.size());
+        for (size_t t = base; t < end; t++) g_logs[t].clear();
+    }
     g_waiting.clear();
     g_last_warp = g_tid = SIZE_MAX;
     g_mode = TABLES;
@@ -554,10 +549,7 @@ __attribute__((noinline)) void any_access(uintptr_t a, size_t n, AccessKind kind
 {
     if (g_profile_tracing) return profile_traced_access(a, n, kind, shared, pc);
     uint64_t at = shared ? a - (uintptr_t)g_arena : a;
-    if (n && n <= 16 && !(n & (n - 1))) return log_access(at, (unsigned)n, kind, shared, pc, 0);
-    /* A struct copied whole: the pieces nvcc would use. */
-    size_t piece = 16;
-    while (piece > 1 && ((a | n) & (piece - 1))) piece >>= 1;
+    size_t piece = access_piece(a, n);
     for (size_t k = 0; k * piece < n; k++)
         log_access(at + k * piece, (unsigned)piece, kind, shared, pc, (unsigned)(k & 0xffff));
 }
